@@ -1,0 +1,34 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from './deps';
+import { authGate, type WalletAuthenticator } from './gates/auth';
+import { requestIdGate } from './gates/request-id';
+import { compression } from './http/compression';
+import { errorHandler } from './http/error-handler';
+import { openApiDocs } from './http/openapi';
+import { modelRoutes } from './routes/models';
+
+/** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
+export interface AppExtras {
+  wallet?: WalletAuthenticator;
+}
+
+/**
+ * Composes the service: the global stages (request id, errors, compression, docs) and then
+ * every route family under the base path. Tests call `createApp(deps).handle(request)`.
+ */
+export function createApp(deps: AppDeps, extras: AppExtras = {}) {
+  const { config } = deps;
+  const auth = authGate({ keys: deps.keys, now: deps.now, wallet: extras.wallet });
+  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth));
+
+  const app: Elysia = new Elysia({ name: 'svc' })
+    .use(requestIdGate({ maxBodyBytes: config.maxBodyBytes }))
+    .use(errorHandler(deps.log))
+    .use(compression())
+    .use(openApiDocs(config.basePath, (request) => app.handle(request)))
+    .use(api) as unknown as Elysia;
+  return app;
+}
+
+/** The composed app type. */
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,42 @@
+import { sql } from 'drizzle-orm';
+import { creditAccount } from '../billing/credit';
+import { toMicros } from '../billing/money';
+import type { Database } from '../db/database';
+import { accounts, apiKeys } from '../db/schema';
+import { createApiKey, type ApiKeyType } from './api-keys';
+
+/** Creates an account with a starting USD credit; returns its id. */
+export async function createAccount(db: Database, opts: { creditUsd?: string; tier?: 'standard' | 'partner'; displayName?: string } = {}) {
+  const [account] = await db
+    .insert(accounts)
+    .values({ kind: 'user', tier: opts.tier ?? 'standard', displayName: opts.displayName ?? null })
+    .returning({ id: accounts.id });
+  if (!account) throw new Error('account insert returned no row');
+  const micros = opts.creditUsd ? toMicros(opts.creditUsd) : 0;
+  if (micros > 0)
+    await creditAccount(db, { accountId: account.id, currency: 'USD', amountMicros: micros, requestId: `bootstrap-${account.id}`, sku: 'bootstrap-credit', notes: 'Starting credit' });
+  return account.id;
+}
+
+/**
+ * On first start with an empty database, creates the bootstrap account and its ADMIN key.
+ * Returns the secret to print once, or null when keys already exist. A transaction-scoped
+ * advisory lock keeps two instances starting together from both bootstrapping.
+ */
+export async function bootstrapAdminKey(db: Database, creditUsd: string): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(7313001)`);
+    const existing = await tx.select({ id: apiKeys.id }).from(apiKeys).limit(1);
+    if (existing.length > 0) return null;
+    const accountId = await createAccount(tx as unknown as Database, { creditUsd, displayName: 'bootstrap' });
+    const { secret } = await createApiKey(tx as unknown as Database, { accountId, type: 'ADMIN', description: 'Bootstrap admin key' });
+    return secret;
+  });
+}
+
+/** Creates a key on the bootstrap (oldest) account, for `bun run keys:create`. */
+export async function createKeyForFirstAccount(db: Database, type: ApiKeyType, creditUsd: string) {
+  const [first] = await db.select({ id: accounts.id }).from(accounts).where(sql`${accounts.kind} = 'user'`).orderBy(accounts.createdAt).limit(1);
+  const accountId = first?.id ?? (await createAccount(db, { creditUsd, displayName: 'bootstrap' }));
+  return createApiKey(db, { accountId, type, description: `Created by keys:create (${type})` });
+}

@@ -1,0 +1,46 @@
+/** Micro-units per whole unit: 1 USD = 1,000,000 micro-USD. */
+export const MICROS = 1_000_000;
+
+/**
+ * Parses an exact decimal ("0.15", "12", 0.7) into integer micro-units without float
+ * arithmetic on the fraction. More than 6 fraction digits are rounded half up.
+ */
+export function toMicros(value: string | number): number {
+  const text = typeof value === 'number' ? numberToPlain(value) : value.trim();
+  const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) throw new Error(`not a decimal amount: ${text}`);
+  const [, sign, whole = '0', fraction = ''] = match;
+  let micros = Number(whole) * MICROS + Number(fraction.slice(0, 6).padEnd(6, '0'));
+  if (fraction.length > 6 && Number(fraction[6]) >= 5) micros += 1;
+  return sign ? -micros : micros;
+}
+
+function numberToPlain(n: number): string {
+  if (!Number.isFinite(n)) throw new Error(`not a finite amount: ${n}`);
+  // toFixed(12) avoids exponent notation for tiny prices (1e-7) while staying exact to 6 places.
+  return n.toFixed(12).replace(/\.?0+$/, '');
+}
+
+/** Formats micro-units as a decimal string with `places` fraction digits (default 6). */
+export function formatMicros(micros: number, places = 6): string {
+  const sign = micros < 0 ? '-' : '';
+  const abs = Math.abs(micros);
+  const whole = Math.floor(abs / MICROS);
+  const fraction = String(abs % MICROS).padStart(6, '0');
+  if (places === 0) return sign + whole;
+  return `${sign}${whole}.${fraction.slice(0, places).padEnd(places, '0')}`;
+}
+
+/** Micro-units to a JSON number, for response fields that the reference types as numbers. */
+export function microsToNumber(micros: number): number {
+  return Number(formatMicros(micros));
+}
+
+/**
+ * Cost in micro-units of `tokens` at `pricePerMillionMicros` (micro-USD per 1M tokens),
+ * rounded up so fractional costs are never lost. Integer arithmetic only.
+ */
+export function tokenCostMicros(tokens: number, pricePerMillionMicros: number): number {
+  const product = BigInt(tokens) * BigInt(pricePerMillionMicros);
+  return Number((product + 999_999n) / 1_000_000n);
+}

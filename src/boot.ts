@@ -1,0 +1,54 @@
+import { createKeyCache } from './auth/key-cache';
+import { freeMeter, type UsageMeter } from './billing/meter';
+import type { Config } from './config';
+import type { Storage } from './db/database';
+import { openStorage } from './db/open';
+import type { AppDeps } from './deps';
+import type { KeyValueStore } from './kv/store';
+import { openKeyValueStore } from './kv/redis';
+import { createLogger, type Logger } from './log';
+import { createCatalog } from './models/catalog';
+import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
+
+/** Providers from config, plus the simulator when nothing else is configured. */
+export function effectiveProviders(config: Config) {
+  return config.providers.length === 0 || config.models.length === 0
+    ? [...config.providers.filter((p) => p.id !== SIMULATOR_PROVIDER.id), SIMULATOR_PROVIDER]
+    : config.providers;
+}
+
+/**
+ * Builds the dependencies from config: storage (migrated), KV store, key cache and model
+ * catalog. Pieces given in `overrides` are used as they are (tests pass a cloned database).
+ */
+export async function createDeps(
+  config: Config,
+  overrides: { storage?: Storage; kv?: KeyValueStore; log?: Logger; now?: () => number; fetch?: typeof fetch; meter?: UsageMeter } = {},
+): Promise<AppDeps> {
+  const log = overrides.log ?? createLogger(config.logLevel);
+  const storage = overrides.storage ?? (await openStorage(config));
+  const kv = overrides.kv ?? (await openKeyValueStore(config));
+  const now = overrides.now ?? Date.now;
+  const keys = await createKeyCache(storage.db, kv, { now });
+  const providers = effectiveProviders(config);
+  const simulators = new Set(providers.filter((p) => p.kind === 'simulator').map((p) => p.id));
+  const useDefaults = config.models.length === 0;
+  const models = createCatalog({
+    models: useDefaults ? DEFAULT_MODELS : config.models,
+    traits: config.traits,
+    compatibilityMapping: useDefaults ? { ...DEFAULT_COMPATIBILITY_MAPPING, ...config.compatibilityMapping } : config.compatibilityMapping,
+    simulatorProviders: simulators,
+  });
+  const providerIds = new Set(providers.map((p) => p.id));
+  for (const m of models.list())
+    for (const r of m.config.routes)
+      if (!providerIds.has(r.provider)) throw new Error(`models: model "${m.id}" routes to unknown provider "${r.provider}"`);
+  return { config, storage, kv, keys, models, meter: overrides.meter ?? freeMeter, log, now, fetch: overrides.fetch ?? fetch };
+}
+
+/** Closes what createDeps opened. */
+export async function closeDeps(deps: AppDeps) {
+  await deps.keys.close();
+  await deps.kv.close();
+  await deps.storage.close();
+}

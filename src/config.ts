@@ -1,0 +1,104 @@
+import { Type as T, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ModelConfigSchema } from './models/schema';
+import { ProviderConfigSchema } from './models/provider-config';
+
+/** Rate-limit, billing and search settings are grouped so the config file reads like the README. */
+export const ConfigSchema = T.Object({
+  port: T.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  host: T.String({ default: '0.0.0.0' }),
+  basePath: T.String({ default: '/api/v1', pattern: '^/' }),
+  publicUrl: T.String({ default: 'http://localhost:8080', description: 'External base URL, used for SIWE domain checks' }),
+  dataDir: T.String({ default: './data' }),
+  databaseUrl: T.Optional(T.String({ minLength: 1 })),
+  redisUrl: T.Optional(T.String({ minLength: 1 })),
+  /** Requests larger than this are refused with 413 before the body is read. */
+  maxBodyBytes: T.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
+  /** Starting USD credit of the bootstrap account, in whole dollars or decimals ("100", "12.5"). */
+  bootstrapCreditUsd: T.String({ pattern: '^\\d+(\\.\\d{1,6})?$', default: '100' }),
+  /** The service default system prompt (include_svc_system_prompt). */
+  systemPrompt: T.String({ default: 'You are a helpful assistant.' }),
+  /** Allow user-supplied URLs (images, scraping) to reach loopback and private ranges. */
+  allowPrivateUrls: T.Boolean({ default: false }),
+  logLevel: T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')], {
+    default: 'info',
+  }),
+  /** Secret for signing short-lived tokens (web3 key tokens). Generated per process when unset. */
+  tokenSecret: T.Optional(T.String({ minLength: 16 })),
+  providers: T.Array(ProviderConfigSchema, { default: [] }),
+  models: T.Array(ModelConfigSchema, { default: [] }),
+  /** Model traits: trait name -> model id, per model type. */
+  traits: T.Record(T.String(), T.Record(T.String(), T.String()), { default: {} }),
+  /** Compatibility mapping: foreign model id -> svc model id, per model type. */
+  compatibilityMapping: T.Record(T.String(), T.Record(T.String(), T.String()), { default: {} }),
+  /** Free-form sections owned by later stages (search, rate limits, wallets); each validates its own part. */
+  search: T.Optional(T.Record(T.String(), T.Unknown())),
+  rateLimits: T.Optional(T.Record(T.String(), T.Unknown())),
+  wallets: T.Optional(T.Record(T.String(), T.Unknown())),
+});
+
+/** The validated service configuration. */
+export type Config = Static<typeof ConfigSchema>;
+
+/** Thrown at start when the config is invalid; its message names the offending field. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bool' }> = {
+  PORT: { key: 'port', kind: 'int' },
+  HOST: { key: 'host', kind: 'string' },
+  SVC_BASE_PATH: { key: 'basePath', kind: 'string' },
+  SVC_PUBLIC_URL: { key: 'publicUrl', kind: 'string' },
+  SVC_DATA_DIR: { key: 'dataDir', kind: 'string' },
+  DATABASE_URL: { key: 'databaseUrl', kind: 'string' },
+  REDIS_URL: { key: 'redisUrl', kind: 'string' },
+  SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
+  SVC_BOOTSTRAP_CREDIT_USD: { key: 'bootstrapCreditUsd', kind: 'string' },
+  SVC_SYSTEM_PROMPT: { key: 'systemPrompt', kind: 'string' },
+  SVC_ALLOW_PRIVATE_URLS: { key: 'allowPrivateUrls', kind: 'bool' },
+  SVC_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
+  SVC_TOKEN_SECRET: { key: 'tokenSecret', kind: 'string' },
+};
+
+function envValue(raw: string, kind: 'string' | 'int' | 'bool'): unknown {
+  if (kind === 'int') return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  if (kind === 'bool') return raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : raw;
+  return raw;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  const text = readFileSync(path, 'utf8');
+  const parsed: unknown = parseYaml(text);
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: the top level must be a mapping`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Validates a raw config object, applying defaults; throws ConfigError naming the first bad field. */
+export function parseConfig(raw: Record<string, unknown>, source = 'config'): Config {
+  const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw));
+  const first = Value.Errors(ConfigSchema, withDefaults).First();
+  if (first) {
+    const field = first.path.replace(/^\//, '').replaceAll('/', '.') || '(root)';
+    throw new ConfigError(`${source}: invalid field "${field}": ${first.message}`);
+  }
+  return withDefaults as Config;
+}
+
+/**
+ * Loads the config: the optional YAML file (SVC_CONFIG, else ./svc.config.yaml), then
+ * environment variables on top. Env wins so one file can serve several deployments.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const path = env.SVC_CONFIG ?? './svc.config.yaml';
+  if (env.SVC_CONFIG && !existsSync(path)) throw new ConfigError(`SVC_CONFIG: file not found: ${path}`);
+  const raw = existsSync(path) ? readConfigFile(path) : {};
+  for (const [name, { key, kind }] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[key] = envValue(value, kind);
+  }
+  return parseConfig(raw, existsSync(path) ? path : 'environment');
+}

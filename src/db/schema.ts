@@ -1,0 +1,178 @@
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+// Money columns are bigint micro-units (1 USD = 1,000,000) read as JS numbers: 2^53 micro-USD
+// is about 9 billion dollars, far beyond any balance here, and numbers keep the hot path cheap.
+const micros = (name: string) => bigint(name, { mode: 'number' });
+
+/** An account: a user (API keys) or a wallet (SIGN-IN-WITH-X). Tier selects the rate-limit table. */
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind', { enum: ['user', 'wallet'] }).notNull().default('user'),
+    tier: text('tier', { enum: ['standard', 'partner'] }).notNull().default('standard'),
+    /** Lower-cased EVM address or base58 Solana address for wallet accounts. */
+    walletAddress: text('wallet_address'),
+    walletChain: text('wallet_chain', { enum: ['evm', 'solana'] }),
+    displayName: text('display_name'),
+    /** Per-account rate-limit overrides set by an ADMIN; shape owned by src/limits. */
+    rateLimitOverrides: jsonb('rate_limit_overrides'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('accounts_wallet_uq').on(t.walletAddress)],
+);
+
+/** Balance of one account in one currency (USD, DIEM, VCU, BUNDLED_CREDITS, USDC). */
+export const balances = pgTable(
+  'balances',
+  {
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    currency: text('currency', { enum: ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'] }).notNull(),
+    amountMicros: micros('amount_micros').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.currency] })],
+);
+
+/** An API key. Only the SHA-256 of the secret is stored; last6 is shown to help users tell keys apart. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    type: text('type', { enum: ['ADMIN', 'INFERENCE'] }).notNull(),
+    description: text('description').notNull().default(''),
+    secretHash: text('secret_hash').notNull(),
+    last6: text('last6').notNull(),
+    limitUsdMicros: micros('limit_usd_micros'),
+    limitDiemMicros: micros('limit_diem_micros'),
+    limitVcuMicros: micros('limit_vcu_micros'),
+    limitPeriod: text('limit_period', { enum: ['EPOCH', 'MONTH', 'LIFETIME'] }).notNull().default('EPOCH'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('api_keys_hash_uq').on(t.secretHash), index('api_keys_account_idx').on(t.accountId)],
+);
+
+/**
+ * The billing ledger: one row per charge, credit or refund. Charges are idempotent by
+ * (request_id, kind, currency), so a retried settlement cannot charge twice.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    apiKeyId: uuid('api_key_id'),
+    requestId: text('request_id').notNull(),
+    kind: text('kind', { enum: ['CHARGE', 'CREDIT', 'TOP_UP', 'REFUND'] }).notNull(),
+    currency: text('currency', { enum: ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'] }).notNull(),
+    sku: text('sku').notNull(),
+    modelId: text('model_id'),
+    /** Units consumed, as an exact decimal string (tokens, images, seconds). */
+    units: text('units').notNull().default('0'),
+    /** Price per unit in USD, exact decimal string. */
+    pricePerUnitUsd: text('price_per_unit_usd').notNull().default('0'),
+    /** Signed: charges are negative, credits positive. */
+    amountMicros: micros('amount_micros').notNull(),
+    notes: text('notes'),
+    promptTokens: integer('prompt_tokens'),
+    completionTokens: integer('completion_tokens'),
+    executionMs: integer('execution_ms'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('ledger_request_uq').on(t.requestId, t.kind, t.currency, t.sku),
+    index('ledger_account_time_idx').on(t.accountId, t.createdAt, t.id),
+    index('ledger_key_time_idx').on(t.apiKeyId, t.createdAt),
+  ],
+);
+
+/** A public character: a named system prompt with a default model. */
+export const characters = pgTable('characters', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  slug: text('slug').notNull().unique(),
+  name: text('name').notNull(),
+  description: text('description'),
+  systemPrompt: text('system_prompt').notNull(),
+  modelId: text('model_id').notNull(),
+  author: text('author').notNull().default('svc'),
+  adult: boolean('adult').notNull().default(false),
+  featured: boolean('featured').notNull().default(false),
+  webEnabled: boolean('web_enabled').notNull().default(false),
+  tags: jsonb('tags').$type<string[]>().notNull().default([]),
+  photoUrl: text('photo_url'),
+  shareUrl: text('share_url'),
+  imports: integer('imports').notNull().default(0),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** A review of a character. Hidden reviews count in neither the list nor the summary. */
+export const characterReviews = pgTable(
+  'character_reviews',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    characterId: uuid('character_id')
+      .notNull()
+      .references(() => characters.id, { onDelete: 'cascade' }),
+    accountId: uuid('account_id'),
+    username: text('username').notNull(),
+    userAvatarUrl: text('user_avatar_url'),
+    locale: text('locale'),
+    message: text('message'),
+    rating: integer('rating').notNull(),
+    visible: boolean('visible').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('reviews_character_idx').on(t.characterId, t.createdAt)],
+);
+
+/** Requests refused by a rate limit or the abuse guard, for GET /api_keys/rate_limits/log. */
+export const rateLimitLogs = pgTable(
+  'rate_limit_logs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: uuid('account_id').notNull(),
+    apiKeyId: uuid('api_key_id'),
+    modelId: text('model_id').notNull(),
+    tier: text('tier').notNull(),
+    type: text('type').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('rate_limit_logs_account_idx').on(t.accountId, t.createdAt)],
+);
+
+/** Wallet top-ups (x402); the payment id is unique so a replayed payment is refused. */
+export const walletPayments = pgTable('wallet_payments', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  paymentId: text('payment_id').notNull().unique(),
+  accountId: uuid('account_id')
+    .notNull()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  network: text('network').notNull(),
+  amountMicros: micros('amount_micros').notNull(),
+  transaction: text('transaction'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,25 @@
+import type { KeyCache } from './auth/key-cache';
+import type { UsageMeter } from './billing/meter';
+import type { Config } from './config';
+import type { Storage } from './db/database';
+import type { KeyValueStore } from './kv/store';
+import type { Logger } from './log';
+import type { ModelCatalog } from './models/catalog';
+
+/**
+ * Everything the app needs from outside, injected so tests can swap any of it
+ * (fixture upstreams through `fetch`, a fake clock, a fresh database).
+ */
+export interface AppDeps {
+  config: Config;
+  storage: Storage;
+  kv: KeyValueStore;
+  keys: KeyCache;
+  models: ModelCatalog;
+  meter: UsageMeter;
+  log: Logger;
+  /** Wall clock in epoch ms; tests inject a fake one for window resets. */
+  now: () => number;
+  /** Outbound fetch for providers; tests point it at fixture servers. */
+  fetch: typeof fetch;
+}

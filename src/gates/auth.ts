@@ -1,0 +1,60 @@
+import { Elysia } from 'elysia';
+import { hashSecret } from '../auth/api-keys';
+import type { KeyCache } from '../auth/key-cache';
+import { unauthorized } from '../http/errors';
+import type { Caller, RequestContext } from '../http/request-context';
+import { requestContext } from './request-id';
+
+/**
+ * Who may call a route: `ADMIN` (ADMIN keys only), `INFERENCE` (any key or a signed-in
+ * wallet), `OPTIONAL` (public, but a presented credential is still checked).
+ */
+export type Access = 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
+
+/** Alternative authenticators (SIGN-IN-WITH-X) tried when no bearer key is sent. */
+export type WalletAuthenticator = (request: Request, ctx: RequestContext) => Promise<Caller | null>;
+
+function bearerToken(header: string | null): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/**
+ * Stage 2: authentication as a route option, `{ auth: 'ADMIN' | 'INFERENCE' | 'OPTIONAL' }`.
+ * A bearer key is hashed and looked up in the key cache; wallet sign-in headers are handed
+ * to the wallet authenticator. Every failure is the same 401 StandardError, so a response
+ * never tells which part of a credential was wrong.
+ */
+export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: WalletAuthenticator }) {
+  async function authenticate(request: Request, ctx: RequestContext, access: Access): Promise<Caller | null> {
+    const header = request.headers.get('authorization');
+    const token = bearerToken(header);
+    if (header !== null && token === null) throw unauthorized('Authentication failed: malformed Authorization header');
+    if (token) {
+      const key = await deps.keys.lookup(hashSecret(token));
+      if (!key) throw unauthorized('Authentication failed');
+      if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
+      if (access === 'ADMIN' && key.type !== 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
+      return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
+    }
+    const wallet = deps.wallet ? await deps.wallet(request, ctx) : null;
+    if (wallet) {
+      if (access === 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
+      return wallet;
+    }
+    if (access === 'OPTIONAL') return null;
+    throw unauthorized('Authentication failed: missing Authorization header');
+  }
+
+  return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({
+    auth: (access: Access) => ({
+      async beforeHandle({ request, svc }) {
+        svc.caller = await authenticate(request, svc, access);
+      },
+    }),
+  });
+}
+
+/** The auth gate plugin; route families `.use()` it to get the `auth` route option. */
+export type AuthGate = ReturnType<typeof authGate>;

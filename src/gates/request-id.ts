@@ -1,0 +1,43 @@
+import { Elysia } from 'elysia';
+import { randomBytes } from 'node:crypto';
+import { payloadTooLarge } from '../http/errors';
+import type { RequestContext } from '../http/request-context';
+import { SVC_VERSION } from '../http/version';
+
+// A random per-process prefix plus a counter: unique across instances without a
+// random draw per request. The `-SVC` suffix mirrors Cloudflare's `<id>-<colo>` form.
+const PROCESS_PREFIX = randomBytes(5).toString('hex');
+let counter = 0;
+
+/** Returns a new CF-RAY request id. */
+export function nextRequestId(): string {
+  counter = (counter + 1) % 0x1_0000_0000;
+  return `${PROCESS_PREFIX}${counter.toString(16).padStart(8, '0')}-SVC`;
+}
+
+/**
+ * The typed request context, derived once per request from the CF-RAY set in onRequest.
+ * Gates `.use()` this (deduplicated by name) so their hooks see `svc` in their types.
+ */
+export const requestContext = new Elysia({ name: 'svc.gate.request-context' }).derive(
+  { as: 'global' },
+  function createRequestContext({ set }): { svc: RequestContext } {
+    return { svc: { requestId: set.headers['cf-ray'] as string, startedAt: performance.now(), caller: null } };
+  },
+);
+
+/**
+ * Stage 1: gives every request its CF-RAY id and the version header before anything can
+ * fail (so 404s, 413s and 500s carry them too), refuses oversize bodies by Content-Length,
+ * and derives the typed request context.
+ */
+export function requestIdGate(opts: { maxBodyBytes: number }) {
+  return new Elysia({ name: 'svc.gate.request-id', seed: opts.maxBodyBytes })
+    .onRequest(function stampRequest({ request, set }) {
+      set.headers['cf-ray'] = nextRequestId();
+      set.headers['x-svc-version'] = SVC_VERSION;
+      const length = request.headers.get('content-length');
+      if (length !== null && Number(length) > opts.maxBodyBytes) throw payloadTooLarge(opts.maxBodyBytes);
+    })
+    .use(requestContext);
+}

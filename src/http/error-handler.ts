@@ -1,0 +1,71 @@
+import { Elysia } from 'elysia';
+import type { Logger } from '../log';
+import { detailsFrom, payloadTooLarge, ServiceError, type ErrorBody } from './errors';
+
+interface ValidationIssue {
+  path?: string;
+  message?: string;
+  summary?: string;
+  schema?: { anyOf?: { const?: unknown }[]; enum?: unknown[] };
+}
+
+/** A readable message; a union of literals lists the allowed values instead of their types. */
+function issueMessage(issue: ValidationIssue): string {
+  if (issue.schema?.enum) return `Expected one of: ${issue.schema.enum.join(', ')}`;
+  const options = issue.schema?.anyOf?.map((s) => s.const).filter((v) => v !== undefined);
+  if (options?.length && options.length === issue.schema?.anyOf?.length) return `Expected one of: ${options.join(', ')}`;
+  return issue.summary ?? issue.message ?? 'Invalid value';
+}
+
+const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' };
+
+/** Turns Elysia's TypeBox validation error into a DetailedError naming each bad field. */
+function validationBody(error: { type?: string; all?: ValidationIssue[] }): ErrorBody {
+  const issues = (error.all ?? []).slice(0, 20);
+  const problems = issues.map((issue) => ({
+    path: (issue.path ?? '').split('/').filter(Boolean),
+    message: issueMessage(issue),
+  }));
+  const where = FIELD_OF[error.type ?? ''] ?? 'request';
+  const fields = [...new Set(problems.map((p) => p.path.join('.') || where))];
+  return { error: `Invalid ${where} parameters: ${fields.join(', ')}`, details: detailsFrom(problems) };
+}
+
+/**
+ * The single place errors become responses: ServiceError as thrown, validation as a
+ * DetailedError, unknown routes as 404, malformed JSON as 400, everything else as a 500
+ * whose body says nothing internal (the log line has the detail, keyed by CF-RAY).
+ */
+export function errorHandler(log: Logger) {
+  return new Elysia({ name: 'svc.http.errors' }).onError({ as: 'global' }, function renderError({ code, error, set }) {
+    const requestId = set.headers['cf-ray'];
+    if (error instanceof ServiceError) {
+      Object.assign(set.headers, error.headers);
+      set.status = error.status;
+      return error.body;
+    }
+    switch (code) {
+      case 'VALIDATION':
+        set.status = 400;
+        return validationBody(error as never);
+      case 'PARSE':
+        set.status = 400;
+        return { error: 'Malformed request body: expected valid JSON', details: detailsFrom([{ path: ['body'], message: 'Invalid JSON' }]) };
+      case 'NOT_FOUND':
+        set.status = 404;
+        return { error: 'Not found' };
+      case 'INVALID_FILE_TYPE':
+        set.status = 415;
+        return { error: 'Unsupported content type' };
+    }
+    const status = (error as { status?: number }).status;
+    if (status === 413) {
+      const tooLarge = payloadTooLarge(0);
+      set.status = 413;
+      return { ...tooLarge.body, error: 'Request body too large' };
+    }
+    log.error('unhandled error', { requestId, code: String(code), error: String((error as Error)?.stack ?? error) });
+    set.status = 500;
+    return { error: 'An unknown error occurred' };
+  });
+}

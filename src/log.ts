@@ -1,0 +1,22 @@
+/** Severity levels, lowest first. */
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+export type LogLevel = keyof typeof LEVELS;
+
+/** A structured logger writing one JSON object per line. Callers never pass secrets. */
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** Creates a logger that drops lines below `level`. */
+export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+  const min = LEVELS[level];
+  const emit = (lvl: Exclude<LogLevel, 'silent'>) =>
+    function log(msg: string, fields?: Record<string, unknown>) {
+      if (LEVELS[lvl] < min) return;
+      write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
+    };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}

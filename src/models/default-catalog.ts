@@ -1,0 +1,134 @@
+import type { ProviderConfig } from './provider-config';
+import type { ModelConfig } from './schema';
+
+/** The built-in simulator provider, used when the operator configures no upstream. */
+export const SIMULATOR_PROVIDER: ProviderConfig = {
+  id: 'simulator',
+  kind: 'simulator',
+  timeoutMs: 120_000,
+  options: {},
+};
+
+const sim = [{ provider: SIMULATOR_PROVIDER.id, weight: 1 }];
+
+/**
+ * Models served by the simulator out of the box, so `npm start` answers at once.
+ * Ids follow the public catalog the spec derives from; prices are per 1M tokens.
+ */
+export const DEFAULT_MODELS: ModelConfig[] = [
+  {
+    id: 'llama-3.3-70b',
+    name: 'Llama 3.3 70B (simulated)',
+    type: 'text',
+    tier: 'M',
+    routes: sim,
+    pricing: { input: '0.70', output: '2.80' },
+    capabilities: caps({ supportsFunctionCalling: true, supportsPromptCaching: true }),
+    contextLength: 131072,
+    traits: ['default', 'function_calling_default'],
+    privacy: 'private',
+  },
+  {
+    id: 'qwen3-4b',
+    name: 'Qwen3 4B (simulated)',
+    type: 'text',
+    tier: 'XS',
+    routes: sim,
+    pricing: { input: '0.05', output: '0.15' },
+    capabilities: caps({ supportsReasoning: true, supportsDisableThinking: true }),
+    contextLength: 40960,
+    traits: ['fastest'],
+    privacy: 'private',
+  },
+  {
+    id: 'venice-uncensored',
+    name: 'Uncensored 24B (simulated)',
+    type: 'text',
+    tier: 'S',
+    routes: sim,
+    pricing: { input: '0.20', output: '0.90' },
+    capabilities: caps({}),
+    contextLength: 32768,
+    traits: ['most_uncensored'],
+    privacy: 'private',
+  },
+  {
+    id: 'mistral-31-24b',
+    name: 'Mistral 3.1 24B (simulated)',
+    type: 'text',
+    tier: 'S',
+    routes: sim,
+    pricing: { input: '0.50', output: '2.00' },
+    capabilities: caps({ supportsVision: true, supportsFunctionCalling: true }),
+    contextLength: 131072,
+    traits: ['default_vision'],
+    privacy: 'private',
+  },
+  {
+    id: 'qwen3-235b-a22b-thinking-2507',
+    name: 'Qwen3 235B Thinking (simulated)',
+    type: 'text',
+    tier: 'L',
+    routes: sim,
+    pricing: { input: '0.45', output: '3.50', cacheInput: '0.225' },
+    capabilities: caps({ supportsReasoning: true, supportsPromptCaching: true, optimizedForCode: true }),
+    contextLength: 262144,
+    traits: ['default_reasoning', 'most_intelligent'],
+    privacy: 'private',
+  },
+  {
+    id: 'zai-org-glm-4.6',
+    name: 'GLM 4.6 (simulated, deprecated)',
+    type: 'text',
+    tier: 'L',
+    routes: sim,
+    pricing: { input: '0.85', output: '2.75' },
+    capabilities: caps({ supportsReasoning: true, supportsFunctionCalling: true }),
+    contextLength: 202752,
+    traits: [],
+    privacy: 'private',
+    deprecation: {
+      date: '2027-01-15',
+      message: 'zai-org-glm-4.6 is deprecated and will be removed on 2027-01-15; use qwen3-235b-a22b-thinking-2507.',
+      replacementModelId: 'qwen3-235b-a22b-thinking-2507',
+    },
+  },
+  {
+    id: 'text-embedding-bge-m3',
+    name: 'BGE-M3 (simulated)',
+    type: 'embedding',
+    routes: sim,
+    pricing: { input: '0.15' },
+    traits: ['default'],
+    privacy: 'private',
+  },
+];
+
+/** Default compatibility mapping: foreign model ids clients commonly send. */
+export const DEFAULT_COMPATIBILITY_MAPPING: Record<string, Record<string, string>> = {
+  text: {
+    'gpt-4o': 'llama-3.3-70b',
+    'gpt-4o-mini': 'qwen3-4b',
+    'gpt-3.5-turbo': 'qwen3-4b',
+    'deepseek-r1': 'qwen3-235b-a22b-thinking-2507',
+  },
+  embedding: { 'text-embedding-3-small': 'text-embedding-bge-m3' },
+};
+
+function caps(on: Partial<Record<string, boolean>>) {
+  return {
+    supportsReasoning: false,
+    supportsDisableThinking: false,
+    supportsVision: false,
+    supportsAudioInput: false,
+    supportsVideoInput: false,
+    supportsFunctionCalling: false,
+    supportsWebSearch: true,
+    supportsXSearch: false,
+    supportsPromptCaching: false,
+    supportsLogProbs: false,
+    supportsResponseSchema: false,
+    optimizedForCode: false,
+    ...on,
+  };
+}

@@ -1,0 +1,78 @@
+import { Type as T, type Static } from '@sinclair/typebox';
+
+/** Model types served by /models (the reference API's enum). */
+export const ModelTypeSchema = T.Union(
+  ['text', 'image', 'audio', 'embedding', 'video', 'asr', 'tts', 'upscale', 'inpaint', 'music'].map((v) => T.Literal(v)),
+);
+export type ModelType = Static<typeof ModelTypeSchema>;
+
+/** Rate-limit tier of a text model (spec 8.1). */
+export const ModelTierSchema = T.Union([T.Literal('XS'), T.Literal('S'), T.Literal('M'), T.Literal('L')]);
+export type ModelTier = Static<typeof ModelTierSchema>;
+
+/** A decimal USD amount; strings keep prices exact, plain YAML numbers are accepted too. */
+export const DecimalSchema = T.Union([T.String({ pattern: '^\\d+(\\.\\d+)?$' }), T.Number({ minimum: 0 })]);
+
+/** Prices in USD. Text: per 1M tokens. Others: per unit (image, audio second, call). */
+export const PricingSchema = T.Object({
+  input: T.Optional(DecimalSchema),
+  output: T.Optional(DecimalSchema),
+  cacheInput: T.Optional(DecimalSchema),
+  cacheWrite: T.Optional(DecimalSchema),
+  perUnit: T.Optional(DecimalSchema),
+  /** DIEM prices default to the USD ones (1 DIEM buys 1 USD of inference). */
+  diemPerUsd: T.Optional(DecimalSchema),
+});
+
+/** One upstream replica serving a model. */
+export const ModelRouteSchema = T.Object({
+  provider: T.String({ minLength: 1 }),
+  /** The model name the upstream expects; defaults to the svc model id. */
+  model: T.Optional(T.String({ minLength: 1 })),
+  weight: T.Integer({ minimum: 1, default: 1 }),
+});
+
+/** Capability flags, as published under model_spec.capabilities. */
+export const CapabilitiesSchema = T.Object({
+  supportsReasoning: T.Boolean({ default: false }),
+  supportsDisableThinking: T.Boolean({ default: false }),
+  supportsVision: T.Boolean({ default: false }),
+  supportsAudioInput: T.Boolean({ default: false }),
+  supportsVideoInput: T.Boolean({ default: false }),
+  supportsFunctionCalling: T.Boolean({ default: false }),
+  supportsWebSearch: T.Boolean({ default: true }),
+  supportsXSearch: T.Boolean({ default: false }),
+  supportsPromptCaching: T.Boolean({ default: false }),
+  supportsLogProbs: T.Boolean({ default: false }),
+  supportsResponseSchema: T.Boolean({ default: false }),
+  optimizedForCode: T.Boolean({ default: false }),
+});
+
+/** A model of the catalog, as written in config. */
+export const ModelConfigSchema = T.Object({
+  id: T.String({ minLength: 1, pattern: '^[A-Za-z0-9_./-]+$' }),
+  name: T.Optional(T.String()),
+  description: T.Optional(T.String()),
+  type: ModelTypeSchema,
+  tier: T.Optional(ModelTierSchema),
+  routes: T.Array(ModelRouteSchema, { minItems: 1 }),
+  pricing: PricingSchema,
+  capabilities: T.Optional(CapabilitiesSchema),
+  contextLength: T.Optional(T.Integer({ minimum: 1 })),
+  maxCompletionTokens: T.Optional(T.Integer({ minimum: 1 })),
+  promptCharacterLimit: T.Optional(T.Integer({ minimum: 1 })),
+  traits: T.Array(T.String(), { default: [] }),
+  privacy: T.Union([T.Literal('private'), T.Literal('anonymized')], { default: 'private' }),
+  deprecation: T.Optional(
+    T.Object({
+      date: T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}' }),
+      message: T.Optional(T.String()),
+      replacementModelId: T.Optional(T.String()),
+    }),
+  ),
+  /** Free-form constraints published as model_spec.constraints. */
+  constraints: T.Optional(T.Record(T.String(), T.Unknown())),
+});
+
+/** A model entry as configured. */
+export type ModelConfig = Static<typeof ModelConfigSchema>;

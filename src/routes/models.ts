@@ -1,0 +1,71 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../deps';
+import type { AuthGate } from '../gates/auth';
+import type { ModelType } from '../models/schema';
+import { presentModel } from '../models/present';
+
+const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video', 'audio'] as const;
+
+const TypeQuery = t.Object({
+  // A union of literals, not t.UnionEnum: Elysia 1.4 fills an omitted optional UnionEnum
+  // query value with the first member.
+  type: t.Optional(t.Union([...MODEL_TYPES, 'all', 'code'].map((v) => t.Literal(v)), { description: 'Model type; text when omitted' })),
+});
+
+const ModelRecord = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal('model'),
+    owned_by: t.String(),
+    type: t.String(),
+    created: t.Integer(),
+    context_length: t.Optional(t.Integer()),
+    model_spec: t.Record(t.String(), t.Unknown(), { description: 'name, privacy, pricing, capabilities, constraints, deprecation, traits' }),
+  },
+  { additionalProperties: true },
+);
+
+const NameMap = t.Object({ object: t.Literal('list'), type: t.String(), data: t.Record(t.String(), t.String()) });
+
+/** GET /models, /models/traits and /models/compatibility_mapping (public; a key is optional). */
+export function modelRoutes(deps: Pick<AppDeps, 'models'>, auth: AuthGate) {
+  const createdAt = Math.floor(Date.now() / 1000);
+  return new Elysia({ name: 'svc.routes.models' })
+    .use(auth)
+    .get(
+      '/models',
+      function listModels({ query }) {
+        const type: string = query.type ?? 'text';
+        let entries = type === 'all' ? deps.models.list() : type === 'code' ? deps.models.list('text') : deps.models.list(type as ModelType);
+        if (type === 'code') entries = entries.filter((m) => m.config.capabilities?.optimizedForCode);
+        return { object: 'list' as const, type, data: entries.map((m) => presentModel(m, createdAt)) };
+      },
+      {
+        auth: 'OPTIONAL',
+        query: TypeQuery,
+        response: { 200: t.Object({ object: t.Literal('list'), type: t.String(), data: t.Array(ModelRecord) }) },
+        detail: { operationId: 'listModels', summary: 'List models', tags: ['Models'], security: [{}, { BearerAuth: [] }] },
+      },
+    )
+    .get(
+      '/models/traits',
+      function listModelTraits({ query }) {
+        const type = (query.type ?? 'text') as ModelType;
+        return { object: 'list' as const, type, data: deps.models.traits(type) };
+      },
+      { auth: 'OPTIONAL', query: TypeQuery, response: { 200: NameMap }, detail: { operationId: 'listModelTraits', summary: 'Model traits', tags: ['Models'] } },
+    )
+    .get(
+      '/models/compatibility_mapping',
+      function listModelCompatibilityMapping({ query }) {
+        const type = (query.type ?? 'text') as ModelType;
+        return { object: 'list' as const, type, data: deps.models.compatibilityMapping(type) };
+      },
+      {
+        auth: 'OPTIONAL',
+        query: TypeQuery,
+        response: { 200: NameMap },
+        detail: { operationId: 'listModelCompatibilityMapping', summary: 'Model compatibility mapping', tags: ['Models'] },
+      },
+    );
+}
