@@ -35,8 +35,11 @@ export interface MeterOpenInput {
 
 /** An open reservation; exactly one of settle/release takes effect, repeated calls are no-ops. */
 export interface MeterTicket {
-  /** Balance before the request, for x-svc-balance-* headers (decimal strings). */
-  readonly balanceHeaders: Record<string, string>;
+  /**
+   * Headers the response must carry: x-svc-balance-* (balance before the request),
+   * x-ratelimit-* (limit state), X-Balance-Remaining for wallets. Set before the first byte.
+   */
+  readonly headers: Record<string, string>;
   /** Charges what was produced and releases the rest. Idempotent by request id. */
   settle(usage: MeteredUsage): Promise<SettledCost>;
   /** Releases the reservation without charging (the upstream failed). */
@@ -44,8 +47,9 @@ export interface MeterTicket {
 }
 
 /**
- * Metering: reserve before the provider, settle after. `open` throws ServiceError 402
- * (balance or key limit) or 429 (token rate limit) before any upstream call.
+ * Metering: reserve before the provider, settle after. `open` enforces the per-model rate
+ * limits (requests and tokens per minute), the balance and the key's consumption limit,
+ * and throws ServiceError 402 or 429 before any upstream call.
  */
 export interface UsageMeter {
   open(input: MeterOpenInput): Promise<MeterTicket>;
@@ -55,7 +59,7 @@ export interface UsageMeter {
 export const freeMeter: UsageMeter = {
   async open() {
     return {
-      balanceHeaders: {},
+      headers: {},
       async settle() {
         return { usdMicros: 0, diemMicros: 0 };
       },

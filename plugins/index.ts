@@ -1,0 +1,7 @@
+import type { RequestPlugin } from '../src/pipeline/types';
+
+/**
+ * The svc_parameters plugins, in the order they run. Adding an option is one folder in
+ * plugins/ and one line here; the request schema and OpenAPI description follow from it.
+ */
+export const PLUGINS: RequestPlugin[] = [];
