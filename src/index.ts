@@ -19,8 +19,9 @@ async function main() {
   const app = createApp(deps);
   // Streams stay open for minutes; keep-alive pings every 15 s keep them under this timeout.
   app.listen({ port: config.port, hostname: config.host, idleTimeout: 60, maxRequestBodySize: config.maxBodyBytes });
+  const port = app.server?.port ?? config.port;
   const backends = `${deps.storage.backend}+${deps.kv.backend}`;
-  deps.log.info('svc listening', { url: `http://localhost:${config.port}${config.basePath}`, backends, models: deps.models.list('text').length });
+  deps.log.info('svc listening', { url: `http://localhost:${port}${config.basePath}`, backends, models: deps.models.list().length });
   const stop = async () => {
     await app.stop();
     await closeDeps(deps);

@@ -3,22 +3,45 @@ import { Elysia } from 'elysia';
 import { stringify } from 'yaml';
 import { SVC_VERSION } from './version';
 
+// The docs UI reads the plugin's own document; the published one is derived from it.
+const UI_SPEC_PATH = '/docs/json';
+
+type OpenApiDocument = { openapi: string; paths?: Record<string, unknown>; [key: string]: unknown };
+
+/**
+ * Rewrites the generated document the way clients of the reference API expect it: paths
+ * relative to the base path with the base path as the server URL, `openapi` first.
+ */
+function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
+  const paths: Record<string, unknown> = {};
+  for (const [path, item] of Object.entries(doc.paths ?? {}))
+    if (path.startsWith(`${basePath}/`)) paths[path.slice(basePath.length)] = item;
+  const { openapi: version, info, ...rest } = doc;
+  return { openapi: version, info, ...rest, servers: [{ url: basePath }], paths };
+}
+
 /**
  * The OpenAPI description, generated from the route schemas: JSON at `{base}/openapi.json`,
  * YAML at `{base}/openapi.yaml`, and a docs UI at `/docs`. `info.version` is x-svc-version.
- * `handle` is the composed app: the YAML is rendered once from the JSON document it serves.
+ * `handle` is the composed app: the document is rendered once from what the plugin serves.
  */
 export function openApiDocs(basePath: string, handle: (request: Request) => Promise<Response>) {
-  const jsonPath = `${basePath}/openapi.json`;
-  let yamlCache: string | null = null;
+  let published: { json: string; yaml: string } | null = null;
+  async function render(origin: string) {
+    if (!published) {
+      const doc = (await (await handle(new Request(new URL(UI_SPEC_PATH, origin)))).json()) as OpenApiDocument;
+      const out = publishable(doc, basePath);
+      published = { json: JSON.stringify(out), yaml: stringify(out, { aliasDuplicateObjects: false }) };
+    }
+    return published;
+  }
   return new Elysia({ name: 'svc.http.openapi' })
     .use(
       openapi({
         path: '/docs',
-        specPath: jsonPath,
+        specPath: UI_SPEC_PATH,
         documentation: {
           info: { title: 'svc inference API', version: SVC_VERSION, description: 'Chat, models, keys, billing and wallet access.' },
-          servers: [{ url: basePath }],
           components: {
             securitySchemes: {
               BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -27,18 +50,22 @@ export function openApiDocs(basePath: string, handle: (request: Request) => Prom
           },
           security: [{ BearerAuth: [] }],
         },
-        exclude: { paths: [jsonPath, `${basePath}/openapi.yaml`] },
+        exclude: { paths: [`${basePath}/openapi.json`, `${basePath}/openapi.yaml`] },
       }),
     )
     .get(
       `${basePath}/openapi.yaml`,
       async function openapiYaml({ request }) {
-        if (!yamlCache) {
-          const url = new URL(jsonPath, request.url);
-          const json = await (await handle(new Request(url))).json();
-          yamlCache = stringify(json, { aliasDuplicateObjects: false });
-        }
-        return new Response(yamlCache, { headers: { 'content-type': 'application/yaml; charset=utf-8' } });
+        const { yaml } = await render(request.url);
+        return new Response(yaml, { headers: { 'content-type': 'application/yaml; charset=utf-8' } });
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      `${basePath}/openapi.json`,
+      async function openapiJson({ request }) {
+        const { json } = await render(request.url);
+        return new Response(json, { headers: { 'content-type': 'application/json; charset=utf-8' } });
       },
       { detail: { hide: true } },
     );

@@ -91,7 +91,8 @@ describe('openapi', () => {
     expect(yaml.status).toBe(200);
     const text = await yaml.text();
     expect(text).toContain('openapi: 3.');
-    expect(text).toContain('/api/v1/models');
+    expect(text).toContain('\n  /models:');
+    expect(text).toContain('url: /api/v1');
     const json = await (await t.request('/openapi.json')).json();
     expect(json.info.version).toMatch(/^\d{8}\.\d{6}$/);
   });
