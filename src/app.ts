@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
 import { authGate, type WalletAuthenticator } from './gates/auth';
+import { bodyLimit } from './gates/body-limit';
 import { requestIdGate } from './gates/request-id';
+import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
 import { openApiDocs } from './http/openapi';
@@ -22,8 +24,10 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth));
 
   const app: Elysia = new Elysia({ name: 'svc' })
-    .use(requestIdGate({ maxBodyBytes: config.maxBodyBytes }))
+    .use(requestIdGate)
+    .use(responseHeaders)
     .use(errorHandler(deps.log))
+    .use(bodyLimit(config.maxBodyBytes))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(api) as unknown as Elysia;

@@ -1,8 +1,6 @@
 import { Elysia } from 'elysia';
 import { randomBytes } from 'node:crypto';
-import { payloadTooLarge } from '../http/errors';
 import type { RequestContext } from '../http/request-context';
-import { SVC_VERSION } from '../http/version';
 
 // A random per-process prefix plus a counter: unique across instances without a
 // random draw per request. The `-SVC` suffix mirrors Cloudflare's `<id>-<colo>` form.
@@ -27,17 +25,11 @@ export const requestContext = new Elysia({ name: 'svc.gate.request-context' }).d
 );
 
 /**
- * Stage 1: gives every request its CF-RAY id and the version header before anything can
- * fail (so 404s, 413s and 500s carry them too), refuses oversize bodies by Content-Length,
- * and derives the typed request context.
+ * Stage 1: gives every request its CF-RAY id before anything can fail (so 404s, 413s and
+ * 500s carry it too) and derives the typed request context.
  */
-export function requestIdGate(opts: { maxBodyBytes: number }) {
-  return new Elysia({ name: 'svc.gate.request-id', seed: opts.maxBodyBytes })
-    .onRequest(function stampRequest({ request, set }) {
-      set.headers['cf-ray'] = nextRequestId();
-      set.headers['x-svc-version'] = SVC_VERSION;
-      const length = request.headers.get('content-length');
-      if (length !== null && Number(length) > opts.maxBodyBytes) throw payloadTooLarge(opts.maxBodyBytes);
-    })
-    .use(requestContext);
-}
+export const requestIdGate = new Elysia({ name: 'svc.gate.request-id' })
+  .onRequest(function stampRequestId({ set }) {
+    set.headers['cf-ray'] = nextRequestId();
+  })
+  .use(requestContext);

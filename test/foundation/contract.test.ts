@@ -11,6 +11,7 @@ function expectContractHeaders(res: Response) {
   expect(res.headers.get('cf-ray')).toMatch(/^[0-9a-f]{18}-SVC$/);
   expect(res.headers.get('x-svc-version')).toMatch(/^\d{8}\.\d{6}$/);
   expect(res.headers.get('content-type')).toContain('application/json');
+  expect(new Date(res.headers.get('date') ?? '').getTime()).toBeGreaterThan(Date.now() - 5_000);
 }
 
 describe('error and header contract', () => {
@@ -27,6 +28,7 @@ describe('error and header contract', () => {
     expect(res.status).toBe(404);
     expectContractHeaders(res);
     expect(await res.json()).toEqual({ error: 'Not found' });
+    expect(res.headers.get('x-svc-host-name')).toBeTruthy();
   });
 
   test('a bad query value is a 400 DetailedError naming the field', async () => {
