@@ -1,0 +1,47 @@
+import type { ChatChunk, ChatUsage } from '../pipeline/types';
+import type { SseEvent } from './events';
+
+/** What an upstream SSE event means for the proxy. */
+export type UpstreamEvent =
+  | { kind: 'done' }
+  /** A content chunk; `usage` is set when the upstream sent continuous usage stats on it. */
+  | { kind: 'chunk'; chunk: ChatChunk; usage?: ChatUsage }
+  /** The final usage chunk (`choices: []`); withheld so metering can add `cost` to it. */
+  | { kind: 'usage'; chunk: ChatChunk; usage: ChatUsage }
+  | { kind: 'error'; message: string };
+
+/** Thrown into a chunk stream when the upstream reports an error in-band or breaks. */
+export class UpstreamStreamError extends Error {
+  override name = 'UpstreamStreamError';
+}
+
+/**
+ * Events -> JSON, the top decoding layer. A usage object riding on a content chunk
+ * (continuous usage stats) is lifted off it, so plugins only ever see content.
+ */
+export function classifyEvent(event: SseEvent): UpstreamEvent | null {
+  const data = event.data;
+  if (data === '[DONE]') return { kind: 'done' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { kind: 'error', message: 'The upstream sent a malformed stream event' };
+  }
+  if (parsed === null || typeof parsed !== 'object') return null;
+  const obj = parsed as Record<string, unknown>;
+  if (obj.error !== undefined && obj.choices === undefined) {
+    const err = obj.error as { message?: unknown } | string;
+    const message = typeof err === 'string' ? err : typeof err?.message === 'string' ? err.message : 'upstream error';
+    return { kind: 'error', message };
+  }
+  const chunk = obj as ChatChunk;
+  if (!Array.isArray(chunk.choices)) chunk.choices = [];
+  const usage = chunk.usage;
+  if (usage && typeof usage === 'object') {
+    if (chunk.choices.length === 0) return { kind: 'usage', chunk, usage };
+    delete chunk.usage;
+    return { kind: 'chunk', chunk, usage };
+  }
+  return { kind: 'chunk', chunk };
+}
