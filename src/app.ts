@@ -8,6 +8,9 @@ import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
 import { openApiDocs } from './http/openapi';
 import { modelRoutes } from './routes/models';
+import { keyRoutes } from './routes/keys';
+import { createWalletAuthenticator } from './auth/siwx/authenticator';
+import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
 export interface AppExtras {
@@ -20,8 +23,10 @@ export interface AppExtras {
  */
 export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const { config } = deps;
-  const auth = authGate({ keys: deps.keys, now: deps.now, wallet: extras.wallet });
-  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth));
+  const wallets = parseWalletsConfig(config);
+  const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
+  const auth = authGate({ keys: deps.keys, now: deps.now, wallet });
+  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { KeyValueStore } from '../kv/store';
 import { findKeyByHash, type ApiKeyRecord } from './api-keys';
+import { createLastUsedTracker } from './last-used';
 
 /** Channel on which key deletions and updates are announced to every instance. */
 export const KEY_INVALIDATION_CHANNEL = 'keys:invalidate';
@@ -10,6 +11,10 @@ export interface KeyCache {
   lookup(secretHash: string): Promise<ApiKeyRecord | null>;
   /** Drops a key from every instance's cache (after delete or update). */
   invalidate(secretHash: string): Promise<void>;
+  /** Notes a successful use of a key; `last_used_at` is written in batches. */
+  touch(keyId: string): void;
+  /** Writes pending `last_used_at` updates now (tests, shutdown). */
+  flushUsage(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -18,20 +23,35 @@ export interface KeyCache {
  * so a flood of bad keys does not reach Postgres. Invalidation goes through the KV store's
  * pub/sub, so a deleted key stops working at once on every instance.
  */
-export async function createKeyCache(db: Database, kv: KeyValueStore, opts: { ttlMs?: number; now?: () => number } = {}): Promise<KeyCache> {
+export async function createKeyCache(
+  db: Database,
+  kv: KeyValueStore,
+  opts: { ttlMs?: number; now?: () => number; lastUsedIntervalMs?: number } = {},
+): Promise<KeyCache> {
   const ttlMs = opts.ttlMs ?? 60_000;
   const now = opts.now ?? Date.now;
   const cache = new Map<string, { record: ApiKeyRecord | null; until: number }>();
   const inflight = new Map<string, Promise<ApiKeyRecord | null>>();
-  const stop = await kv.subscribe(KEY_INVALIDATION_CHANNEL, (hash) => {
+  // Bumped on every invalidation: a load that started before a delete committed must not
+  // put the stale row back into the cache after the invalidation has been processed.
+  let generation = 0;
+  const lastUsed = createLastUsedTracker(db, { now, intervalMs: opts.lastUsedIntervalMs });
+
+  function drop(hash: string) {
+    generation++;
     if (hash === '*') cache.clear();
     else cache.delete(hash);
-  });
+    inflight.delete(hash);
+  }
+  const stop = await kv.subscribe(KEY_INVALIDATION_CHANNEL, drop);
 
   async function load(secretHash: string): Promise<ApiKeyRecord | null> {
+    const startedAt = generation;
     const record = await findKeyByHash(db, secretHash);
-    if (cache.size > 100_000) cache.clear();
-    cache.set(secretHash, { record, until: now() + (record ? ttlMs : Math.min(ttlMs, 5_000)) });
+    if (startedAt === generation) {
+      if (cache.size > 100_000) cache.clear();
+      cache.set(secretHash, { record, until: now() + (record ? ttlMs : Math.min(ttlMs, 5_000)) });
+    }
     return record;
   }
 
@@ -41,15 +61,23 @@ export async function createKeyCache(db: Database, kv: KeyValueStore, opts: { tt
       if (hit && hit.until > now()) return Promise.resolve(hit.record);
       let pending = inflight.get(secretHash);
       if (!pending) {
-        pending = load(secretHash).finally(() => inflight.delete(secretHash));
-        inflight.set(secretHash, pending);
+        const created = load(secretHash).finally(() => {
+          if (inflight.get(secretHash) === created) inflight.delete(secretHash);
+        });
+        inflight.set(secretHash, created);
+        pending = created;
       }
       return pending;
     },
     async invalidate(secretHash) {
-      cache.delete(secretHash);
+      drop(secretHash);
       await kv.publish(KEY_INVALIDATION_CHANNEL, secretHash);
     },
-    close: stop,
+    touch: (keyId) => lastUsed.touch(keyId),
+    flushUsage: () => lastUsed.flush(),
+    async close() {
+      await stop();
+      await lastUsed.close();
+    },
   };
 }

@@ -36,21 +36,27 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
       if (!key) throw unauthorized('Authentication failed');
       if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
       if (access === 'ADMIN' && key.type !== 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
+      deps.keys.touch(key.id);
       return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
     }
-    const wallet = deps.wallet ? await deps.wallet(request, ctx) : null;
-    if (wallet) {
-      if (access === 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
-      return wallet;
+    // ADMIN routes never run wallet verification, so a sign-in sent there keeps its nonce.
+    if (access === 'ADMIN') {
+      const signedIn = request.headers.has('sign-in-with-x') || request.headers.has('x-sign-in-with-x');
+      throw unauthorized(signedIn ? 'Authentication failed: this endpoint requires an ADMIN API key' : 'Authentication failed: missing Authorization header');
     }
+    const wallet = deps.wallet ? await deps.wallet(request, ctx) : null;
+    if (wallet) return wallet;
     if (access === 'OPTIONAL') return null;
     throw unauthorized('Authentication failed: missing Authorization header');
   }
 
   return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({
     auth: (access: Access) => ({
-      async beforeHandle({ request, svc }) {
+      async beforeHandle({ request, svc, set }) {
         svc.caller = await authenticate(request, svc, access);
+        // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
+        // sign-ins have nothing to refresh), so authenticated responses say so.
+        if (svc.caller) set.headers['x-auth-refreshed'] = 'false';
       },
     }),
   });

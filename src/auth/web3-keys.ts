@@ -1,0 +1,85 @@
+import { getAddress, isAddress, verifyMessage } from 'ethers';
+import type { Database } from '../db/database';
+import { badRequest, upstreamError } from '../http/errors';
+import type { KeyValueStore } from '../kv/store';
+import { EligibilityUnavailable, type EligibilityProvider } from './eligibility';
+import { parseExpiry, type CreateKeyInput, type KeysService } from './keys-service';
+import { ensureWalletAccount } from './wallet-accounts';
+import type { WalletsConfig } from './wallet-config';
+import { TokenError, type Web3Tokens } from './web3-token';
+
+/** The body of POST /api_keys/generate_web3_key after schema validation. */
+export interface Web3KeyRequest extends Omit<CreateKeyInput, 'description'> {
+  address: string;
+  signature: string;
+  token: string;
+  description?: string;
+}
+
+const field = (name: string, message: string) => [{ path: [name], message }];
+
+/** True when `signature` is `address`'s EIP-191 personal_sign of exactly `message` (offline). */
+function signedBy(message: string, signature: string, address: string): boolean {
+  try {
+    return verifyMessage(message, signature) === getAddress(address);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The web3 key flow (spec 4.2): hand out a signed single-use token; later accept the
+ * wallet's signature of it, check that the wallet is eligible (allow list or staked balance)
+ * and create a key on the wallet's account. Every refusal is a 400 with the reference's text.
+ */
+export function createWeb3KeyFlow(deps: {
+  db: Database;
+  kv: KeyValueStore;
+  tokens: Web3Tokens;
+  eligibility: EligibilityProvider;
+  keys: KeysService;
+  staking: WalletsConfig['web3Keys']['staking'];
+  now: () => number;
+}) {
+  const noStakeMessage = `Wallet has no staked ${deps.staking?.symbol ?? 'SVC'} on ${deps.staking?.network ?? 'Base'}`;
+
+  return {
+    /** GET: a fresh token to sign. */
+    issueToken() {
+      return deps.tokens.issue().token;
+    },
+
+    /** POST: verifies everything, then burns the token and creates the key. */
+    async redeem(input: Web3KeyRequest) {
+      parseExpiry(input.expiresAt, deps.now());
+      if (!isAddress(input.address)) throw badRequest('Invalid wallet address', field('address', 'Invalid wallet address'));
+      let claims;
+      try {
+        claims = deps.tokens.verify(input.token);
+      } catch (error) {
+        if (error instanceof TokenError) throw badRequest(error.message, field('token', error.message));
+        throw error;
+      }
+      if (!signedBy(input.token, input.signature, input.address))
+        throw badRequest('Wallet signature does not match', field('signature', 'Wallet signature does not match'));
+      let eligible: boolean;
+      try {
+        eligible = await deps.eligibility.isEligible(input.address.toLowerCase());
+      } catch (error) {
+        if (error instanceof EligibilityUnavailable) throw upstreamError(503, 'Could not verify staked balance, please retry');
+        throw error;
+      }
+      if (!eligible) throw badRequest(noStakeMessage, field('address', noStakeMessage));
+      // Burned last, so a failed attempt (wrong signature, RPC down) does not waste the token;
+      // setIfAbsent makes two concurrent redemptions of one token yield one key.
+      const ttlMs = Math.max(1_000, claims.exp * 1000 - deps.now() + 60_000);
+      if (!(await deps.kv.setIfAbsent(`web3:jti:${claims.jti}`, '1', ttlMs)))
+        throw badRequest('JWT has already been used', field('token', 'JWT has already been used'));
+      const account = await ensureWalletAccount(deps.db, input.address, 'evm');
+      return deps.keys.create(account.id, { ...input, description: input.description ?? 'Web3 API Key' });
+    },
+  };
+}
+
+/** The web3 key flow type. */
+export type Web3KeyFlow = ReturnType<typeof createWeb3KeyFlow>;
