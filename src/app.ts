@@ -8,6 +8,7 @@ import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
 import { openApiDocs } from './http/openapi';
 import { modelRoutes } from './routes/models';
+import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -15,6 +16,8 @@ import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
 export interface AppExtras {
   wallet?: WalletAuthenticator;
+  /** Chat route options (tests shorten the keep-alive interval). */
+  chat?: ChatRouteOptions;
 }
 
 /**
@@ -26,7 +29,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const wallets = parseWalletsConfig(config);
   const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
   const auth = authGate({ keys: deps.keys, now: deps.now, wallet });
-  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets));
+  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)

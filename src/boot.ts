@@ -8,6 +8,7 @@ import type { KeyValueStore } from './kv/store';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
 import { createCatalog } from './models/catalog';
+import { createProviderRegistry } from '../providers/registry';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
 
 /** Providers from config, plus the simulator when nothing else is configured. */
@@ -43,7 +44,13 @@ export async function createDeps(
   for (const m of models.list())
     for (const r of m.config.routes)
       if (!providerIds.has(r.provider)) throw new Error(`models: model "${m.id}" routes to unknown provider "${r.provider}"`);
-  return { config, storage, kv, keys, models, meter: overrides.meter ?? freeMeter, log, now, fetch: overrides.fetch ?? fetch };
+  const outbound = overrides.fetch ?? fetch;
+  const chatProviders = createProviderRegistry(providers, {
+    fetch: outbound,
+    log,
+    isReasoning: (name) => models.get(name)?.config.capabilities?.supportsReasoning === true,
+  });
+  return { config, storage, kv, keys, models, meter: overrides.meter ?? freeMeter, providers: chatProviders, log, now, fetch: outbound };
 }
 
 /** Closes what createDeps opened. */

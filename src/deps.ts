@@ -5,6 +5,7 @@ import type { Storage } from './db/database';
 import type { KeyValueStore } from './kv/store';
 import type { Logger } from './log';
 import type { ModelCatalog } from './models/catalog';
+import type { ProviderRegistry } from '../providers/registry';
 
 /**
  * Everything the app needs from outside, injected so tests can swap any of it
@@ -17,6 +18,8 @@ export interface AppDeps {
   keys: KeyCache;
   models: ModelCatalog;
   meter: UsageMeter;
+  /** Chat providers built from config and the replica router over them. */
+  providers: ProviderRegistry;
   log: Logger;
   /** Wall clock in epoch ms; tests inject a fake one for window resets. */
   now: () => number;

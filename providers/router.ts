@@ -1,0 +1,103 @@
+import type { ModelEntry } from '../src/models/catalog';
+import type { ChatProvider, ProviderChatResult, UpstreamChatRequest } from '../src/pipeline/types';
+import { isRetryable } from './errors';
+
+/** One upstream replica of a model: a provider, the name it knows the model by, and its load. */
+export interface Replica {
+  /** The provider id; what `x-svc-model-router` shows. */
+  id: string;
+  provider: ChatProvider;
+  upstreamModel: string;
+  weight: number;
+  timeoutMs: number;
+  /** Requests currently running on this replica (streams until they end). */
+  inFlight: number;
+}
+
+/** A routed call: the provider's result plus `done`, to call once the response has ended. */
+export type RoutedResult = ProviderChatResult & { done(): void };
+
+/** Picks replicas for a model and retries before the first byte. */
+export interface ChatRouter {
+  chat(model: ModelEntry, req: UpstreamChatRequest, opts: { signal: AbortSignal; cacheKey?: string }): Promise<RoutedResult>;
+  /** The replicas of a model in the order a request would try them (for tests and docs). */
+  order(model: ModelEntry, cacheKey?: string): Replica[];
+}
+
+/** Replicas tried per request at most, so a dead fleet fails fast. */
+const MAX_ATTEMPTS = 3;
+const MASK_52 = (1n << 52n) - 1n;
+
+/**
+ * Weighted rendezvous (highest-random-weight) score of `key` on a replica. Every key ranks
+ * every replica independently, so adding or removing a replica moves only the keys that
+ * rank it first: prompt caches on the other replicas stay warm.
+ */
+export function rendezvousScore(key: string, replicaId: string, weight: number): number {
+  const h = Number(Bun.hash.wyhash(`${key}\u0000${replicaId}`) & MASK_52);
+  const u = (h + 0.5) / 2 ** 52;
+  return -weight / Math.log(u);
+}
+
+/** Orders replicas for a request: by rendezvous score with a cache key, else least loaded per weight. */
+export function orderReplicas(replicas: Replica[], cacheKey: string | undefined, rotation: number): Replica[] {
+  if (replicas.length <= 1) return replicas;
+  if (cacheKey) {
+    const scored = replicas.map((r) => ({ r, s: rendezvousScore(cacheKey, r.id, r.weight) }));
+    scored.sort((a, b) => b.s - a.s);
+    return scored.map((x) => x.r);
+  }
+  // Least (inFlight + 1) / weight; the rotation breaks ties so idle replicas share the load.
+  const n = replicas.length;
+  const rotated = Array.from({ length: n }, (_, i) => replicas[(i + rotation) % n] as Replica);
+  return rotated.sort((a, b) => (a.inFlight + 1) / a.weight - (b.inFlight + 1) / b.weight);
+}
+
+/**
+ * The model router (issue 4, item 1 and 5): builds each model's replicas from its `routes`,
+ * and on a connect failure, 5xx or 429 before the first byte tries the next replica.
+ */
+export function createRouter(lookup: (providerId: string) => { provider: ChatProvider; timeoutMs: number } | undefined): ChatRouter {
+  const byModel = new Map<string, Replica[]>();
+  let rotation = 0;
+
+  function replicasOf(model: ModelEntry): Replica[] {
+    let replicas = byModel.get(model.id);
+    if (replicas) return replicas;
+    replicas = model.config.routes.map((route) => {
+      const p = lookup(route.provider);
+      if (!p) throw new Error(`model "${model.id}" routes to provider "${route.provider}", which is not a chat provider`);
+      return { id: route.provider, provider: p.provider, upstreamModel: route.model ?? model.id, weight: route.weight ?? 1, timeoutMs: p.timeoutMs, inFlight: 0 };
+    });
+    byModel.set(model.id, replicas);
+    return replicas;
+  }
+
+  return {
+    order: (model, cacheKey) => orderReplicas(replicasOf(model), cacheKey, rotation),
+    async chat(model, req, opts) {
+      rotation = (rotation + 1) % 1_000_000;
+      const candidates = orderReplicas(replicasOf(model), opts.cacheKey, rotation);
+      let lastError: unknown;
+      for (let i = 0; i < Math.min(MAX_ATTEMPTS, candidates.length); i++) {
+        const replica = candidates[i] as Replica;
+        replica.inFlight++;
+        let released = false;
+        const done = () => {
+          if (released) return;
+          released = true;
+          replica.inFlight--;
+        };
+        try {
+          const result = await replica.provider.chat(req, { signal: opts.signal, upstreamModel: replica.upstreamModel, timeoutMs: replica.timeoutMs });
+          return { ...result, replica: replica.id, done };
+        } catch (error) {
+          done();
+          lastError = error;
+          if (!isRetryable(error) || opts.signal.aborted) throw error;
+        }
+      }
+      throw lastError;
+    },
+  };
+}
