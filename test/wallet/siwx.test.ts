@@ -80,6 +80,20 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     expect((await replay.json()).code).toBe('X402_SIGN_IN_NONCE_REUSED');
   });
 
+  test('a SIWE and a Solana sign-in each authenticate POST /chat/completions; a replay is refused', async () => {
+    const chat = (header: string) =>
+      t.request('/chat/completions', { method: 'POST', key: null, headers: { 'SIGN-IN-WITH-X': header }, json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] } });
+    for (const header of [await evmSignIn(newEvmWallet(), { now: clock.now }), await solanaSignIn(await newSolanaWallet(), { now: clock.now })]) {
+      const res = await chat(header);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-auth-refreshed')).toBe('false');
+      expect((await res.json()).choices[0].message.content).toBeString();
+      const replay = await chat(header);
+      expect(replay.status).toBe(401);
+      expect((await replay.json()).code).toBe('X402_SIGN_IN_NONCE_REUSED');
+    }
+  });
+
   test('a replayed nonce is refused, also when the replays race', async () => {
     const evm = await evmSignIn(newEvmWallet(), { now: clock.now });
     const statuses = (await Promise.all(Array.from({ length: 6 }, () => signIn(evm)))).map((r) => r.status).sort();

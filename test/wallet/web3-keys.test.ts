@@ -155,7 +155,8 @@ describe.each(BACKENDS)('web3 API keys on $name', (backend) => {
     const wallet = Wallet.createRandom();
     const body = await signed(wallet);
     for (const field of ['apiKeyType', 'address', 'signature', 'token']) {
-      const { [field]: _, ...rest } = body;
+      const rest: Record<string, unknown> = { ...body };
+      delete rest[field];
       const res = await post(rest);
       expect(res.status).toBe(400);
       expect((await res.json()).details[field]).toBeDefined();
