@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { contentOf, echoPlugin, fixtureModel, fixtureProvider, recordingMeter, sseData, upperPlugin } from './helpers';
+
+let a: FixtureUpstream;
+let b: FixtureUpstream;
+let t: TestApp;
+const m = recordingMeter();
+
+beforeAll(async () => {
+  a = startUpstream('a');
+  b = startUpstream('b');
+  t = await startTestApp({
+    meter: m.meter,
+    extras: { chat: { plugins: [echoPlugin, upperPlugin], pingIntervalMs: 25 } },
+    config: {
+      providers: [fixtureProvider('up-a', a.url, 400), fixtureProvider('up-b', b.url, 400)],
+      models: [
+        fixtureModel('fix-one', ['up-a'], { name: 'Fixture One', traits: ['default'] }),
+        fixtureModel('fix-two', ['up-a', 'up-b']),
+        fixtureModel('fix-vision', ['up-a'], { capabilities: { supportsVision: true } }),
+        fixtureModel('fix-old', ['up-a'], { deprecation: { date: '2027-01-01', message: 'fix-old goes away' } }),
+        { id: 'fix-embed', type: 'embedding', routes: [{ provider: 'up-a' }], pricing: { input: '1' } },
+      ],
+    },
+  });
+});
+afterAll(async () => {
+  await t.close();
+  await a.close();
+  await b.close();
+});
+beforeEach(() => {
+  a.set({});
+  b.set({});
+  a.requests.length = 0;
+  b.requests.length = 0;
+  m.calls.opened.length = 0;
+  m.calls.settled.length = 0;
+  m.calls.released = 0;
+});
+
+const user = (content: unknown = 'Hi') => [{ role: 'user', content }];
+const chat = (json: Record<string, unknown>, init: { key?: string | null } = {}) =>
+  t.request('/chat/completions', { method: 'POST', json: { model: 'fix-one', messages: user(), ...json }, ...init });
+
+describe('happy path', () => {
+  test('JSON: upstream answer with svc model id, cost, echo and headers; upstream sees its own model name', async () => {
+    const res = await chat({ temperature: 0.5, svc_parameters: { unknown_key: 1 } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-svc-model-id')).toBe('fix-one');
+    expect(res.headers.get('x-svc-model-name')).toBe('Fixture One');
+    expect(res.headers.get('x-svc-model-router')).toBe('up-a');
+    expect(res.headers.get('x-ratelimit-remaining-requests')).toBe('99');
+    expect(res.headers.get('cf-ray')).toMatch(/-SVC$/);
+    expect(res.headers.get('x-svc-version')).toBeTruthy();
+    const body = await res.json();
+    expect(body).toMatchObject({ object: 'chat.completion', model: 'fix-one', cost: { usd: 0.001234, diem: 0 } });
+    expect(body.choices[0].message.content).toBe('Hello from the fixture.');
+    expect(body.svc_parameters).toMatchObject({ enable_e2ee: true, enable_web_search: 'off', include_svc_system_prompt: true, test_flag: false });
+    expect(body.svc_parameters.unknown_key).toBeUndefined();
+    const sent = a.requests[0]?.body as Record<string, unknown>;
+    expect(sent).toMatchObject({ model: 'up-a-model', temperature: 0.5 });
+    expect(sent.svc_parameters).toBeUndefined();
+    expect(sent.stream_options).toBeUndefined();
+    expect(m.calls.settled).toEqual([expect.objectContaining({ promptTokens: 10, completionTokens: 5 })]);
+    expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 1, maxCompletionTokens: 4096 });
+  });
+
+  test('aliases resolve (trait) and deprecation headers are set', async () => {
+    const res = await chat({ model: 'default' });
+    expect(res.headers.get('x-svc-model-id')).toBe('fix-one');
+    const old = await chat({ model: 'fix-old', max_completion_tokens: 7 });
+    expect(old.headers.get('x-svc-model-deprecation-warning')).toBe('fix-old goes away');
+    expect(old.headers.get('x-svc-model-deprecation-date')).toBe('2027-01-01');
+    expect(m.calls.opened[1]?.maxCompletionTokens).toBe(7);
+  });
+
+  test('SSE without include_usage: content passes, usage is requested upstream but stripped', async () => {
+    const res = await chat({ stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('x-svc-model-router')).toBe('up-a');
+    expect(res.headers.get('cf-ray')).toMatch(/-SVC$/);
+    expect(res.headers.get('x-svc-version')).toBeTruthy();
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    const events = await sseData(res);
+    expect(contentOf(events)).toBe('Hello from the fixture.');
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(events.some((e) => typeof e === 'object' && (e as { usage?: unknown }).usage)).toBe(false);
+    expect(a.requests[0]?.body.stream_options).toEqual({ include_usage: true });
+    expect(m.calls.settled).toEqual([expect.objectContaining({ promptTokens: 10, completionTokens: 5 })]);
+  });
+
+  test('SSE with include_usage: the final chunk carries usage and cost', async () => {
+    const events = await sseData(await chat({ stream: true, stream_options: { include_usage: true } }));
+    const last = events.at(-2) as { usage: unknown; cost: unknown; choices: unknown[] };
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toMatchObject({ prompt_tokens: 10, completion_tokens: 5 });
+    expect(last.cost).toEqual({ usd: 0.001234, diem: 0 });
+  });
+
+  test('an unrequested usage chunk from the upstream is stripped too', async () => {
+    a.set({ alwaysUsage: true });
+    const events = await sseData(await chat({ stream: true }));
+    expect(events.some((e) => typeof e === 'object' && (e as { usage?: unknown }).usage)).toBe(false);
+  });
+});
+
+describe('plugins and suffixes', () => {
+  test('a plugin parameter reaches the plugin; suffix overrides the body', async () => {
+    await chat({ svc_parameters: { test_flag: true, test_mode: 'a' } });
+    expect(a.requests[0]?.body.test_seen).toEqual({ flag: true, mode: 'a' });
+    await chat({ model: 'fix-one:test_mode=b&test_flag=false', svc_parameters: { test_flag: true, test_mode: 'a' } });
+    expect(a.requests[1]?.body.test_seen).toEqual({ flag: false, mode: 'b' });
+  });
+
+  test('suffix values are URL-decoded; unknown suffix keys are ignored', async () => {
+    const res = await chat({ model: 'fix-one:test_mode=%62&nobody=1' });
+    expect(res.status).toBe(200);
+    expect(a.requests[0]?.body.test_seen).toEqual({ flag: false, mode: 'b' });
+  });
+
+  test('stream transform: decode once, leading chunk first, extra charge settled, echo merged', async () => {
+    const events = await sseData(await chat({ stream: true, svc_parameters: { test_upper: true } }));
+    expect(contentOf(events)).toBe('LEAD HELLO FROM THE FIXTURE.');
+    expect(m.calls.settled[0]?.extras).toEqual([{ sku: 'test', units: 1, unitPriceMicros: 5 }]);
+    const json = await (await chat({ model: 'fix-one:test_upper=true' })).json();
+    expect(json.choices[0].message.content).toBe('HELLO FROM THE FIXTURE.');
+    expect(json.svc_parameters).toMatchObject({ test_upper: true, test_note: 'upper' });
+  });
+});
+
+describe('bad input', () => {
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ['missing model', { model: undefined }, ['model']],
+    ['empty messages', { messages: [] }, ['messages']],
+    ['wrong type', { temperature: 'hot' }, ['temperature']],
+    ['bad role', { messages: [{ role: 'wizard', content: 'x' }] }, ['messages', '0', 'role']],
+    ['bad svc_parameters type', { svc_parameters: { test_flag: 'yes' } }, ['svc_parameters', 'test_flag']],
+    ['bad svc_parameters enum', { svc_parameters: { test_mode: 'z' } }, ['svc_parameters', 'test_mode']],
+    ['invalid suffix value', { model: 'fix-one:test_mode=z' }, ['model']],
+    ['malformed suffix', { model: 'fix-one:test_mode' }, ['model']],
+    ['image on a text-only model', { messages: user([{ type: 'image_url', image_url: { url: 'https://x/y.png' } }]) }, ['messages', '0', 'content', '0', 'type']],
+    ['audio on a text-only model', { messages: user([{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }]) }, ['messages', '0', 'content', '0', 'type']],
+    ['video on a vision model', { model: 'fix-vision', messages: user([{ type: 'video_url', video_url: { url: 'https://x/v.mp4' } }]) }, ['messages', '0', 'content', '0', 'type']],
+    ['embedding model', { model: 'fix-embed' }, ['model']],
+  ];
+  for (const [name, json, path] of cases)
+    test(`${name} is a 400 naming ${path.join('.')}`, async () => {
+      const res = await chat(json);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      let node = body.details;
+      for (const p of path) node = node?.[p];
+      expect(node?._errors?.length).toBeGreaterThan(0);
+      expect(a.requests).toHaveLength(0);
+      expect(m.calls.opened).toHaveLength(0);
+    });
+
+  test('unknown model is a 404 with a clear message', async () => {
+    const res = await chat({ model: 'no-such-model:test_flag=true' });
+    expect(res.status).toBe(404);
+    expect((await res.json()).error).toContain('no-such-model');
+  });
+
+  test('401 without a key and with a wrong key', async () => {
+    expect((await chat({}, { key: null })).status).toBe(401);
+    expect((await chat({}, { key: 'svc_wrong' })).status).toBe(401);
+    expect(a.requests).toHaveLength(0);
+  });
+
+  test('multimodal parts and cache_control pass through to a supporting model', async () => {
+    const content = [
+      { type: 'text', text: 'What is this?', cache_control: { type: 'ephemeral' } },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ];
+    const res = await chat({ model: 'fix-vision', messages: user(content), prompt_cache_key: 'k1' });
+    expect(res.status).toBe(200);
+    expect(a.requests[0]?.body.messages).toEqual(user(content));
+    expect(a.requests[0]?.body.prompt_cache_key).toBe('k1');
+  });
+});
+
+describe('upstream failures', () => {
+  test('a hanging upstream times out with 504 and nothing is charged', async () => {
+    a.set({ hang: true });
+    const started = performance.now();
+    const res = await chat({ stream: true });
+    expect(res.status).toBe(504);
+    expect((await res.json()).error).toContain('did not respond');
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(m.calls.released).toBe(1);
+    expect(m.calls.settled).toHaveLength(0);
+  });
+
+  test('5xx on one replica retries on the other before the first byte', async () => {
+    a.set({ status: 500 });
+    b.set({ status: 500 });
+    for (let i = 0; i < 4; i++) {
+      a.set(i % 2 ? { status: 500 } : {});
+      b.set(i % 2 ? {} : { status: 500 });
+      const res = await chat({ model: 'fix-two', stream: i > 1 });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-svc-model-router')).toBe(i % 2 ? 'up-b' : 'up-a');
+      await res.arrayBuffer();
+    }
+  });
+
+  test('all replicas failing is a 502; saturation is a 503; nothing charged', async () => {
+    a.set({ status: 500 });
+    b.set({ status: 502 });
+    const res = await chat({ model: 'fix-two' });
+    expect(res.status).toBe(502);
+    expect(a.requests.length + b.requests.length).toBe(2);
+    a.set({ status: 429 });
+    b.set({ status: 503 });
+    expect((await chat({ model: 'fix-two' })).status).toBe(503);
+    expect(m.calls.released).toBe(2);
+    expect(m.calls.settled).toHaveLength(0);
+  });
+
+  test('an upstream 400 is not retried and comes back as a 400', async () => {
+    a.set({ status: 400 });
+    const res = await chat({});
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toContain('fixture a says 400');
+  });
+
+  test('mid-stream failure ends with an in-band error and [DONE]; what was forwarded is charged', async () => {
+    for (const json of [{}, { svc_parameters: { test_upper: true } }]) {
+      m.calls.settled.length = 0;
+      a.set({ failAfterChunks: 3, chunkDelayMs: 5 });
+      const res = await chat({ stream: true, stream_options: { include_usage: true }, ...json });
+      expect(res.status).toBe(200);
+      const events = await sseData(res);
+      expect(events.at(-1)).toBe('[DONE]');
+      expect(events.at(-2)).toMatchObject({ error: { type: 'server_error', code: 'upstream_error', param: null } });
+      expect(m.calls.settled).toHaveLength(1);
+      expect(m.calls.settled[0]?.completionTokens).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  test('UTF-8 characters and <think> tags split across chunks arrive intact', async () => {
+    const tokens = ['<think>', 'déjà vu 🤔', '</think>', '\n\n', 'Grüße, 世界! ', '🎉🎉'];
+    for (const json of [{}, { svc_parameters: { test_upper: true } }]) {
+      a.set({ splitBytes: 3, tokens });
+      const events = await sseData(await chat({ stream: true, ...json }));
+      const expected = tokens.join('');
+      expect(contentOf(events)).toBe('test_upper' in (json.svc_parameters ?? {}) ? `LEAD ${expected.toUpperCase()}` : expected);
+      expect(events.at(-1)).toBe('[DONE]');
+    }
+  });
+
+  test('keep-alive pings while the upstream is silent', async () => {
+    a.set({ silenceMs: 150 });
+    const res = await chat({ stream: true });
+    const text = await res.text();
+    expect(text).toContain(': ping\n\n');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+});
