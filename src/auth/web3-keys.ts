@@ -45,8 +45,8 @@ export function createWeb3KeyFlow(deps: {
 
   return {
     /** GET: a fresh token to sign. */
-    issueToken() {
-      return deps.tokens.issue().token;
+    async issueToken() {
+      return (await deps.tokens.issue()).token;
     },
 
     /** POST: verifies everything, then burns the token and creates the key. */
@@ -55,7 +55,7 @@ export function createWeb3KeyFlow(deps: {
       if (!isAddress(input.address)) throw badRequest('Invalid wallet address', field('address', 'Invalid wallet address'));
       let claims;
       try {
-        claims = deps.tokens.verify(input.token);
+        claims = await deps.tokens.verify(input.token);
       } catch (error) {
         if (error instanceof TokenError) throw badRequest(error.message, field('token', error.message));
         throw error;

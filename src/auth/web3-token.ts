@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { KeyValueStore } from '../kv/store';
 
 /** Why a token was refused; the messages are the reference API's. */
 export class TokenError extends Error {
@@ -21,16 +22,35 @@ function sign(input: string, secret: Buffer): Buffer {
 }
 
 /**
- * Issues and checks the short-lived HS256 JWTs a wallet signs to get a web3 key. The secret
- * is `config.tokenSecret`, or a random per-process one (then a token only works on the
- * instance that issued it: set SVC_TOKEN_SECRET when running several).
+ * The signing secret: `config.tokenSecret` when set; otherwise one random secret shared by
+ * every instance through the KV store (first writer wins), so a token issued by one instance
+ * verifies on another. With the in-memory store that is simply a per-process secret.
  */
-export function createWeb3Tokens(opts: { secret?: string; ttlSeconds: number; now: () => number }) {
-  const secret = opts.secret ? Buffer.from(opts.secret) : randomBytes(32);
+export async function tokenSecret(configured: string | undefined, kv: KeyValueStore): Promise<Buffer> {
+  if (configured) return Buffer.from(configured);
+  await kv.setIfAbsent('web3:token-secret', randomBytes(32).toString('base64url'), 10 * 365 * 86_400_000);
+  const shared = await kv.get('web3:token-secret');
+  if (!shared) throw new Error('web3 token secret vanished from the KV store');
+  return Buffer.from(shared, 'base64url');
+}
+
+/** Issues and checks the short-lived HS256 JWTs a wallet signs to get a web3 key. */
+export function createWeb3Tokens(opts: { secret: () => Promise<Buffer>; ttlSeconds: number; now: () => number }) {
+  // Re-read each minute, so instances converge again if the shared secret is ever lost.
+  let cached: { secret: Promise<Buffer>; until: number } | null = null;
+  const secretOnce = () => {
+    if (!cached || cached.until <= Date.now()) {
+      const secret = opts.secret();
+      cached = { secret, until: Date.now() + 60_000 };
+      secret.catch(() => (cached = null));
+    }
+    return cached.secret;
+  };
 
   return {
-    /** A new token and its expiry (epoch seconds). */
-    issue(): { token: string; claims: Web3TokenClaims } {
+    /** A new token and its claims. */
+    async issue(): Promise<{ token: string; claims: Web3TokenClaims }> {
+      const secret = await secretOnce();
       const iat = Math.floor(opts.now() / 1000);
       const claims: Web3TokenClaims = { jti: randomUUID(), iat, exp: iat + opts.ttlSeconds, aud: AUDIENCE };
       const body = `${HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
@@ -38,7 +58,8 @@ export function createWeb3Tokens(opts: { secret?: string; ttlSeconds: number; no
     },
 
     /** The claims of a valid, unexpired token; throws TokenError otherwise. Single use is the caller's job. */
-    verify(token: string): Web3TokenClaims {
+    async verify(token: string): Promise<Web3TokenClaims> {
+      const secret = await secretOnce();
       const parts = token.split('.');
       if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) throw new TokenError('JWT is malformed');
       const [header, payload, signature] = parts as [string, string, string];

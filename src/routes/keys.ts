@@ -3,7 +3,7 @@ import { eligibilityFromConfig } from '../auth/eligibility';
 import { createKeysService } from '../auth/keys-service';
 import type { WalletsConfig } from '../auth/wallet-config';
 import { createWeb3KeyFlow } from '../auth/web3-keys';
-import { createWeb3Tokens } from '../auth/web3-token';
+import { createWeb3Tokens, tokenSecret } from '../auth/web3-token';
 import type { AppDeps } from '../deps';
 import type { AuthGate } from '../gates/auth';
 import { badRequest, tooManyRequests } from '../http/errors';
@@ -84,7 +84,7 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
     keys: service,
     staking: wallets.web3Keys.staking,
     eligibility: eligibilityFromConfig(wallets.web3Keys, deps.fetch),
-    tokens: createWeb3Tokens({ secret: deps.config.tokenSecret, ttlSeconds: wallets.web3Keys.tokenTtlSeconds, now: deps.now }),
+    tokens: createWeb3Tokens({ secret: () => tokenSecret(deps.config.tokenSecret, deps.kv), ttlSeconds: wallets.web3Keys.tokenTtlSeconds, now: deps.now }),
   });
 
   async function limitCreations(accountId: string) {
@@ -116,8 +116,8 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
       query: t.Object({ id: t.Optional(t.String({ description: 'The ID of the API key to delete' })) }),
       detail: { operationId: 'deleteApiKey', summary: 'Delete an API key (id in the query or a JSON body)', tags },
     })
-    .get('/api_keys/generate_web3_key', function getWeb3KeyToken() {
-      return { success: true, data: { token: web3.issueToken() } };
+    .get('/api_keys/generate_web3_key', async function getWeb3KeyToken() {
+      return { success: true, data: { token: await web3.issueToken() } };
     }, { detail: { operationId: 'getApiKeyGenerateWeb3Key', summary: 'Get a token for a wallet to sign (15 min, single use)', tags, security: [] } })
     .post('/api_keys/generate_web3_key', async function postWeb3Key({ body }) {
       return { success: true, data: await web3.redeem(body) };

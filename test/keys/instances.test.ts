@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
+import { Wallet } from 'ethers';
 import { createApp } from '../../src/app';
 import { hashSecret } from '../../src/auth/api-keys';
 import { KEY_INVALIDATION_CHANNEL } from '../../src/auth/key-cache';
@@ -20,8 +21,10 @@ describe.each(BACKENDS)('two instances sharing one database and KV on $name', (b
   let b: ReturnType<typeof createApp>;
   const closers: (() => Promise<void>)[] = [];
 
+  const wallet = Wallet.createRandom();
+
   beforeAll(async () => {
-    a = await startTestApp({ backend });
+    a = await startTestApp({ backend, config: { wallets: { web3Keys: { allowList: [wallet.address] } } } });
     // Instance B: its own key cache and (for Redis) its own connections, same database and prefix.
     const kv = a.deps.kv.backend === 'redis' ? await createRedisStore(process.env.REDIS_URL as string, { prefix: a.deps.kv.prefix }) : a.deps.kv;
     bDeps = await createDeps(a.deps.config, { storage: a.deps.storage, kv });
@@ -71,6 +74,19 @@ describe.each(BACKENDS)('two instances sharing one database and KV on $name', (b
     await wait.delivered;
     await wait.stop();
     expect((await bDeps.keys.lookup(hash))?.limits.usd).toBe(2_500_000);
+  });
+
+  test('a web3 token issued by A is redeemed on B (shared token secret without SVC_TOKEN_SECRET)', async () => {
+    const token: string = (await (await a.request('/api_keys/generate_web3_key', { key: null })).json()).data.token;
+    const res = await b.handle(
+      new Request('http://localhost/api/v1/api_keys/generate_web3_key', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiKeyType: 'INFERENCE', address: wallet.address, token, signature: await wallet.signMessage(token) }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.apiKey).toStartWith('svc_');
   });
 
   test('concurrent deletes of one key across both instances: exactly one 200, no 500', async () => {
