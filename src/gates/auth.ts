@@ -23,8 +23,8 @@ function bearerToken(header: string | null): string | null {
 /**
  * Stage 2: authentication as a route option, `{ auth: 'ADMIN' | 'INFERENCE' | 'OPTIONAL' }`.
  * A bearer key is hashed and looked up in the key cache; wallet sign-in headers are handed
- * to the wallet authenticator. Every failure is the same 401 StandardError, so a response
- * never tells which part of a credential was wrong.
+ * to the wallet authenticator. Key failures are 401 StandardErrors that never tell which part
+ * of a key was wrong; sign-in failures add the reference's `X402_SIGN_IN_*` code.
  */
 export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: WalletAuthenticator }) {
   async function authenticate(request: Request, ctx: RequestContext, access: Access): Promise<Caller | null> {
