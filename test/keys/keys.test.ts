@@ -141,6 +141,12 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     expect((await res.json()).details.expiresAt).toBeDefined();
     res = await t.request('/api_keys', { method: 'PATCH', json: { id: otherKeyId, description: 'mine now' } });
     expect(res.status).toBe(404);
+    res = await t.request('/api_keys', { method: 'PATCH', json: { id: 'key-1', description: 'x' } });
+    expect(res.status).toBe(400);
+    expect((await res.json()).details.id).toBeDefined();
+    res = await t.request('/api_keys', { method: 'PATCH', json: { id: key.id, description: '' } });
+    expect(res.status).toBe(400);
+    expect((await res.json()).details.description).toBeDefined();
   });
 
   test('POST refuses bad input with a DetailedError naming the field', async () => {
