@@ -1,7 +1,11 @@
 import type { RequestPlugin } from '../src/pipeline/types';
+import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 
 /**
  * The svc_parameters plugins, in the order they run. Adding an option is one folder in
  * plugins/ and one line here; the request schema and OpenAPI description follow from it.
  */
-export const PLUGINS: RequestPlugin[] = [];
+export const PLUGINS: RequestPlugin[] = [
+  // System text is prepended, so the plugin whose text must read first runs last.
+  includeSvcSystemPrompt,
+];
