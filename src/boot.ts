@@ -45,11 +45,11 @@ export async function createDeps(
     for (const r of m.config.routes)
       if (!providerIds.has(r.provider)) throw new Error(`models: model "${m.id}" routes to unknown provider "${r.provider}"`);
   const outbound = overrides.fetch ?? fetch;
-  const chatProviders = createProviderRegistry(providers, {
-    fetch: outbound,
-    log,
-    isReasoning: (name) => models.get(name)?.config.capabilities?.supportsReasoning === true,
-  });
+  // Upstream model names of reasoning models, so the simulator knows which ones think.
+  const reasoning = new Set<string>();
+  for (const m of models.list('text'))
+    if (m.config.capabilities?.supportsReasoning) for (const r of m.config.routes) reasoning.add(r.model ?? m.id);
+  const chatProviders = createProviderRegistry(providers, { fetch: outbound, log, isReasoning: (name) => reasoning.has(name) });
   return { config, storage, kv, keys, models, meter: overrides.meter ?? freeMeter, providers: chatProviders, log, now, fetch: outbound };
 }
 

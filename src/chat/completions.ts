@@ -89,6 +89,9 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     const params = parameters.resolve(body.svc_parameters, suffix);
     checkContentParts(body.messages, model);
     const stream = body.stream === true;
+    // Bun's idleTimeout also counts while we wait for the upstream's first byte; a stream
+    // must survive a slow first token and minutes of silence (the pings cover the latter).
+    if (stream) server?.timeout?.(request, 0);
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     request.signal?.addEventListener('abort', onClientGone, { once: true });
@@ -122,7 +125,6 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     Object.assign(headers, deprecationHeaders(model), ticket.headers);
 
     if (result.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers, set);
-    server?.timeout?.(request, 0);
     const includeUsage = body.stream_options?.include_usage === true;
     const sse = proxyStream({
       upstream: result.body,

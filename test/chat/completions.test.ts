@@ -25,7 +25,7 @@ beforeAll(async () => {
       ],
     },
   });
-});
+}, 20_000);
 afterAll(async () => {
   await t.close();
   await a.close();
