@@ -1,5 +1,6 @@
 import type { RequestPlugin } from '../src/pipeline/types';
 import { includeSvcSystemPrompt } from './include_svc_system_prompt';
+import { stripThinkingResponse } from './strip_thinking_response';
 
 /**
  * The svc_parameters plugins, in the order they run. Adding an option is one folder in
@@ -8,4 +9,5 @@ import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 export const PLUGINS: RequestPlugin[] = [
   // System text is prepended, so the plugin whose text must read first runs last.
   includeSvcSystemPrompt,
+  stripThinkingResponse,
 ];

@@ -1,0 +1,23 @@
+import { t } from 'elysia';
+import type { RequestPlugin } from '../../src/pipeline/types';
+import { stripThinkResponse, stripThinkStream } from './transform';
+
+export { stripThink, ThinkStripper } from './stripper';
+export { stripThinkResponse, stripThinkStream } from './transform';
+
+/**
+ * `strip_thinking_response`: removes `<think>...</think>` blocks (legacy tag format) from
+ * the answer, streaming or not; tags split across stream chunks are held back and removed.
+ */
+export const stripThinkingResponse: RequestPlugin = {
+  name: 'strip_thinking_response',
+  parameters: {
+    strip_thinking_response: t.Optional(
+      t.Boolean({ default: false, description: 'Strips <think></think> blocks from the response (models with the legacy tag format). Default false.' }),
+    ),
+  },
+  suffixKeys: ['strip_thinking_response'],
+  isActive: (ctx) => ctx.params.strip_thinking_response === true,
+  transformStream: () => stripThinkStream(),
+  transformResponse: (body) => stripThinkResponse(body),
+};
