@@ -1,4 +1,5 @@
 import type { RequestPlugin } from '../src/pipeline/types';
+import { disableThinking } from './disable_thinking';
 import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 import { stripThinkingResponse } from './strip_thinking_response';
 
@@ -10,4 +11,5 @@ export const PLUGINS: RequestPlugin[] = [
   // System text is prepended, so the plugin whose text must read first runs last.
   includeSvcSystemPrompt,
   stripThinkingResponse,
+  disableThinking,
 ];
