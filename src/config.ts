@@ -20,6 +20,8 @@ export const ConfigSchema = T.Object({
   bootstrapCreditUsd: T.String({ pattern: '^\\d+(\\.\\d{1,6})?$', default: '100' }),
   /** The service default system prompt (include_svc_system_prompt). */
   systemPrompt: T.String({ default: 'You are a helpful assistant.' }),
+  /** Characters and reviews loaded (idempotently) at start; a missing file loads nothing. */
+  charactersFile: T.String({ default: './seed/characters.yaml' }),
   /** Allow user-supplied URLs (images, scraping) to reach loopback and private ranges. */
   allowPrivateUrls: T.Boolean({ default: false }),
   logLevel: T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')], {
@@ -58,6 +60,7 @@ const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bo
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
   SVC_BOOTSTRAP_CREDIT_USD: { key: 'bootstrapCreditUsd', kind: 'string' },
   SVC_SYSTEM_PROMPT: { key: 'systemPrompt', kind: 'string' },
+  SVC_CHARACTERS_FILE: { key: 'charactersFile', kind: 'string' },
   SVC_ALLOW_PRIVATE_URLS: { key: 'allowPrivateUrls', kind: 'bool' },
   SVC_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
   SVC_TOKEN_SECRET: { key: 'tokenSecret', kind: 'string' },
