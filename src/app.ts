@@ -10,6 +10,7 @@ import { openApiDocs } from './http/openapi';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { keyRoutes } from './routes/keys';
+import { characterRoutes } from './routes/characters';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 
@@ -29,7 +30,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const wallets = parseWalletsConfig(config);
   const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
   const auth = authGate({ keys: deps.keys, now: deps.now, wallet });
-  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat));
+  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
+    .use(characterRoutes(deps, auth));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)
