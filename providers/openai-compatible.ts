@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatProvider, ProviderChatResult, UpstreamChatRequest } from '../src/pipeline/types';
+import { prefetchedStream, type ByteReader } from '../src/stream/prefetched';
 import { upstreamAtCapacity, upstreamRejected, upstreamTimeout, upstreamUnavailable } from './errors';
 
 /** What an OpenAI-compatible upstream needs: where it is, its key, and how to fetch. */
@@ -98,27 +99,16 @@ export function openAICompatible(o: OpenAICompatibleOptions): ChatProvider {
       }
       clearTimeout(timer);
       if (first.done) throw upstreamUnavailable('the upstream closed the stream before sending anything');
-      let pending: Uint8Array | null = first.value;
-      const body = new ReadableStream<Uint8Array>(
+      const body = prefetchedStream(
+        first.value,
         {
-          async pull(c) {
-            if (pending) {
-              c.enqueue(pending);
-              pending = null;
-              return;
-            }
-            const { done, value } = await reader.read();
-            if (done) {
-              opts.signal.removeEventListener('abort', onClientAbort);
-              c.close();
-            } else c.enqueue(value);
-          },
+          read: () => reader.read() as ReturnType<ByteReader['read']>,
           cancel() {
             abort.abort();
             return reader.cancel().catch(() => {});
           },
         },
-        { highWaterMark: 0 },
+        () => opts.signal.removeEventListener('abort', onClientAbort),
       );
       return { kind: 'stream', body, replica: o.id };
     },

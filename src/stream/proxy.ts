@@ -3,6 +3,7 @@ import { classifyEvent, UpstreamStreamError } from './chunks';
 import { DONE_BYTES, encodeEvent, encodeStreamError } from './encoder';
 import { SseDecoder } from './events';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
+import { byteReader } from './prefetched';
 import { UsageTap } from './usage-tap';
 
 /** How a proxied stream ended, handed to metering exactly once. */
@@ -44,7 +45,7 @@ const INCOMPLETE = 'The upstream stream ended before it was complete';
 
 /** Zero-copy: upstream bytes pass through the tap unchanged. */
 function tapSource(upstream: ReadableStream<Uint8Array>): Source {
-  const reader = upstream.getReader();
+  const reader = byteReader(upstream);
   const tap = new UsageTap();
   return {
     async step(write) {
@@ -68,7 +69,7 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
 
 /** Decode once, run the plugin transforms, encode once. */
 function transformSource(upstream: ReadableStream<Uint8Array>, transforms: TransformStream<ChatChunk, ChatChunk>[]): Source {
-  const reader = upstream.getReader();
+  const reader = byteReader(upstream);
   const decoder = new SseDecoder();
   let usage: ChatUsage | null = null;
   let usageChunk: ChatChunk | null = null;
@@ -131,77 +132,94 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transforms: Trans
  * `finish` runs exactly once on every path.
  */
 export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let keepAlive: KeepAlive;
+  let controller!: ReadableStreamDirectController;
+  let keepAlive: KeepAlive | null = null;
   let closed = false;
   let finished = false;
-  let wrote = false;
+  let drain: Promise<number> | null = null;
   const source = o.transforms.length > 0 ? transformSource(o.upstream, o.transforms) : tapSource(o.upstream);
 
   function write(bytes: Uint8Array) {
     if (closed) return;
-    controller.enqueue(bytes);
-    keepAlive.touch();
-    wrote = true;
+    const n = controller.write(bytes);
+    // 0 means the client has gone away: stop as a cancel would.
+    if (n === 0) return void gone();
+    if (typeof n !== 'number') drain = n;
+    keepAlive?.touch();
+  }
+
+  /** Pushes buffered bytes out now (SSE must not wait for a buffer to fill) and honours backpressure. */
+  async function flush() {
+    if (closed) return;
+    controller.flush();
+    if (drain) {
+      const pending = drain;
+      drain = null;
+      await pending;
+    }
   }
 
   function close() {
     if (closed) return;
     closed = true;
-    keepAlive.stop();
+    keepAlive?.stop();
     controller.close();
   }
 
   async function finish(aborted: boolean, error: string | null): Promise<ChatChunk | null> {
     if (finished) return null;
     finished = true;
-    keepAlive.stop();
+    keepAlive?.stop();
     const outcome = source.outcome();
     return o.finish({ ...outcome, error: error ?? outcome.error, aborted });
   }
 
   async function end(error: string | null) {
-    if (error) {
-      write(encodeStreamError(error));
+    const failure = error ?? source.outcome().error;
+    if (failure) {
+      write(encodeStreamError(failure));
       write(DONE_BYTES);
       close();
-      await finish(false, error);
+      await finish(false, failure);
       return;
     }
-    const outcomeError = source.outcome().error;
-    if (outcomeError) return end(outcomeError);
     const last = await finish(false, null);
     if (last) write(encodeEvent(last));
     write(DONE_BYTES);
     close();
   }
 
-  return new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-        keepAlive = startKeepAlive(o.pingIntervalMs, write);
-        for (const chunk of o.leading) write(encodeEvent(chunk));
-      },
-      async pull() {
+  async function gone() {
+    if (closed && finished) return;
+    closed = true;
+    keepAlive?.stop();
+    o.abortUpstream();
+    source.cancel();
+    await finish(true, null);
+  }
+
+  // A Bun direct stream: bytes are written straight to the socket, one JS hop per chunk
+  // instead of a queue per ReadableStream layer (measured: as fast as piping the upstream body).
+  const direct = {
+    type: 'direct' as const,
+    async pull(c: ReadableStreamDirectController) {
+      if (closed) return;
+      controller = c;
+      keepAlive = startKeepAlive(o.pingIntervalMs, (b) => {
+        write(b);
+        void flush();
+      });
+      for (const chunk of o.leading) write(encodeEvent(chunk));
+      try {
+        while (!closed && (await source.step(write))) await flush();
+        if (!closed) await end(null);
+      } catch (error) {
         if (closed) return;
-        wrote = false;
-        try {
-          while (!wrote) if (!(await source.step(write))) return await end(null);
-        } catch (error) {
-          if (closed) return;
-          const message = error instanceof UpstreamStreamError ? error.message : 'The upstream connection failed during the stream';
-          await end(message);
-        }
-      },
-      async cancel() {
-        closed = true;
-        keepAlive.stop();
-        o.abortUpstream();
-        source.cancel();
-        await finish(true, null);
-      },
+        const message = error instanceof UpstreamStreamError ? error.message : 'The upstream connection failed during the stream';
+        await end(message);
+      }
     },
-    { highWaterMark: 0 },
-  );
+    cancel: () => gone(),
+  };
+  return new ReadableStream(direct as unknown as UnderlyingDefaultSource<Uint8Array>);
 }

@@ -19,16 +19,23 @@ function lastBoundaryEnd(b: Buffer): number {
   return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
 }
 
-/** Whether `b` holds `"usage"` followed by an object (not `null`), i.e. a real usage report. */
-function hasUsageObject(b: Buffer): boolean {
+/** Offset of `"usage"` followed by an object (not `null`), i.e. a real usage report; or -1. */
+function usageObjectAt(b: Buffer): number {
   let at = b.indexOf(USAGE_KEY);
   while (at >= 0) {
     let i = at + USAGE_KEY.length;
     while (i < b.length && (b[i] === 32 || b[i] === 58 /* : */ || b[i] === 9)) i++;
-    if (b[i] === 123 /* { */) return true;
+    if (b[i] === 123 /* { */) return at;
     at = b.indexOf(USAGE_KEY, i);
   }
-  return false;
+  return -1;
+}
+
+/** Offset of the first byte that needs decoding (usage report, `[DONE]`, error), or -1. */
+function firstSpecial(b: Buffer): number {
+  let first = -1;
+  for (const at of [usageObjectAt(b), b.indexOf(DONE_MARK), b.indexOf(ERROR_KEY)]) if (at >= 0 && (first < 0 || at < first)) first = at;
+  return first;
 }
 
 function countEvents(b: Buffer): number {
@@ -86,12 +93,21 @@ export class UsageTap {
 
   private forward(region: Uint8Array, out: (b: Uint8Array) => void) {
     const b = view(region);
-    if (!hasUsageObject(b) && b.indexOf(DONE_MARK) < 0 && b.indexOf(ERROR_KEY) < 0) {
+    const special = firstSpecial(b);
+    if (special < 0) {
       this.events += countEvents(b);
       out(region);
       return;
     }
-    // The rare path, about once per stream: decode just this region.
+    // Events before the special one go out as their original bytes; only the rest is decoded.
+    const cut = b.lastIndexOf(LF2, special);
+    if (cut >= 0) {
+      const head = b.subarray(0, cut + 2);
+      this.events += countEvents(head);
+      out(region.subarray(0, cut + 2));
+      region = region.subarray(cut + 2);
+    }
+    // The rare path, about once per stream: decode just the tail.
     const decoder = new SseDecoder();
     const events = [...decoder.push(region), ...decoder.end()];
     for (const event of events) {

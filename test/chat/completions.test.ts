@@ -261,3 +261,15 @@ describe('upstream failures', () => {
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 });
+
+describe('openapi', () => {
+  test('the chat operation documents svc_parameters composed from the plugins', async () => {
+    const doc = await (await t.request('/openapi.json')).json();
+    const op = doc.paths['/chat/completions']?.post ?? doc.paths['/api/v1/chat/completions']?.post;
+    expect(op.operationId).toBe('createChatCompletion');
+    const schema = JSON.stringify(op.requestBody);
+    expect(schema).toContain('svc_parameters');
+    expect(schema).toContain('test_flag');
+    expect(schema).toContain('test_upper');
+  });
+});

@@ -100,6 +100,16 @@ describe('UsageTap', () => {
     expect(tap.usage).toBeNull();
   });
 
+  test('content sharing a network chunk with the usage report still goes out as its original bytes', () => {
+    const tap = new UsageTap();
+    const part = bytes(body);
+    const out: Uint8Array[] = [];
+    tap.push(part, (b) => out.push(b));
+    expect(out).toHaveLength(1);
+    expect(out[0]?.buffer).toBe(part.buffer);
+    expect(dec.decode(out[0])).toBe(sse(chunk('Hi ')) + sse(chunk('wörld')));
+  });
+
   test('an in-band upstream error is captured, not forwarded', () => {
     const tap = new UsageTap();
     const out: Uint8Array[] = [];

@@ -1,0 +1,51 @@
+/** A reader over a stream's bytes: `read` and `cancel`, the two calls the proxy makes. */
+export interface ByteReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(): Promise<void>;
+}
+
+const PREFETCHED = Symbol('svc.stream.prefetched');
+
+/**
+ * A byte stream whose first chunk was already read (providers read it to tell a failure
+ * before the first byte from one after). The returned stream replays it for any reader;
+ * the proxy instead takes the underlying reader through `byteReader` and skips one
+ * ReadableStream hop per chunk on the hot path.
+ */
+export function prefetchedStream(first: Uint8Array, reader: ByteReader, onEnd: () => void): ReadableStream<Uint8Array> {
+  let pending: Uint8Array | null = first;
+  const direct: ByteReader = {
+    async read() {
+      if (pending) {
+        const value = pending;
+        pending = null;
+        return { done: false, value };
+      }
+      const r = await reader.read();
+      if (r.done) onEnd();
+      return r;
+    },
+    cancel: () => reader.cancel(),
+  };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        const r = await direct.read();
+        if (r.done) c.close();
+        else c.enqueue(r.value);
+      },
+      cancel: () => direct.cancel(),
+    },
+    { highWaterMark: 0 },
+  );
+  Object.defineProperty(stream, PREFETCHED, { value: direct });
+  return stream;
+}
+
+/** The cheapest reader of `stream`: the prefetched source when there is one. */
+export function byteReader(stream: ReadableStream<Uint8Array>): ByteReader {
+  const direct = (stream as unknown as Record<symbol, ByteReader | undefined>)[PREFETCHED];
+  if (direct) return direct;
+  const reader = stream.getReader();
+  return { read: () => reader.read() as ReturnType<ByteReader['read']>, cancel: () => reader.cancel() };
+}
