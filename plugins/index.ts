@@ -1,4 +1,5 @@
 import type { RequestPlugin } from '../src/pipeline/types';
+import { characterSlug } from './character_slug';
 import { disableThinking } from './disable_thinking';
 import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 import { stripThinkingResponse } from './strip_thinking_response';
@@ -9,6 +10,7 @@ import { stripThinkingResponse } from './strip_thinking_response';
  */
 export const PLUGINS: RequestPlugin[] = [
   // System text is prepended, so the plugin whose text must read first runs last.
+  characterSlug,
   includeSvcSystemPrompt,
   stripThinkingResponse,
   disableThinking,
