@@ -1,0 +1,145 @@
+import type { Subprocess } from 'bun';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Every child the runner started; killed in `killAll` (finally and SIGINT). */
+const children = new Set<Subprocess>();
+
+/** Clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const CLK_TCK = 100;
+
+/** A running child process with its merged output lines kept for diagnostics. */
+export interface Child {
+  name: string;
+  proc: Subprocess<'pipe', 'pipe', 'pipe'>;
+  pid: number;
+  /** Resolves with the first stdout/stderr line matching `re`, or rejects after `timeoutMs`. */
+  waitFor(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** Last lines of output, for error messages. */
+  tail(): string;
+  /** Stops the child (SIGTERM, then SIGKILL after 2 s). */
+  stop(): Promise<void>;
+}
+
+/** Starts a child process; the runner tracks it so nothing outlives the run. */
+export function startChild(name: string, cmd: string[], env: Record<string, string | undefined> = {}, cwd?: string): Child {
+  // An undefined value removes the variable from the inherited environment.
+  const merged = Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((e): e is [string, string] => e[1] !== undefined));
+  // Thousands of open streams need thousands of sockets: lift the soft fd limit to the hard one.
+  const raised = ['sh', '-c', 'ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"', ...cmd];
+  const proc = Bun.spawn(raised, { env: merged, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', cwd });
+  children.add(proc);
+  const lines: string[] = [];
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  const onLine = (line: string) => {
+    lines.push(line);
+    if (lines.length > 200) lines.shift();
+    for (const w of [...waiters]) {
+      const m = line.match(w.re);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  };
+  void pump(proc.stdout, onLine);
+  void pump(proc.stderr, onLine);
+  const child: Child = {
+    name,
+    proc,
+    pid: proc.pid,
+    waitFor(re, timeoutMs) {
+      const seen = lines.map((l) => l.match(re)).find(Boolean);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const w = { re, resolve };
+        waiters.push(w);
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(w), 1);
+          reject(new Error(`${name}: no output matching ${re} within ${timeoutMs} ms; last output:\n${child.tail()}`));
+        }, timeoutMs);
+        void proc.exited.then((code) => {
+          clearTimeout(timer);
+          if (waiters.includes(w)) reject(new Error(`${name} exited with ${code}; last output:\n${child.tail()}`));
+        });
+        w.resolve = (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        };
+      });
+    },
+    tail: () => lines.slice(-15).join('\n'),
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return void children.delete(proc);
+      proc.kill('SIGTERM');
+      const killer = setTimeout(() => proc.kill('SIGKILL'), 2000);
+      await proc.exited;
+      clearTimeout(killer);
+      children.delete(proc);
+    },
+  };
+  return child;
+}
+
+async function pump(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
+  const decoder = new TextDecoder();
+  let buf = '';
+  try {
+    for await (const chunk of stream) {
+      buf += decoder.decode(chunk, { stream: true });
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        onLine(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        nl = buf.indexOf('\n');
+      }
+    }
+  } catch {
+    // the child went away; its exit is reported elsewhere
+  }
+  if (buf) onLine(buf);
+}
+
+/** Kills every child still running (SIGKILL: used on the way out). */
+export function killAll() {
+  for (const proc of children) {
+    try {
+      proc.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+}
+
+/** User+system CPU time of a whole process (all threads), in microseconds. */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLK_TCK;
+}
+
+/** Resident set size of a process in bytes (VmRSS). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = status.match(/^VmRSS:\s+(\d+)\s+kB/m);
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+/** Open file descriptors of a process. */
+export function openFds(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Rejects after `ms` with a message naming what timed out. */
+export function withTimeout<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,44 @@
+import { BENCH_MODEL } from '../servers/svc';
+
+/** A proxy under test (or the upstream itself, for direct TTFB): where to POST and which process to watch. */
+export interface Target {
+  /** `direct`, `bare` or `svc:<backend>`. */
+  name: string;
+  chatUrl: string;
+  headers: Record<string, string>;
+  pid: number;
+}
+
+const messages = [{ role: 'user', content: 'Say hello.' }];
+
+/** Request bodies the phases send; the same bytes go to every target. */
+export const BODIES = {
+  json: JSON.stringify({ model: BENCH_MODEL, messages, max_tokens: 64 }),
+  stream: JSON.stringify({ model: BENCH_MODEL, messages, max_tokens: 64, stream: true }),
+  streamStripThinking: JSON.stringify({
+    model: BENCH_MODEL,
+    messages,
+    max_tokens: 64,
+    stream: true,
+    svc_parameters: { strip_thinking_response: true },
+  }),
+};
+
+/** Controls the bench upstream between phases. */
+export function upstreamControl(baseUrl: string) {
+  return {
+    /** Sets chunks per stream and delay per chunk for the next requests. */
+    async shape(chunks: number, delayMs: number) {
+      const res = await fetch(`${baseUrl}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks, delayMs }) });
+      if (!res.ok) throw new Error(`upstream config: HTTP ${res.status}`);
+    },
+    /** Open streams now, the peak since the last reset, and requests served. */
+    async stats(reset = false): Promise<{ open: number; peakOpen: number; requests: number }> {
+      const res = await fetch(`${baseUrl}/__bench/stats${reset ? '?reset' : ''}`);
+      return (await res.json()) as { open: number; peakOpen: number; requests: number };
+    },
+  };
+}
+
+/** The upstream controller type. */
+export type UpstreamControl = ReturnType<typeof upstreamControl>;

@@ -1,0 +1,110 @@
+import type { OpenStreamsResult } from './phases/open-streams';
+import type { SoakResult } from './phases/soak';
+import type { ThroughputResult } from './phases/throughput';
+import type { TtfbResult } from './phases/ttfb';
+import { ratio, round } from './lib/stats';
+import type { MetricRow } from './report';
+
+/** Everything a run collected, as written to bench/results/latest.json. */
+export interface RunData {
+  meta: {
+    date: string;
+    mode: string;
+    machine: { cores: number; cpu: string; memGB: number };
+    versions: Record<string, string>;
+    note: string;
+  };
+  /** svc backends that served the probe and were measured. */
+  backends: string[];
+  /** svc backends that could not be measured, with the reason. */
+  unavailable: Record<string, string>;
+  throughput: Record<string, ThroughputResult>;
+  ttfb: TtfbResult | null;
+  /** Per stream count ("1000", "10000"), per target name. */
+  openStreams: Record<string, Record<string, OpenStreamsResult>>;
+  soak: SoakResult | null;
+  /** svc started the plain way (env var unset): streams the upstream saw at once. */
+  fetchLimitTrap: { streams: number; opened: number; upstreamPeakOpen: number; note: string | null } | null;
+  notes: string[];
+}
+
+/** Stream length the throughput phases use. */
+const CHUNKS = 50;
+
+type Pick = (target: string) => number | null | undefined;
+
+/** A row from a per-target value; `better` says which way the ratio should point for the verdict. */
+function row(
+  data: RunData,
+  id: string,
+  label: string,
+  unit: string,
+  pick: Pick,
+  target = '',
+  check?: (svc: number, bare: number | null, ratio: number | null) => boolean,
+): MetricRow {
+  const bare = pick('bare') ?? null;
+  const svc: Record<string, number | null> = {};
+  const ratios: Record<string, number | null> = {};
+  const pass: Record<string, boolean | null> = {};
+  for (const b of data.backends) {
+    const v = pick(`svc:${b}`) ?? null;
+    svc[b] = v == null ? null : round(v, 2);
+    ratios[b] = ratio(v, bare);
+    pass[b] = check && v != null ? check(v, bare, ratios[b] ?? null) : null;
+  }
+  return { id, label, unit, bare: bare == null ? null : round(bare, 2), svc, ratio: ratios, target, pass };
+}
+
+/** The printed rows: each metric for the bare proxy and svc, with ratios and verdicts. */
+export function buildRows(data: RunData): MetricRow[] {
+  const tp = (t: string) => data.throughput[t];
+  const ttfb = data.ttfb;
+  const added = (t: string, p: 'p50' | 'p99', base: string) =>
+    ttfb?.[t] && ttfb[base] ? ttfb[t]![p] - ttfb[base]![p] : null;
+  const pluginPerChunk = (t: string) => {
+    const on = tp(t)?.stripThinking?.cpuPerRequestUs;
+    const off = tp(t)?.cpuPerStream.cpuPerRequestUs;
+    return on != null && off != null ? (on - off) / CHUNKS : null;
+  };
+  const open = (n: string, t: string) => data.openStreams[n]?.[t];
+  const rows: MetricRow[] = [
+    row(data, 'cpu_per_request', 'CPU per JSON request', 'µs', (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs, 'ratio <= 1.5', (_, __, r) => r != null && r <= 1.5),
+    row(data, 'cpu_per_stream', 'CPU per 50-chunk stream', 'µs', (t) => tp(t)?.cpuPerStream.cpuPerRequestUs, 'ratio <= 1.5', (_, __, r) => r != null && r <= 1.5),
+    row(data, 'ttfb_added_p50_direct', 'added TTFB p50 vs direct', 'ms', (t) => added(t, 'p50', 'direct'), '<= 0.5 ms', (v) => v <= 0.5),
+    row(data, 'ttfb_added_p99_direct', 'added TTFB p99 vs direct', 'ms', (t) => added(t, 'p99', 'direct')),
+    row(data, 'ttfb_added_p50_bare', 'TTFB p50 minus bare p50', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p50', 'bare'))),
+    row(data, 'ttfb_added_p99_bare', 'TTFB p99 minus bare p99', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p99', 'bare'))),
+    row(data, 'rps_64', 'requests/s, 64 connections', 'req/s', (t) => tp(t)?.rps64.rps),
+    row(data, 'rps_256', 'requests/s, 256 connections', 'req/s', (t) => tp(t)?.rps256.rps),
+    row(data, 'cpu_per_chunk_plain', 'CPU per chunk, zero-copy stream', 'µs', (t) => nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS)),
+    row(data, 'cpu_per_chunk_strip', 'CPU per chunk, strip_thinking on', 'µs', (t) =>
+      t === 'bare' ? nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS) : nullable(tp(t)?.stripThinking?.cpuPerRequestUs, (x) => x / CHUNKS),
+    ),
+    row(data, 'plugin_cpu_per_chunk', 'transform cost per chunk (on - off)', 'µs', (t) => (t === 'bare' ? null : pluginPerChunk(t)), '<= 5 µs', (v) => v <= 5),
+    row(data, 'rss_idle', 'RSS idle before 1k streams', 'MB', (t) => open('1000', t)?.idleRssMB),
+    row(data, 'rss_1k', 'RSS holding 1,000 streams', 'MB', (t) => open('1000', t)?.holdingRssMB, '<= 100 MB', (v) => v <= 100),
+    row(data, 'open_1k', 'streams open of 1,000', 'streams', (t) => open('1000', t)?.opened),
+    row(data, 'rss_10k', 'RSS holding 10,000 streams', 'MB', (t) => open('10000', t)?.holdingRssMB),
+    row(data, 'open_10k', 'streams open of 10,000', 'streams', (t) => open('10000', t)?.opened, '10,000 open', (v) => v >= 10_000),
+    row(data, 'upstream_peak_10k', 'upstream streams at once (10k run)', 'streams', (t) => open('10000', t)?.upstreamPeakOpen, '> 256', (v) => v > 256),
+  ];
+  if (data.soak) {
+    const s = data.soak;
+    rows.push({
+      id: 'soak_rss_growth',
+      label: `RSS growth after ${s.soakS} s soak (${s.rssAfterWarmupMB} -> ${s.rssAfterSoakMB} MB)`,
+      unit: '%',
+      bare: null,
+      svc: { 'memory+pglite': round(s.growth * 100, 1) },
+      ratio: {},
+      target: '<= 10 %',
+      pass: { 'memory+pglite': s.growth <= 0.1 },
+    });
+  }
+  return rows;
+}
+
+function nullable(x: number | null | undefined, f: (x: number) => number) {
+  return x == null ? null : f(x);
+}

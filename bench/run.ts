@@ -1,0 +1,192 @@
+/**
+ * `bun run bench`: svc's cost as ratios against a bare pass-through proxy from the same run.
+ * Starts its own upstream, bare proxy and svc processes on 127.0.0.1, drives load from separate
+ * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
+ * table in bench/README.md). Flags: --quick (about 2 minutes), --soak <seconds> (default 300),
+ * --no-10k. Every phase is bounded; children are killed on exit and on SIGINT.
+ */
+import { cpus, totalmem } from 'node:os';
+import { loadTool } from './load/http-load';
+import { buildRows, type RunData } from './metrics';
+import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams';
+import { soakPhase } from './phases/soak';
+import { throughputPhases } from './phases/throughput';
+import { ttfbPhase } from './phases/ttfb';
+import { killAll, startChild, withTimeout } from './lib/proc';
+import { BODIES, upstreamControl, type Target } from './lib/targets';
+import { formatTable, markdownTable, updateReadme, writeJson } from './report';
+import { probeSvc } from './probe';
+import { startSvc, type SvcUnderTest } from './servers/svc';
+
+const argv = Bun.argv.slice(2);
+const quick = argv.includes('--quick');
+const soakFlag = argv.indexOf('--soak');
+const soakS = soakFlag >= 0 ? Number(argv[soakFlag + 1]) : quick ? 20 : 300;
+const with10k = !argv.includes('--no-10k');
+const started = Date.now();
+/** Hard budget for the whole run; the soak is shortened to fit it. */
+const budgetMs = (quick ? 150 : 570) * 1000;
+const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
+
+process.on('SIGINT', () => {
+  killAll();
+  process.exit(130);
+});
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+async function main() {
+  const data: RunData = {
+    meta: {
+      date: new Date().toISOString(),
+      mode: quick ? 'quick' : 'full',
+      machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memGB: Math.round(totalmem() / 2 ** 30) },
+      versions: { bun: Bun.version, elysia: (await Bun.file('node_modules/elysia/package.json').json()).version, loadTool: loadTool().name },
+      note: 'Figures are noisy: one 2-core machine runs the load driver, the upstream and the proxy at once.',
+    },
+    backends: [],
+    unavailable: {},
+    throughput: {},
+    ttfb: null,
+    openStreams: {},
+    soak: null,
+    fetchLimitTrap: null,
+    notes: [],
+  };
+  /** Runs one phase; a failure is noted and the run goes on, so the table still prints. */
+  const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await fn();
+    } catch (error) {
+      const msg = `${what} failed: ${String((error as Error).message).split('\n')[0]}`;
+      data.notes.push(msg);
+      log(msg);
+      return null;
+    }
+  };
+  const upstream = startChild('upstream', [process.execPath, 'bench/servers/upstream.ts']);
+  const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
+  const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
+  const up = upstreamControl(`http://127.0.0.1:${upPort}`);
+  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], { UPSTREAM_URL: upstreamUrl, BUN_CONFIG_MAX_HTTP_REQUESTS: '65336' });
+  const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
+  const targets: Target[] = [{ name: 'bare', chatUrl: `http://127.0.0.1:${barePort}/chat/completions`, headers: {}, pid: bare.pid }];
+  const direct: Target = { name: 'direct', chatUrl: `${upstreamUrl}/chat/completions`, headers: {}, pid: upstream.pid };
+
+  const backends: ('memory+pglite' | 'redis+postgres')[] = ['memory+pglite'];
+  if (process.env.DATABASE_URL && process.env.REDIS_URL) backends.push('redis+postgres');
+  else data.notes.push('redis+postgres skipped: set DATABASE_URL and REDIS_URL to include it');
+  const svcs: SvcUnderTest[] = [];
+  let pluginActive = false;
+  try {
+    for (const backend of backends) {
+      log(`starting svc on ${backend}`);
+      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend }).catch((e: Error) => {
+        data.unavailable[backend] = `svc did not start: ${e.message.split('\n')[0]}`;
+        return null;
+      });
+      if (!svc) continue;
+      svcs.push(svc);
+      const target: Target = { name: `svc:${backend}`, chatUrl: `${svc.url}/chat/completions`, headers: { authorization: `Bearer ${svc.key}` }, pid: svc.child.pid };
+      const probe = await probeSvc(target);
+      if (!probe.ok) {
+        data.unavailable[backend] = probe.reason;
+        continue;
+      }
+      pluginActive ||= probe.stripThinkingActive;
+      data.backends.push(backend);
+      targets.push(target);
+    }
+    if (!pluginActive && data.backends.length > 0)
+      data.notes.push('strip_thinking_response had no effect (plugin not registered yet): plugin figures unavailable');
+    const d = quick ? { warmS: 1, phaseS: 2 } : { warmS: 2, phaseS: 4 };
+
+    for (const t of targets) {
+      log(`throughput phases on ${t.name}`);
+      await up.shape(50, 0);
+      const bodies = { json: BODIES.json, stream: BODIES.stream, streamStripThinking: t.name !== 'bare' && pluginActive ? BODIES.streamStripThinking : undefined };
+      const r = await attempt(`throughput on ${t.name}`, () => withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d)));
+      if (r) data.throughput[t.name] = r;
+    }
+
+    log('time to first byte at low load');
+    await up.shape(50, 0);
+    data.ttfb = await attempt('ttfb', () => ttfbPhase([direct, ...targets], BODIES.stream, quick ? 150 : 500, 90_000));
+
+    const svcMem = targets.find((t) => t.name === 'svc:memory+pglite');
+    if (svcMem) {
+      const room = budgetMs - (Date.now() - started) - estimateRestMs(targets.length, quick, with10k);
+      const soak = Math.max(10, Math.min(soakS, Math.floor(room / 1000)));
+      if (soak < soakS) data.notes.push(`soak shortened from ${soakS} s to ${soak} s to keep the run inside its time budget`);
+      log(`soak on svc:memory+pglite: ${quick ? 6 : 20} s warm-up, ${soak} s soak`);
+      await up.shape(50, 0);
+      data.soak = await attempt('soak', () => withTimeout('soak', (soak + 90) * 1000, soakPhase(svcMem, BODIES, { warmupS: quick ? 6 : 20, soakS: soak })));
+    }
+
+    for (const count of with10k ? [1000, 10_000] : [1000]) {
+      const results: Record<string, OpenStreamsResult> = {};
+      for (const t of targets) {
+        if (count > 1000 && t.name === 'svc:redis+postgres' && quick) continue;
+        log(`holding ${count} open streams through ${t.name}`);
+        const r = await attempt(`${count} open streams on ${t.name}`, () =>
+          openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 1500, timeoutMs: count > 1000 ? 45_000 : 20_000 }),
+        );
+        if (r) results[t.name] = r;
+      }
+      data.openStreams[String(count)] = results;
+    }
+
+    if (svcMem) {
+      log('fetch-limit trap: svc started without BUN_CONFIG_MAX_HTTP_REQUESTS in its environment');
+      data.fetchLimitTrap = await attempt('fetch-limit trap check', async () => {
+        const plain = await startSvc({ port: await freePort(), upstreamUrl, backend: 'memory+pglite', maxHttpRequests: null });
+        try {
+          const t: Target = { name: 'svc (env unset)', chatUrl: `${plain.url}/chat/completions`, headers: { authorization: `Bearer ${plain.key}` }, pid: plain.child.pid };
+          const r = await openStreamsPhase(t, up, BODIES.stream, { count: 600, holdMs: 500, timeoutMs: 12_000 });
+          return { streams: 600, opened: r.opened, upstreamPeakOpen: r.upstreamPeakOpen, note: r.note ?? null };
+        } finally {
+          await plain.close();
+        }
+      });
+    }
+  } finally {
+    for (const svc of svcs) await svc.close().catch(() => {});
+    await bare.stop();
+    await upstream.stop();
+  }
+
+  const rows = buildRows(data);
+  const table = formatTable(rows, data.backends);
+  const elapsedS = Math.round((Date.now() - started) / 1000);
+  process.stdout.write(`\n${table}\n\n`);
+  for (const [b, why] of Object.entries(data.unavailable)) process.stdout.write(`svc ${b}: unavailable (${why})\n`);
+  for (const n of data.notes) process.stdout.write(`note: ${n}\n`);
+  process.stdout.write(`${data.meta.note}\nTotal run time ${elapsedS} s.\n`);
+  writeJson('bench/results/latest.json', { ...data, elapsedS, rows });
+  if (!quick)
+    updateReadme(
+      'bench/README.md',
+      `Run of ${data.meta.date.slice(0, 10)} (${data.meta.machine.cores} cores, ${data.meta.machine.cpu}; Bun ${data.meta.versions.bun}, Elysia ${data.meta.versions.elysia}, ${data.meta.versions.loadTool}). ${data.meta.note}\n\n${markdownTable(rows, data.backends)}`,
+    );
+}
+
+/** A rough upper bound of what still has to run after the soak, to size the soak. */
+function estimateRestMs(targets: number, isQuick: boolean, big: boolean) {
+  const open1k = targets * 8_000;
+  const open10k = big ? targets * 35_000 : 0;
+  return open1k + open10k + 20_000 + (isQuick ? 0 : 10_000);
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+  process.exitCode = 1;
+} finally {
+  killAll();
+}

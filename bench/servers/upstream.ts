@@ -1,0 +1,145 @@
+/**
+ * A fast OpenAI-compatible upstream for the benchmark: POST .../chat/completions answers
+ * JSON or SSE from precomputed bytes. The runner sets the shape of the next answers with
+ * POST /__bench/config {chunks, delayMs} and reads GET /__bench/stats (open streams, peak).
+ * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
+ */
+const encoder = new TextEncoder();
+
+interface Shape {
+  /** Content chunks per stream. */
+  chunks: number;
+  /** Delay between chunks in ms; 0 writes them back to back. */
+  delayMs: number;
+}
+
+let shape: Shape = { chunks: 50, delayMs: 0 };
+let open = 0;
+let peakOpen = 0;
+let requests = 0;
+
+const created = Math.floor(Date.now() / 1000);
+const frame = (obj: unknown) => encoder.encode(`data: ${JSON.stringify(obj)}\n\n`);
+const chunkOf = (content: string, finish: string | null = null) => ({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion.chunk',
+  created,
+  model: 'bench-upstream',
+  choices: [{ index: 0, delta: { content }, finish_reason: finish }],
+});
+
+/** The content of chunk i: a think block over the first chunks, then words. */
+function contentAt(i: number, total: number) {
+  const thinkEnd = Math.min(5, Math.floor(total / 4));
+  if (thinkEnd < 2) return 'word ';
+  if (i === 0) return '<think>';
+  if (i < thinkEnd) return 'hmm ';
+  if (i === thinkEnd) return '</think>';
+  return 'word ';
+}
+
+function framesFor(total: number): Uint8Array[] {
+  return Array.from({ length: total }, (_, i) => frame(chunkOf(contentAt(i, total), i === total - 1 ? 'stop' : null)));
+}
+
+const usage = { prompt_tokens: 12, completion_tokens: 50, total_tokens: 62 };
+const usageFrame = frame({ ...chunkOf(''), choices: [], usage });
+const doneFrame = encoder.encode('data: [DONE]\n\n');
+let frames = framesFor(shape.chunks);
+let burst = concat([...frames, usageFrame, doneFrame]);
+let burstNoUsage = concat([...frames, doneFrame]);
+let jsonBody = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created,
+  model: 'bench-upstream',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(50) }, finish_reason: 'stop', logprobs: null }],
+  usage,
+});
+
+function concat(parts: Uint8Array[]) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function configure(next: Shape) {
+  shape = next;
+  frames = framesFor(shape.chunks);
+  burst = concat([...frames, usageFrame, doneFrame]);
+  burstNoUsage = concat([...frames, doneFrame]);
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+/** A stream paced by `delayMs`; counts itself in `open` while the client holds it. */
+function pacedStream(withUsage: boolean, signal: AbortSignal) {
+  const { delayMs } = shape;
+  const list = withUsage ? [...frames, usageFrame, doneFrame] : [...frames, doneFrame];
+  let i = 0;
+  let counted = true;
+  open++;
+  if (open > peakOpen) peakOpen = open;
+  const release = () => {
+    if (counted) open--;
+    counted = false;
+  };
+  signal.addEventListener('abort', release, { once: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (i > 0) await Bun.sleep(delayMs);
+      const next = list[i++];
+      if (!next) {
+        release();
+        return controller.close();
+      }
+      controller.enqueue(next);
+    },
+    cancel: release,
+  });
+}
+
+async function chat(req: Request) {
+  requests++;
+  const body = (await req.json()) as { stream?: boolean; stream_options?: { include_usage?: boolean } };
+  if (!body.stream) return new Response(jsonBody, { headers: { 'content-type': 'application/json' } });
+  const withUsage = body.stream_options?.include_usage === true;
+  if (shape.delayMs === 0) {
+    open++;
+    if (open > peakOpen) peakOpen = open;
+    open--;
+    return new Response(withUsage ? burst : burstNoUsage, { headers: SSE_HEADERS });
+  }
+  return new Response(pacedStream(withUsage, req.signal), { headers: SSE_HEADERS });
+}
+
+const server = Bun.serve({
+  port: Number(process.env.PORT ?? 0),
+  hostname: '127.0.0.1',
+  idleTimeout: 0,
+  async fetch(req) {
+    const path = new URL(req.url).pathname;
+    if (req.method === 'POST' && path.endsWith('/chat/completions')) return chat(req);
+    if (path === '/__bench/config' && req.method === 'POST') {
+      configure((await req.json()) as Shape);
+      return Response.json(shape);
+    }
+    if (path === '/__bench/stats') {
+      const stats = { open, peakOpen, requests };
+      if (new URL(req.url).searchParams.has('reset')) peakOpen = open;
+      return Response.json(stats);
+    }
+    return new Response('not found', { status: 404 });
+  },
+});
+
+process.stdout.write(`upstream listening on ${server.port}\n`);
+process.on('SIGTERM', () => {
+  server.stop(true);
+  process.exit(0);
+});
+export {};
