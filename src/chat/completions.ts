@@ -104,8 +104,9 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     // Opened before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
     const ticket = await deps.meter.open({ ctx: svc, model, estimatedPromptTokens, maxCompletionTokens, extras: [] });
     let result: RoutedResult;
-    const active = runner.active(ctx);
+    let active: RequestPlugin[] = [];
     try {
+      active = runner.active(ctx);
       await runner.transformRequest(active, upstreamReq, ctx);
       result = await deps.providers.router.chat(model, upstreamReq, { signal: abort.signal, cacheKey: body.prompt_cache_key });
     } catch (error) {
@@ -126,9 +127,19 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
 
     if (result.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers, set);
     const includeUsage = body.stream_options?.include_usage === true;
+    let transforms: TransformStream<ChatChunk, ChatChunk>[];
+    try {
+      transforms = runner.streamTransforms(active, ctx);
+    } catch (error) {
+      // Nothing reached the client: drop the upstream stream and charge nothing.
+      onClientGone();
+      result.done();
+      await ticket.release();
+      throw error;
+    }
     const sse = proxyStream({
       upstream: result.body,
-      transforms: runner.streamTransforms(active, ctx),
+      transforms,
       leading: ctx.leadingChunks,
       pingIntervalMs: opts.pingIntervalMs,
       abortUpstream: onClientGone,
@@ -149,9 +160,10 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     set: ChatCall['set'],
   ) {
     result.done();
-    const body = await runner.transformResponse(active, result.body, ctx);
-    const usage = body.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
+    const usage = result.body.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
     const settled = await ticket.settle(metered(usage, ctx, ctx.request.startedAt));
+    const body = await runner.transformResponse(active, result.body, ctx);
     Object.assign(set.headers, headers);
     return { ...body, model: ctx.model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
   }

@@ -273,3 +273,11 @@ describe('openapi', () => {
     expect(schema).toContain('test_upper');
   });
 });
+
+describe('pipeline edges', () => {
+  test('unknown top-level fields are dropped, not forwarded', async () => {
+    const res = await chat({ not_a_field: 1 });
+    expect(res.status).toBe(200);
+    expect(a.requests[0]?.body.not_a_field).toBeUndefined();
+  });
+});
