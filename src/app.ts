@@ -11,6 +11,7 @@ import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
+import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 
@@ -29,6 +30,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const { config } = deps;
   const wallets = parseWalletsConfig(config);
   const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
+  // Validates config.search now, so a broken section stops the start, not a request.
+  webToolsOf(deps);
   const auth = authGate({ keys: deps.keys, now: deps.now, wallet });
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
     .use(characterRoutes(deps, auth));

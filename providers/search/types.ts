@@ -1,0 +1,34 @@
+/** One web search hit, in the shape of `svc_parameters.web_search_citations` entries. */
+export interface SearchResult {
+  title: string;
+  url: string;
+  content: string;
+  /** Publication date when the engine knows it (ISO 8601 or the engine's text). */
+  date?: string;
+}
+
+/** A web search engine adapter. Errors are thrown as SearchFailed. */
+export interface SearchProvider {
+  readonly id: string;
+  search(query: string, opts: { signal: AbortSignal; count: number }): Promise<SearchResult[]>;
+}
+
+/** The search engine failed (timeout, non-2xx, unreadable answer); the message is safe to log. */
+export class SearchFailed extends Error {
+  override name = 'SearchFailed';
+}
+
+/** Runs one engine call with a time limit; maps every failure to SearchFailed. */
+export async function callEngine<T>(id: string, timeoutMs: number, signal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    return await run(AbortSignal.any([signal, timeout]));
+  } catch (error) {
+    if (error instanceof SearchFailed) throw error;
+    if (timeout.aborted) throw new SearchFailed(`${id}: no answer within ${timeoutMs} ms`);
+    throw new SearchFailed(`${id}: ${signal.aborted ? 'cancelled' : 'request failed'}`);
+  }
+}
+
+/** Trims a string field of an engine answer; non-strings become ''. */
+export const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
