@@ -89,9 +89,9 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     const params = parameters.resolve(body.svc_parameters, suffix);
     checkContentParts(body.messages, model);
     const stream = body.stream === true;
-    // Bun's idleTimeout also counts while we wait for the upstream's first byte; a stream
-    // must survive a slow first token and minutes of silence (the pings cover the latter).
-    if (stream) server?.timeout?.(request, 0);
+    // Bun's idleTimeout (60 s in src/index.ts) must not cut a stream silent between pings or
+    // a JSON answer slower than it; the provider's timeoutMs bounds the wait instead.
+    server?.timeout?.(request, 0);
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     request.signal?.addEventListener('abort', onClientGone, { once: true });
