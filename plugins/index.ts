@@ -1,6 +1,7 @@
 import type { RequestPlugin } from '../src/pipeline/types';
 import { characterSlug } from './character_slug';
 import { disableThinking } from './disable_thinking';
+import { enableWebScraping } from './enable_web_scraping';
 import { enableWebSearch } from './enable_web_search';
 import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 import { stripThinkingResponse } from './strip_thinking_response';
@@ -11,6 +12,7 @@ import { stripThinkingResponse } from './strip_thinking_response';
  */
 export const PLUGINS: RequestPlugin[] = [
   // System text is prepended, so the plugin whose text must read first runs last.
+  enableWebScraping,
   enableWebSearch,
   characterSlug,
   includeSvcSystemPrompt,
