@@ -3,6 +3,7 @@ import { characterSlug } from './character_slug';
 import { disableThinking } from './disable_thinking';
 import { enableWebScraping } from './enable_web_scraping';
 import { enableWebSearch } from './enable_web_search';
+import { enableXSearch } from './enable_x_search';
 import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 import { stripThinkingResponse } from './strip_thinking_response';
 
@@ -12,6 +13,7 @@ import { stripThinkingResponse } from './strip_thinking_response';
  */
 export const PLUGINS: RequestPlugin[] = [
   // System text is prepended, so the plugin whose text must read first runs last.
+  enableXSearch,
   enableWebScraping,
   enableWebSearch,
   characterSlug,
