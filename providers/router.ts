@@ -19,7 +19,11 @@ export type RoutedResult = ProviderChatResult & { done(): void };
 
 /** Picks replicas for a model and retries before the first byte. */
 export interface ChatRouter {
-  chat(model: ModelEntry, req: UpstreamChatRequest, opts: { signal: AbortSignal; cacheKey?: string }): Promise<RoutedResult>;
+  chat(
+    model: ModelEntry,
+    req: UpstreamChatRequest,
+    opts: { signal: AbortSignal; cacheKey?: string; onAttempt?: (replicaId: string) => void },
+  ): Promise<RoutedResult>;
   /** The replicas of a model in the order a request would try them (for tests and docs). */
   order(model: ModelEntry, cacheKey?: string): Replica[];
 }
@@ -82,6 +86,7 @@ export function createRouter(lookup: (providerId: string) => { provider: ChatPro
       for (let i = 0; i < Math.min(MAX_ATTEMPTS, candidates.length); i++) {
         const replica = candidates[i] as Replica;
         replica.inFlight++;
+        opts.onAttempt?.(replica.id);
         let released = false;
         const done = () => {
           if (released) return;

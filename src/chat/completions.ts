@@ -1,18 +1,18 @@
-import type { MeteredUsage, MeterTicket } from '../billing/meter';
-import { microsToNumber } from '../billing/money';
+import type { MeterTicket } from '../billing/meter';
 import type { AppDeps } from '../deps';
 import { badRequest, notFound, ServiceError } from '../http/errors';
 import type { RequestContext } from '../http/request-context';
 import { splitModelSuffix, type ModelEntry } from '../models/catalog';
 import { deprecationHeaders } from '../models/present';
-import type { ChatChunk, ChatContext, ChatMessage, ChatUsage, RequestPlugin, UpstreamChatRequest } from '../pipeline/types';
+import type { ChatChunk, ChatContext, ChatMessage, RequestPlugin, UpstreamChatRequest } from '../pipeline/types';
 import { asServiceError } from '../../providers/errors';
 import type { RoutedResult } from '../../providers/router';
 import { estimateTokens } from '../../providers/simulator';
-import { proxyStream, type StreamOutcome } from '../stream/proxy';
 import { checkContentParts } from './multimodal';
 import type { ParameterSet } from './parameters';
 import type { PluginRunner } from './runner';
+import { cost, metered } from './settle';
+import { streamResponse } from './stream-response';
 
 /** Completion tokens reserved when the request sets no limit and the model declares none. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
@@ -65,16 +65,15 @@ function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): 
   return req;
 }
 
-const cost = (settled: { usdMicros: number; diemMicros: number }) => ({ usd: microsToNumber(settled.usdMicros), diem: microsToNumber(settled.diemMicros) });
-
-function metered(usage: ChatUsage, ctx: ChatContext, startedAt: number): MeteredUsage {
-  return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    cachedPromptTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    extras: ctx.extraCharges,
-    executionMs: Math.round(performance.now() - startedAt),
-  };
+/** Resolves once `p` settles or `ms` pass; null when the time ran out first. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  return new Promise<T | null>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    p.then(
+      (v) => (clearTimeout(timer), resolve(v)),
+      (e) => (clearTimeout(timer), reject(e)),
+    );
+  });
 }
 
 /**
@@ -103,14 +102,9 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
 
     // Opened before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
     const ticket = await deps.meter.open({ ctx: svc, model, estimatedPromptTokens, maxCompletionTokens, extras: [] });
-    let result: RoutedResult;
-    let active: RequestPlugin[] = [];
-    try {
-      active = runner.active(ctx);
-      await runner.transformRequest(active, upstreamReq, ctx);
-      result = await deps.providers.router.chat(model, upstreamReq, { signal: abort.signal, cacheKey: body.prompt_cache_key });
-    } catch (error) {
-      request.signal?.removeEventListener('abort', onClientGone);
+    const cleanup = () => request.signal?.removeEventListener('abort', onClientGone);
+    async function failed(error: unknown): Promise<never> {
+      cleanup();
       await ticket.release();
       if (error instanceof ServiceError) throw error;
       if (abort.signal.aborted) throw new ServiceError(499, { error: 'Client closed the request' });
@@ -118,37 +112,48 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
       throw asServiceError(error);
     }
 
+    let active: RequestPlugin[] = [];
+    let transforms: TransformStream<ChatChunk, ChatChunk>[] = [];
+    try {
+      active = runner.active(ctx);
+      await runner.transformRequest(active, upstreamReq, ctx);
+      if (stream) transforms = runner.streamTransforms(active, ctx);
+    } catch (error) {
+      return failed(error);
+    }
+    let replica = '';
+    const routed = deps.providers.router.chat(model, upstreamReq, { signal: abort.signal, cacheKey: body.prompt_cache_key, onAttempt: (id) => (replica = id) });
+    let result: RoutedResult | null;
+    try {
+      // A stream waits for the upstream's first byte (so failures stay JSON errors and retry)
+      // for one ping interval at most; after that the headers go out and pings keep it alive.
+      result = stream ? await within(routed, opts.pingIntervalMs) : await routed;
+    } catch (error) {
+      return failed(error);
+    }
+
     const headers: Record<string, string> = {};
     for (const key in set.headers) headers[key] = String(set.headers[key]);
     headers['x-svc-model-id'] = model.id;
     headers['x-svc-model-name'] = model.name;
-    headers['x-svc-model-router'] = result.replica;
+    headers['x-svc-model-router'] = result?.replica ?? replica;
     Object.assign(headers, deprecationHeaders(model), ticket.headers);
 
-    if (result.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers, set);
-    const includeUsage = body.stream_options?.include_usage === true;
-    let transforms: TransformStream<ChatChunk, ChatChunk>[];
-    try {
-      transforms = runner.streamTransforms(active, ctx);
-    } catch (error) {
-      // Nothing reached the client: drop the upstream stream and charge nothing.
-      onClientGone();
-      result.done();
-      await ticket.release();
-      throw error;
-    }
-    const sse = proxyStream({
-      upstream: result.body,
+    if (result?.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers, set);
+    return streamResponse({
+      routed,
+      result,
+      ticket,
+      ctx,
       transforms,
-      leading: ctx.leadingChunks,
+      includeUsage: body.stream_options?.include_usage === true,
+      estimatedPromptTokens,
       pingIntervalMs: opts.pingIntervalMs,
-      abortUpstream: onClientGone,
-      finish: (outcome) => settleStream(outcome, { result, ticket, ctx, estimatedPromptTokens, includeUsage, request, onClientGone }),
+      headers,
+      abort: onClientGone,
+      cleanup,
+      log: deps.log,
     });
-    headers['content-type'] = 'text/event-stream; charset=utf-8';
-    headers['cache-control'] = 'no-cache';
-    headers['x-accel-buffering'] = 'no';
-    return new Response(sse, { headers });
   };
 
   async function jsonResponse(
@@ -162,38 +167,9 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     result.done();
     // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
     const usage = result.body.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    const settled = await ticket.settle(metered(usage, ctx, ctx.request.startedAt));
+    const settled = await ticket.settle(metered(usage, ctx));
     const body = await runner.transformResponse(active, result.body, ctx);
     Object.assign(set.headers, headers);
     return { ...body, model: ctx.model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
-  }
-
-  async function settleStream(
-    outcome: StreamOutcome,
-    s: { result: RoutedResult; ticket: MeterTicket; ctx: ChatContext; estimatedPromptTokens: number; includeUsage: boolean; request: Request; onClientGone: () => void },
-  ): Promise<ChatChunk | null> {
-    s.result.done();
-    s.request.signal?.removeEventListener('abort', s.onClientGone);
-    // Without the upstream's report (broken stream, client gone) charge what was forwarded.
-    const usage: ChatUsage = outcome.usage ?? {
-      prompt_tokens: s.estimatedPromptTokens,
-      completion_tokens: outcome.forwarded,
-      total_tokens: s.estimatedPromptTokens + outcome.forwarded,
-    };
-    let settledCost = { usd: 0, diem: 0 };
-    try {
-      settledCost = cost(await s.ticket.settle(metered(usage, s.ctx, s.ctx.request.startedAt)));
-    } catch (error) {
-      deps.log.error('chat: settlement failed', { requestId: s.ctx.request.requestId, error: String(error) });
-    }
-    if (outcome.aborted || outcome.error || !s.includeUsage) return null;
-    const base: ChatChunk = outcome.usageChunk ?? {
-      id: `chatcmpl-${s.ctx.request.requestId}`,
-      object: 'chat.completion.chunk',
-      created: Math.floor(Date.now() / 1000),
-      model: s.ctx.model.id,
-      choices: [],
-    };
-    return { ...base, usage, cost: settledCost };
   }
 }

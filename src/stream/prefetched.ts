@@ -14,7 +14,7 @@ const PREFETCHED = Symbol('svc.stream.prefetched');
  */
 export function prefetchedStream(first: Uint8Array, reader: ByteReader, onEnd: () => void): ReadableStream<Uint8Array> {
   let pending: Uint8Array | null = first;
-  const direct: ByteReader = {
+  return readerStream({
     async read() {
       if (pending) {
         const value = pending;
@@ -26,7 +26,11 @@ export function prefetchedStream(first: Uint8Array, reader: ByteReader, onEnd: (
       return r;
     },
     cancel: () => reader.cancel(),
-  };
+  });
+}
+
+/** A ReadableStream over `reader` that `byteReader` can unwrap back to it. */
+export function readerStream(direct: ByteReader): ReadableStream<Uint8Array> {
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(c) {

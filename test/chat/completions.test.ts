@@ -187,12 +187,34 @@ describe('upstream failures', () => {
   test('a hanging upstream times out with 504 and nothing is charged', async () => {
     a.set({ hang: true });
     const started = performance.now();
-    const res = await chat({ stream: true });
+    const res = await chat({});
     expect(res.status).toBe(504);
     expect((await res.json()).error).toContain('did not respond');
     expect(performance.now() - started).toBeLessThan(2000);
     expect(m.calls.released).toBe(1);
     expect(m.calls.settled).toHaveLength(0);
+  });
+
+  test('a stream whose first byte is late gets headers and pings, then the timeout in-band; nothing charged', async () => {
+    a.set({ hang: true });
+    const res = await chat({ stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-svc-model-router')).toBe('up-a');
+    const text = await res.text();
+    expect(text.startsWith(': ping\n\n')).toBe(true);
+    expect(text).toContain('did not respond within 400 ms');
+    expect(text).toContain('"code":"upstream_error"');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(m.calls.released).toBe(1);
+    expect(m.calls.settled).toHaveLength(0);
+  });
+
+  test('a late first byte still streams normally after the early headers', async () => {
+    a.set({ headerDelayMs: 120 });
+    const events = await sseData(await chat({ stream: true, stream_options: { include_usage: true } }));
+    expect(contentOf(events)).toBe('Hello from the fixture.');
+    expect((events.at(-2) as { cost: unknown }).cost).toEqual({ usd: 0.001234, diem: 0 });
+    expect(m.calls.settled).toHaveLength(1);
   });
 
   test('5xx on one replica retries on the other before the first byte', async () => {

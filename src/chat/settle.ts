@@ -1,0 +1,17 @@
+import type { MeteredUsage, SettledCost } from '../billing/meter';
+import { microsToNumber } from '../billing/money';
+import type { ChatContext, ChatUsage } from '../pipeline/types';
+
+/** The response's `cost` block from a settlement (micro-units to JSON numbers). */
+export const cost = (settled: SettledCost) => ({ usd: microsToNumber(settled.usdMicros), diem: microsToNumber(settled.diemMicros) });
+
+/** What the meter settles for a chat: tokens, cached tokens, plugin extras, time. */
+export function metered(usage: ChatUsage, ctx: ChatContext): MeteredUsage {
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    cachedPromptTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    extras: ctx.extraCharges,
+    executionMs: Math.round(performance.now() - ctx.request.startedAt),
+  };
+}

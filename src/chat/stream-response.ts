@@ -1,0 +1,104 @@
+import type { MeterTicket } from '../billing/meter';
+import { ServiceError } from '../http/errors';
+import type { Logger } from '../log';
+import type { ChatChunk, ChatContext, ChatUsage } from '../pipeline/types';
+import type { RoutedResult } from '../../providers/router';
+import { UpstreamStreamError } from '../stream/chunks';
+import { byteReader, readerStream, type ByteReader } from '../stream/prefetched';
+import { proxyStream, type StreamOutcome } from '../stream/proxy';
+import { cost, metered } from './settle';
+
+/** Everything a streaming chat response needs once the plugins have run. */
+export interface StreamResponseInput {
+  /** The routed upstream call; `result` is set when its first byte came before the headers. */
+  routed: Promise<RoutedResult>;
+  result: RoutedResult | null;
+  ticket: MeterTicket;
+  ctx: ChatContext;
+  transforms: TransformStream<ChatChunk, ChatChunk>[];
+  includeUsage: boolean;
+  estimatedPromptTokens: number;
+  pingIntervalMs: number;
+  headers: Record<string, string>;
+  /** Aborts the upstream call (client gone). */
+  abort(): void;
+  /** Detaches the request's abort listener once the stream is over. */
+  cleanup(): void;
+  log: Logger;
+}
+
+/**
+ * Upstream bytes of a call whose first byte had not arrived when the headers went out: a
+ * failure before it becomes an in-band error (the status line is already sent).
+ */
+function deferredUpstream(routed: Promise<RoutedResult>): ReadableStream<Uint8Array> {
+  let inner: ByteReader | null = null;
+  return readerStream({
+    async read() {
+      if (!inner) {
+        try {
+          inner = byteReader(((await routed) as RoutedResult & { kind: 'stream' }).body);
+        } catch (error) {
+          throw new UpstreamStreamError(error instanceof ServiceError ? error.message : 'The upstream call failed');
+        }
+      }
+      return inner.read();
+    },
+    async cancel() {
+      const r = await routed.catch(() => null);
+      if (r?.kind === 'stream') await byteReader(r.body).cancel();
+    },
+  });
+}
+
+/**
+ * The SSE response of a chat (DESIGN "Streams"): our headers only, the proxied body, and
+ * settlement exactly once when it ends: with the upstream's usage, or with what was
+ * forwarded when the stream broke or the client left; released when the upstream call
+ * itself failed (nothing was produced).
+ */
+export function streamResponse(s: StreamResponseInput): Response {
+  async function finish(outcome: StreamOutcome): Promise<ChatChunk | null> {
+    s.cleanup();
+    const result = s.result ?? (await s.routed.catch(() => null));
+    if (!result) {
+      await s.ticket.release();
+      return null;
+    }
+    result.done();
+    const usage: ChatUsage = outcome.usage ?? {
+      prompt_tokens: s.estimatedPromptTokens,
+      completion_tokens: outcome.forwarded,
+      total_tokens: s.estimatedPromptTokens + outcome.forwarded,
+    };
+    let charged = { usd: 0, diem: 0 };
+    try {
+      charged = cost(await s.ticket.settle(metered(usage, s.ctx)));
+    } catch (error) {
+      s.log.error('chat: settlement failed', { requestId: s.ctx.request.requestId, error: String(error) });
+    }
+    if (outcome.aborted || outcome.error || !s.includeUsage) return null;
+    const base: ChatChunk = outcome.usageChunk ?? {
+      id: `chatcmpl-${s.ctx.request.requestId}`,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: s.ctx.model.id,
+      choices: [],
+    };
+    return { ...base, usage, cost: charged };
+  }
+
+  if (!s.result) s.routed.catch(() => {}); // its failure is reported in-band, not unhandled
+  const body = proxyStream({
+    upstream: s.result?.kind === 'stream' ? s.result.body : deferredUpstream(s.routed),
+    transforms: s.transforms,
+    leading: s.ctx.leadingChunks,
+    pingIntervalMs: s.pingIntervalMs,
+    abortUpstream: s.abort,
+    finish,
+  });
+  s.headers['content-type'] = 'text/event-stream; charset=utf-8';
+  s.headers['cache-control'] = 'no-cache';
+  s.headers['x-accel-buffering'] = 'no';
+  return new Response(body, { headers: s.headers });
+}
