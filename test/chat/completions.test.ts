@@ -297,6 +297,15 @@ describe('openapi', () => {
 });
 
 describe('pipeline edges', () => {
+  test('prompt_cache_key pins a conversation to one replica; different keys spread', async () => {
+    const routerOf = async (key: string) => (await chat({ model: 'fix-two', prompt_cache_key: key })).headers.get('x-svc-model-router');
+    const first = await routerOf('conv-1');
+    for (let i = 0; i < 5; i++) expect(await routerOf('conv-1')).toBe(first as string);
+    const seen = new Set<string | null>();
+    for (let i = 0; i < 20; i++) seen.add(await routerOf(`conv-${i}`));
+    expect(seen).toEqual(new Set(['up-a', 'up-b']));
+  });
+
   test('unknown top-level fields are dropped, not forwarded', async () => {
     const res = await chat({ not_a_field: 1 });
     expect(res.status).toBe(200);
