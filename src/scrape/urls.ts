@@ -1,9 +1,10 @@
 /** URLs scraped per chat request at most (spec 8.3). */
 export const MAX_SCRAPED_URLS = 5;
 
-// Stops at whitespace, quotes and brackets; trailing sentence punctuation is trimmed below.
-const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`{}|\\^[\]]+/gi;
-const TRAILING = /[.,;:!?)\]}'"*_]+$/;
+// A bracketed IPv6 host or a name, then a path that stops at whitespace, quotes and
+// brackets; trailing sentence punctuation is trimmed below (']' can only close the host).
+const URL_PATTERN = /\bhttps?:\/\/(?:\[[0-9a-f:.%]+\]|[^\s<>"'`{}|\\^[\]/?#]+)[^\s<>"'`{}|\\^[\]]*/gi;
+const TRAILING = /[.,;:!?)}'"*_]+$/;
 
 /** The distinct http(s) URLs in `text`, in order of appearance, at most `max`. */
 export function extractUrls(text: string, max = MAX_SCRAPED_URLS): string[] {

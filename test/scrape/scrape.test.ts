@@ -23,6 +23,10 @@ describe('extractUrls', () => {
     ]);
   });
 
+  test('bracketed IPv6 hosts are kept whole', () => {
+    expect(extractUrls('see http://[::1]:8080/a and http://[::ffff:127.0.0.1]/b, ok')).toEqual(['http://[::1]:8080/a', 'http://[::ffff:7f00:1]/b']);
+  });
+
   test('no URLs -> empty', () => {
     expect(extractUrls('just words, example.com without a scheme')).toEqual([]);
   });
