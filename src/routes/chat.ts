@@ -8,6 +8,30 @@ import type { AppDeps } from '../deps';
 import type { AuthGate } from '../gates/auth';
 import type { RequestPlugin } from '../pipeline/types';
 
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, details: { type: 'object' } } } } },
+});
+
+// Documentation only: responses are not validated on the hot path.
+const RESPONSES = {
+  200: {
+    description: 'A chat.completion (JSON) with `cost` and the `svc_parameters` echo, or an SSE stream of chat.completion.chunk events ending with `data: [DONE]`.',
+    content: {
+      'application/json': { schema: { type: 'object', required: ['id', 'object', 'created', 'model', 'choices', 'usage'] } },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
+  },
+  400: error('Invalid request (DetailedError naming the field, including svc_parameters and model suffix options)'),
+  401: error('Authentication failed'),
+  402: error('Insufficient balance'),
+  404: error('Model or character not found'),
+  429: error('Rate limit exceeded'),
+  502: error('Upstream error before the first byte (retryable)'),
+  503: error('The model is at capacity (retryable)'),
+  504: error('The upstream did not respond in time; use stream=true'),
+};
+
 /** Options of the chat routes; tests shorten the ping interval or pass their own plugins. */
 export interface ChatRouteOptions {
   plugins?: RequestPlugin[];
@@ -27,12 +51,15 @@ export function chatRoutes(deps: AppDeps, auth: AuthGate, opts: ChatRouteOptions
     },
     {
       auth: 'INFERENCE',
+      // JSON whatever the Content-Type says (curl -d sends form-urlencoded).
+      parse: 'json',
       body: chatRequestSchema(svcParametersSchema(parameters.properties)),
       detail: {
         operationId: 'createChatCompletion',
         summary: 'Chat completions',
         tags: ['Chat'],
         security: [{ BearerAuth: [] }, { siwx: [] }],
+        responses: RESPONSES as never,
         description:
           'OpenAI-compatible chat completions, streaming (SSE, ending with `data: [DONE]`) or not. ' +
           '`svc_parameters` may also be given as a model suffix `<model>:<option>=<value>&...` (URL-decoded); suffix values override the body. ' +

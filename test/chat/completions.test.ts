@@ -312,3 +312,14 @@ describe('pipeline edges', () => {
     expect(a.requests[0]?.body.not_a_field).toBeUndefined();
   });
 });
+
+describe('body parsing', () => {
+  test('the body is JSON whatever the Content-Type; malformed JSON is a 400', async () => {
+    const body = JSON.stringify({ model: 'fix-one', messages: user() });
+    const form = await t.request('/chat/completions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(200);
+    const bad = await t.request('/chat/completions', { method: 'POST', body: '{"model":', headers: { 'content-type': 'application/json' } });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).details.body._errors.length).toBeGreaterThan(0);
+  });
+});
