@@ -93,6 +93,17 @@ describe('happy path', () => {
     expect(m.calls.settled).toEqual([expect.objectContaining({ promptTokens: 10, completionTokens: 5 })]);
   });
 
+  test('zero-copy: the client gets the upstream bytes unchanged (usage chunk aside)', async () => {
+    for (const behaviour of [{}, { splitBytes: 5, tokens: ['héllo', ' 世界', ' 🎉'] }]) {
+      a.set(behaviour);
+      const viaSvc = await (await chat({ stream: true })).text();
+      const direct = await (
+        await fetch(`${a.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'up-a-model', messages: user(), stream: true }) })
+      ).text();
+      expect(viaSvc).toBe(direct);
+    }
+  });
+
   test('SSE with include_usage: the final chunk carries usage and cost', async () => {
     const events = await sseData(await chat({ stream: true, stream_options: { include_usage: true } }));
     const last = events.at(-2) as { usage: unknown; cost: unknown; choices: unknown[] };
