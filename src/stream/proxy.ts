@@ -211,6 +211,7 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
       });
       for (const chunk of o.leading) write(encodeEvent(chunk));
       try {
+        if (o.leading.length > 0) await flush();
         while (!closed && (await source.step(write))) await flush();
         if (!closed) await end(null);
       } catch (error) {

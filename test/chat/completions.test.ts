@@ -228,6 +228,20 @@ describe('upstream failures', () => {
     expect(m.calls.settled).toHaveLength(1);
   });
 
+  test('leading chunks go out while the first byte is late; a cancel then releases and aborts', async () => {
+    a.set({ hang: true });
+    const res = await chat({ stream: true, svc_parameters: { test_upper: true } });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('LEAD');
+    const aborted = a.nextAbort();
+    await reader.cancel();
+    await aborted;
+    for (let i = 0; i < 50 && m.calls.released === 0; i++) await Bun.sleep(5);
+    expect(m.calls.released).toBe(1);
+    expect(m.calls.settled).toHaveLength(0);
+  });
+
   test('5xx on one replica retries on the other before the first byte', async () => {
     a.set({ status: 500 });
     b.set({ status: 500 });
