@@ -213,8 +213,9 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
     const seed = readSeedFile(t.deps.config.charactersFile);
     expect(seed).not.toBeNull();
     await charactersOf(t.deps).ready;
+    // Twice in a row and twice at once (two instances starting together).
     await loadSeed(t.deps.storage.db, seed!);
-    await loadSeed(t.deps.storage.db, seed!);
+    await Promise.all([loadSeed(t.deps.storage.db, seed!), loadSeed(t.deps.storage.db, seed!)]);
     const body = await (await t.request('/characters/alan-watts/reviews')).json();
     expect(body.pagination.total).toBe(3);
     const list = await (await t.request('/characters?search=Alan')).json();
