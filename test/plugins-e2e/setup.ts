@@ -1,6 +1,7 @@
 import { recordingMeter, fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import type { FixtureEngine } from '../fixtures/search-engines';
+import { startBrave } from '../fixtures/search-brave';
 import { startSearxng } from '../fixtures/search-searxng';
 import { startWebPages, type WebPages } from '../fixtures/web-pages';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -28,9 +29,10 @@ export const DEFAULT_PROMPT = 'SVC DEFAULT PROMPT';
  * a fixture SearXNG and fixture web pages. Models: fix-plain (no capabilities), fix-fc
  * (function calling), fix-think (disable-thinking capable), fix-x (native x-search).
  */
-export async function startPluginWorld(opts: { allowPrivateUrls?: boolean } = {}): Promise<PluginWorld> {
+export async function startPluginWorld(opts: { allowPrivateUrls?: boolean; engine?: 'searxng' | 'brave' } = {}): Promise<PluginWorld> {
   const upstream = startUpstream('up');
-  const engine = startSearxng();
+  const brave = opts.engine === 'brave';
+  const engine = brave ? startBrave() : startSearxng();
   const site = startWebPages();
   const meter = recordingMeter();
   const t = await startTestApp({
@@ -39,7 +41,7 @@ export async function startPluginWorld(opts: { allowPrivateUrls?: boolean } = {}
     config: {
       systemPrompt: DEFAULT_PROMPT,
       allowPrivateUrls: opts.allowPrivateUrls ?? true,
-      search: { provider: 'searxng', baseUrl: engine.url, timeoutMs: 1000, maxResults: 3, priceMicros: 10_000, xSearchPriceMicros: 20_000, scraping: { priceMicros: 4_000, timeoutMs: 1000 } },
+      search: { provider: brave ? 'brave' : 'searxng', baseUrl: engine.url, apiKey: brave ? 'brave-test-key' : undefined, timeoutMs: 1000, maxResults: 3, priceMicros: 10_000, xSearchPriceMicros: 20_000, scraping: { priceMicros: 4_000, timeoutMs: 1000 } },
       providers: [fixtureProvider('up', upstream.url)],
       models: [
         fixtureModel('fix-plain', ['up']),

@@ -156,3 +156,18 @@ describe('SSRF guard on (allowPrivateUrls false)', () => {
     expect(guarded.meter.calls.settled.flatMap((s) => s.extras ?? [])).toEqual([]);
   });
 });
+
+describe('web search with the Brave adapter', () => {
+  let b: PluginWorld;
+  beforeAll(async () => {
+    b = await startPluginWorld({ engine: 'brave' });
+  });
+  afterAll(() => b.close());
+
+  test('citations come from the Brave fixture, markup removed, token sent', async () => {
+    const body = await (await b.chat({ messages: ask('sea otters'), svc_parameters: { enable_web_search: 'on' } })).json();
+    expect(body.svc_parameters.web_search_citations).toEqual(hits);
+    expect(b.engine.headers[0]!['x-subscription-token']).toBe('brave-test-key');
+    expect(String(b.lastUpstream().messages[0]!.content)).toContain('[0] Sea otter - Wikipedia');
+  });
+});
