@@ -57,9 +57,10 @@ export const enableWebSearch: RequestPlugin = {
     if (!query) return;
     if (ctx.params.enable_web_search === 'auto' && !autoWantsSearch(query, ctx.model)) return;
     const tools = webToolsOf(ctx.deps);
+    if (!tools.search) return;
     let results: SearchResult[];
     try {
-      results = await (tools.search as NonNullable<typeof tools.search>).search(query, { signal: ctx.signal, count: tools.config.maxResults });
+      results = await tools.search.search(query, { signal: ctx.signal, count: tools.config.maxResults });
     } catch (error) {
       if (!(error instanceof SearchFailed)) throw error;
       ctx.deps.log.warn('web search failed; answering without it', { requestId: ctx.request.requestId, error: error.message });

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { characterReviews, characters } from '../db/schema';
 import { ServiceError } from '../http/errors';
@@ -117,7 +117,7 @@ function orderOf(q: CharacterQuery): SQL[] {
 
 /** Characters and their reviews in the database (routes and the character_slug plugin). */
 export function characterStore(db: Database) {
-  const columns = (accountId: string | null) => ({ ...getColumns(), ratingCount, ratingSum, userRating: userRating(accountId) });
+  const columns = (accountId: string | null) => ({ ...getTableColumns(characters), ratingCount, ratingSum, userRating: userRating(accountId) });
 
   return {
     /** A page of characters with their stats. */
@@ -197,8 +197,3 @@ export function characterStore(db: Database) {
 
 /** The character store type. */
 export type CharacterStore = ReturnType<typeof characterStore>;
-
-function getColumns() {
-  const { id, slug, name, description, systemPrompt, modelId, author, adult, featured, webEnabled, tags, photoUrl, shareUrl, imports, createdAt, updatedAt } = characters;
-  return { id, slug, name, description, systemPrompt, modelId, author, adult, featured, webEnabled, tags, photoUrl, shareUrl, imports, createdAt, updatedAt };
-}
