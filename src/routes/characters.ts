@@ -46,8 +46,8 @@ const Bool = t.Union([t.Literal('true'), t.Literal('false')]);
 // Bounds are checked by `bounded`, not by the schema: Elysia reports a coerced query
 // integer's minimum/maximum failure without the field name (type "property", empty path).
 const ListQuery = t.Object({
-  limit: t.Optional(t.Integer({ description: '0 < limit <= 100; default 50' })),
-  offset: t.Optional(t.Integer({ description: '>= 0; default 0' })),
+  limit: t.Optional(t.Integer({ default: 50, description: '0 < limit <= 100; default 50' })),
+  offset: t.Optional(t.Integer({ default: 0, description: '>= 0; default 0' })),
   search: t.Optional(t.String({ maxLength: 200 })),
   isAdult: t.Optional(Bool),
   isWebEnabled: t.Optional(Bool),
@@ -55,8 +55,8 @@ const ListQuery = t.Object({
   sortOrder: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
 });
 const ReviewsQuery = t.Object({
-  page: t.Optional(t.Integer({ description: 'Page number, > 0; default 1' })),
-  pageSize: t.Optional(t.Integer({ description: 'Reviews per page, > 0, max 100; default 20' })),
+  page: t.Optional(t.Integer({ default: 1, description: 'Page number, > 0; default 1' })),
+  pageSize: t.Optional(t.Integer({ default: 20, description: 'Reviews per page, > 0, max 100; default 20' })),
 });
 const SlugParams = t.Object({ slug: t.String({ minLength: 1 }) });
 /** A query integer within bounds, or its default; 400 DetailedError naming the field otherwise. */
