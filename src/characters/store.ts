@@ -53,6 +53,9 @@ export interface CharacterQuery {
   sortOrder?: 'asc' | 'desc';
 }
 
+/** Offsets beyond this cannot hold rows (and would overflow SQL integers). */
+const MAX_OFFSET = 2_147_483_647;
+
 /** Average of integer ratings, rounded to 2 places (0 when there are none). */
 export const average = (sum: number, count: number) => (count === 0 ? 0 : Math.round((sum * 100) / count) / 100);
 
@@ -122,6 +125,7 @@ export function characterStore(db: Database) {
   return {
     /** A page of characters with their stats. */
     async list(q: CharacterQuery, accountId: string | null): Promise<CharacterRecord[]> {
+      if (q.offset > MAX_OFFSET) return [];
       const where: SQL[] = [];
       if (q.search) {
         const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -161,13 +165,15 @@ export function characterStore(db: Database) {
         .from(characterReviews)
         .where(visible);
       const total = totals?.total ?? 0;
-      const rows = await db
+      const offset = (page - 1) * pageSize;
+      // A page past the end needs no query (and an offset beyond bigint would fail in SQL).
+      const rows = offset >= total ? [] : await db
         .select()
         .from(characterReviews)
         .where(visible)
         .orderBy(desc(characterReviews.createdAt), desc(characterReviews.id))
         .limit(pageSize)
-        .offset((page - 1) * pageSize);
+        .offset(offset);
       return { total, data: rows.map((r) => presentReview(r, accountId)), summary: { averageRating: average(totals?.sum ?? 0, total), totalReviews: total } };
     },
 
