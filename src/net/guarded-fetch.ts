@@ -44,6 +44,25 @@ export interface FetchedDocument {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const systemLookup = async (host: string) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
+/** `promise`, or a rejection as soon as `signal` aborts (DNS lookups cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 /**
  * Checks one URL: http/https only; unless private addresses are allowed, every address the
  * host resolves to must be public. Returns the URL to connect to: for plain http the
@@ -51,7 +70,7 @@ const systemLookup = async (host: string) => (await dnsLookup(host, { all: true,
  * private address. https connects by name (the certificate needs it); the re-resolution
  * window there is a known residual risk.
  */
-async function checkUrl(url: URL, o: GuardOptions): Promise<{ target: string; host?: string }> {
+async function checkUrl(url: URL, o: GuardOptions, signal: AbortSignal): Promise<{ target: string; host?: string }> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('protocol', `Only http and https URLs are fetched (got ${url.protocol})`);
   if (o.allowPrivate) return { target: url.href };
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -59,8 +78,9 @@ async function checkUrl(url: URL, o: GuardOptions): Promise<{ target: string; ho
   if (isIpLiteral(host)) addresses = [host];
   else {
     try {
-      addresses = await (o.lookup ?? systemLookup)(host);
-    } catch {
+      addresses = await untilAborted((o.lookup ?? systemLookup)(host), signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
       throw new UrlRefused('dns', `The host ${host} could not be resolved`);
     }
     if (addresses.length === 0) throw new UrlRefused('dns', `The host ${host} could not be resolved`);
@@ -124,7 +144,7 @@ export async function guardedFetch(input: string, o: GuardOptions): Promise<Fetc
   const maxRedirects = o.maxRedirects ?? 3;
   try {
     for (let hop = 0; ; hop++) {
-      const { target, host } = await checkUrl(url, o);
+      const { target, host } = await checkUrl(url, o, signal);
       const headers: Record<string, string> = { 'user-agent': 'svc-scraper/1.0', accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5', ...o.headers };
       if (host) headers.host = host;
       const res = await doFetch(target, { redirect: 'manual', signal, headers });

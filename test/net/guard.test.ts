@@ -173,6 +173,18 @@ describe('limits (private URLs allowed for the fixture)', () => {
     expect(performance.now() - started).toBeLessThan(1500);
   });
 
+  test('the time limit also covers a DNS lookup that never answers', async () => {
+    const started = performance.now();
+    const error = await refusal('http://stuck.test/', { ...guarded, timeoutMs: 200, lookup: () => new Promise<string[]>(() => {}) });
+    expect(error.code).toBe('timeout');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  test('a name that does not resolve is refused', async () => {
+    const error = await refusal('http://nowhere.test/', { ...guarded, lookup: async () => [] });
+    expect(error.code).toBe('dns');
+  });
+
   test('a non-2xx answer is refused with its status', async () => {
     const error = await refusal(`${site.origin}/broken`, open);
     expect(error.code).toBe('status');
