@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { characterReviews, characters } from '../db/schema';
 import { ServiceError } from '../http/errors';
@@ -49,6 +49,10 @@ export interface CharacterQuery {
   search?: string;
   isAdult?: boolean;
   isWebEnabled?: boolean;
+  /** All of these tags. */
+  tags?: string[];
+  /** Any of these model ids. */
+  modelId?: string[];
   sortBy?: CharacterSort;
   sortOrder?: 'asc' | 'desc';
 }
@@ -133,6 +137,8 @@ export function characterStore(db: Database) {
       }
       if (q.isAdult !== undefined) where.push(eq(characters.adult, q.isAdult));
       if (q.isWebEnabled !== undefined) where.push(eq(characters.webEnabled, q.isWebEnabled));
+      if (q.tags?.length) where.push(sql`${characters.tags} @> ${JSON.stringify(q.tags)}::jsonb`);
+      if (q.modelId?.length) where.push(inArray(characters.modelId, q.modelId));
       const rows = await db
         .select(columns(accountId))
         .from(characters)

@@ -51,6 +51,8 @@ const ListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 200 })),
   isAdult: t.Optional(Bool),
   isWebEnabled: t.Optional(Bool),
+  tags: t.Optional(t.Array(t.String({ maxLength: 50 }), { maxItems: 20, description: 'Characters having all these tags (repeat the parameter or comma-separate)' })),
+  modelId: t.Optional(t.Array(t.String({ maxLength: 200 }), { maxItems: 20, description: 'Characters of any of these models' })),
   sortBy: t.Optional(t.Union(['featured', 'highestRating', 'mostRecent', 'ratingCount', 'imports'].map((v) => t.Literal(v)))),
   sortOrder: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
 });

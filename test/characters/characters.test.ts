@@ -44,6 +44,11 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
     test('search, flags, limit and offset', async () => {
       const search = await (await t.request('/characters?search=reviewer')).json();
       expect(search.data.map((c: { slug: string }) => c.slug)).toEqual(['code-reviewer']);
+      const tagged = await (await t.request('/characters?tags=coding&tags=review')).json();
+      expect(tagged.data.map((c: { slug: string }) => c.slug)).toEqual(['code-reviewer']);
+      expect((await (await t.request('/characters?tags=coding,zen')).json()).data).toEqual([]);
+      const byModel = await (await t.request('/characters?modelId=llama-3.3-70b,nope')).json();
+      expect(byModel.data.map((c: { slug: string }) => c.slug)).toEqual(['alan-watts']);
       const web = await (await t.request('/characters?isWebEnabled=true')).json();
       expect(web.data.every((c: { webEnabled: boolean }) => c.webEnabled)).toBe(true);
       const one = await (await t.request('/characters?limit=1&sortBy=mostRecent&sortOrder=asc')).json();
