@@ -82,6 +82,18 @@ describe('enable_web_search: on', () => {
     }
   });
 
+  test('a client that goes away mid-search cancels it: nothing charged', async () => {
+    engine.set({ delayMs: 250 });
+    const abort = new AbortController();
+    const ctx = { ...ctxWith({ enable_web_search: 'on' }), signal: abort.signal };
+    const started = performance.now();
+    const pending = run(ctx);
+    setTimeout(() => abort.abort(), 20);
+    await pending;
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(ctx.extraCharges).toEqual([]);
+  });
+
   test('no results: the search is charged and echoed empty, the prompt is unchanged', async () => {
     engine.set({ hits: 0 });
     const ctx = ctxWith({ enable_web_search: 'on' });

@@ -62,6 +62,11 @@ describe('scrapeUrls (fixture pages on 127.0.0.1, private URLs allowed)', () => 
     expect(results[4]).toMatchObject({ error: expect.stringContaining('Only http and https') });
   });
 
+  test('the charset of Content-Type is honoured (ISO-8859-1)', async () => {
+    const [page] = await scrapeUrls([`${site.origin}/latin1`], { guard, maxChars: 1000 });
+    expect(page).toMatchObject({ ok: true, text: 'Café crème à Zürich' });
+  });
+
   test('text is truncated to the bound without splitting a surrogate pair', async () => {
     const [page] = await scrapeUrls([`${site.origin}/article`], { guard, maxChars: 50 });
     expect(page!.ok).toBe(true);
