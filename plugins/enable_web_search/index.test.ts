@@ -15,12 +15,13 @@ beforeEach(() => {
   engine.queries.length = 0;
 });
 
-const search = () => ({ provider: 'searxng', baseUrl: engine.url, timeoutMs: 300, maxResults: 3, priceMicros: 7000 });
+// Generous by default: the first search of a cold test process can take most of a second.
+const search = (timeoutMs = 5000) => ({ provider: 'searxng', baseUrl: engine.url, timeoutMs, maxResults: 3, priceMicros: 7000 });
 const plainModel = testModel({});
 const fcModel = testModel({ supportsFunctionCalling: true });
 const xModel = testModel({ supportsXSearch: true });
-const ctxWith = (params: Record<string, unknown>, o: { stream?: boolean; model?: typeof plainModel; noSearch?: boolean } = {}) =>
-  testContext({ params, stream: o.stream, model: o.model ?? plainModel, config: o.noSearch ? {} : { search: search() } });
+const ctxWith = (params: Record<string, unknown>, o: { stream?: boolean; model?: typeof plainModel; noSearch?: boolean; timeoutMs?: number } = {}) =>
+  testContext({ params, stream: o.stream, model: o.model ?? plainModel, config: o.noSearch ? {} : { search: search(o.timeoutMs) } });
 const ask = (text: string) => testRequest([{ role: 'system', content: 'Caller' }, { role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: text }]);
 const systemOf = (req: ReturnType<typeof ask>) => req.messages[0]!.content as string;
 const hits = FIXTURE_HITS.slice(0, 3).map(({ date, ...h }) => (date ? { ...h, date } : h));
@@ -74,7 +75,7 @@ describe('enable_web_search: on', () => {
   test('an engine failure or timeout answers without search: nothing charged, nothing echoed', async () => {
     for (const behaviour of [{ status: 500 }, { delayMs: 800 }]) {
       engine.set(behaviour);
-      const ctx = ctxWith({ enable_web_search: 'on' });
+      const ctx = ctxWith({ enable_web_search: 'on' }, { timeoutMs: 300 });
       const req = await run(ctx);
       expect(systemOf(req)).toBe('Caller');
       expect(ctx.extraCharges).toEqual([]);

@@ -107,3 +107,9 @@ export const BACKENDS: TestBackend[] = [
 
 /** The embedded backend alone, for suites that test no storage behaviour. */
 export const EMBEDDED = embedded;
+
+/** Prepares the migrated templates of every backend in use (called once from the test preload). */
+export async function warmBackends(): Promise<void> {
+  await migratedPgliteDump();
+  if (process.env.DATABASE_URL && process.env.REDIS_URL) await postgresTemplate(process.env.DATABASE_URL);
+}
