@@ -16,6 +16,8 @@ export interface Child {
   waitFor(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   /** Last lines of output, for error messages. */
   tail(): string;
+  /** The latest output line matching `re`, if any. */
+  last(re: RegExp): string | undefined;
   /** Stops the child (SIGTERM, then SIGKILL after 2 s). */
   stop(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export function startChild(name: string, cmd: string[], env: Record<string, stri
       });
     },
     tail: () => lines.slice(-15).join('\n'),
+    last: (re) => lines.findLast((l) => re.test(l)),
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return void children.delete(proc);
       proc.kill('SIGTERM');

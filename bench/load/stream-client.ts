@@ -83,10 +83,10 @@ async function openStreams(t: Target & { count: number; batch: number; openTimeo
     }
   };
   const started = performance.now();
-  for (let i = 0; i < t.count; i += t.batch) {
-    await Promise.all(Array.from({ length: Math.min(t.batch, t.count - i) }, openOne));
-    emit({ event: 'progress', opened, failed, ended });
-  }
+  // Periodic progress, so a runner that gives up waiting still learns how far opening got.
+  const ticker = setInterval(() => emit({ event: 'progress', opened, failed, ended }), 500);
+  for (let i = 0; i < t.count; i += t.batch) await Promise.all(Array.from({ length: Math.min(t.batch, t.count - i) }, openOne));
+  clearInterval(ticker);
   emit({ event: 'holding', opened, failed, ended, openMs: Math.round(performance.now() - started), errors });
   const close = () => {
     for (const ac of aborts) ac.abort();

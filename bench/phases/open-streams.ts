@@ -69,6 +69,9 @@ export async function openStreamsPhase(
     result.holdingFds = openFds(target.pid);
   } catch (error) {
     result.note = String((error as Error).message).split('\n')[0];
+    // Not all streams opened in time: report how far the client got.
+    const progress = client.last(/^\{"event":"progress"/);
+    if (progress) Object.assign(result, pickCounts(JSON.parse(progress) as { opened: number; failed: number }));
     result.holdingRssMB = round1(rssBytes(target.pid) / MB);
   } finally {
     result.upstreamPeakOpen = (await upstream.stats().catch(() => ({ peakOpen: 0 }))).peakOpen;
@@ -86,6 +89,10 @@ async function waitUntilDrained(upstream: UpstreamControl, ms: number) {
     if ((await upstream.stats()).open === 0) return;
     await Bun.sleep(200);
   }
+}
+
+function pickCounts(p: { opened: number; failed: number }) {
+  return { opened: p.opened, failed: p.failed };
 }
 
 function round1(x: number) {
