@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
-import { authGate, type WalletAuthenticator } from './gates/auth';
+import { authGate, type AfterAuthStage, type WalletAuthenticator } from './gates/auth';
 import { bodyLimit } from './gates/body-limit';
 import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';
@@ -32,7 +32,9 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
-  const auth = authGate({ keys: deps.keys, now: deps.now, wallet });
+  // Stages 3-4 (abuse guard, rate limit) run right after authentication on every authenticated route.
+  const after: AfterAuthStage[] = [];
+  const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after });
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
     .use(characterRoutes(deps, auth));
 

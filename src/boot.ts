@@ -5,6 +5,7 @@ import type { Storage } from './db/database';
 import { openStorage } from './db/open';
 import type { AppDeps } from './deps';
 import type { KeyValueStore } from './kv/store';
+import { unlimited, type RateLimiter } from './limits/types';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
 import { createCatalog } from './models/catalog';
@@ -24,7 +25,7 @@ export function effectiveProviders(config: Config) {
  */
 export async function createDeps(
   config: Config,
-  overrides: { storage?: Storage; kv?: KeyValueStore; log?: Logger; now?: () => number; fetch?: typeof fetch; meter?: UsageMeter } = {},
+  overrides: { storage?: Storage; kv?: KeyValueStore; log?: Logger; now?: () => number; fetch?: typeof fetch; meter?: UsageMeter; limits?: RateLimiter } = {},
 ): Promise<AppDeps> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const storage = overrides.storage ?? (await openStorage(config));
@@ -50,11 +51,16 @@ export async function createDeps(
   for (const m of models.list('text'))
     if (m.config.capabilities?.supportsReasoning) for (const r of m.config.routes) reasoning.add(r.model ?? m.id);
   const chatProviders = createProviderRegistry(providers, { fetch: outbound, log, isReasoning: (name) => reasoning.has(name) });
-  return { config, storage, kv, keys, models, meter: overrides.meter ?? freeMeter, providers: chatProviders, log, now, fetch: outbound };
+  // WIRING (issue 6): the rate limiter and the billing meter replace these defaults.
+  const limits = overrides.limits ?? unlimited;
+  const meter = overrides.meter ?? freeMeter;
+  return { config, storage, kv, keys, models, limits, meter, providers: chatProviders, log, now, fetch: outbound };
 }
 
 /** Closes what createDeps opened. */
 export async function closeDeps(deps: AppDeps) {
+  await deps.meter.close();
+  await deps.limits.close();
   await deps.keys.close();
   await deps.kv.close();
   await deps.storage.close();

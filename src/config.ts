@@ -38,6 +38,8 @@ export const ConfigSchema = T.Object({
   /** Free-form sections owned by later stages (search, rate limits, wallets); each validates its own part. */
   search: T.Optional(T.Record(T.String(), T.Unknown())),
   rateLimits: T.Optional(T.Record(T.String(), T.Unknown())),
+  abuseGuard: T.Optional(T.Record(T.String(), T.Unknown())),
+  billing: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 

@@ -3,6 +3,7 @@ import type { UsageMeter } from './billing/meter';
 import type { Config } from './config';
 import type { Storage } from './db/database';
 import type { KeyValueStore } from './kv/store';
+import type { RateLimiter } from './limits/types';
 import type { Logger } from './log';
 import type { ModelCatalog } from './models/catalog';
 import type { ProviderRegistry } from '../providers/registry';
@@ -17,6 +18,8 @@ export interface AppDeps {
   kv: KeyValueStore;
   keys: KeyCache;
   models: ModelCatalog;
+  /** Per-model rate limits (spec 8.1); the meter calls it when a request opens. */
+  limits: RateLimiter;
   meter: UsageMeter;
   /** Chat providers built from config and the replica router over them. */
   providers: ProviderRegistry;

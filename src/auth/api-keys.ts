@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   id: string;
   accountId: string;
   tier: 'standard' | 'partner';
+  /** The key belongs to the operator's account (may manage other accounts with an ADMIN key). */
+  operator: boolean;
   type: ApiKeyType;
   limitPeriod: LimitPeriod;
   /** Consumption limits in micro-units; null means no limit in that currency. */
@@ -43,7 +45,7 @@ export function sameHash(a: string, b: string): boolean {
 /** Loads the live (not deleted) key with this secret hash, joined with its account tier. */
 export async function findKeyByHash(db: Database, secretHash: string): Promise<ApiKeyRecord | null> {
   const rows = await db
-    .select({ key: apiKeys, tier: accounts.tier })
+    .select({ key: apiKeys, tier: accounts.tier, operator: accounts.operator })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .where(and(eq(apiKeys.secretHash, secretHash), isNull(apiKeys.deletedAt)))
@@ -55,6 +57,7 @@ export async function findKeyByHash(db: Database, secretHash: string): Promise<A
     id: k.id,
     accountId: k.accountId,
     tier: row.tier,
+    operator: row.operator,
     type: k.type,
     limitPeriod: k.limitPeriod,
     limits: { usd: k.limitUsdMicros, diem: k.limitDiemMicros, vcu: k.limitVcuMicros },

@@ -6,10 +6,10 @@ import { accounts, apiKeys } from '../db/schema';
 import { createApiKey, type ApiKeyType } from './api-keys';
 
 /** Creates an account with a starting USD credit; returns its id. */
-export async function createAccount(db: Database, opts: { creditUsd?: string; tier?: 'standard' | 'partner'; displayName?: string } = {}) {
+export async function createAccount(db: Database, opts: { creditUsd?: string; tier?: 'standard' | 'partner'; displayName?: string; operator?: boolean } = {}) {
   const [account] = await db
     .insert(accounts)
-    .values({ kind: 'user', tier: opts.tier ?? 'standard', displayName: opts.displayName ?? null })
+    .values({ kind: 'user', tier: opts.tier ?? 'standard', displayName: opts.displayName ?? null, operator: opts.operator ?? false })
     .returning({ id: accounts.id });
   if (!account) throw new Error('account insert returned no row');
   const micros = opts.creditUsd ? toMicros(opts.creditUsd) : 0;
@@ -19,7 +19,7 @@ export async function createAccount(db: Database, opts: { creditUsd?: string; ti
 }
 
 /**
- * On first start with an empty database, creates the bootstrap account and its ADMIN key.
+ * On first start with an empty database, creates the bootstrap account (the operator's) and its ADMIN key.
  * Returns the secret to print once, or null when keys already exist. A transaction-scoped
  * advisory lock keeps two instances starting together from both bootstrapping.
  */
@@ -28,7 +28,7 @@ export async function bootstrapAdminKey(db: Database, creditUsd: string): Promis
     await tx.execute(sql`select pg_advisory_xact_lock(7313001)`);
     const existing = await tx.select({ id: apiKeys.id }).from(apiKeys).limit(1);
     if (existing.length > 0) return null;
-    const accountId = await createAccount(tx as unknown as Database, { creditUsd, displayName: 'bootstrap' });
+    const accountId = await createAccount(tx as unknown as Database, { creditUsd, displayName: 'bootstrap', operator: true });
     const { secret } = await createApiKey(tx as unknown as Database, { accountId, type: 'ADMIN', description: 'Bootstrap admin key' });
     return secret;
   });
@@ -37,6 +37,6 @@ export async function bootstrapAdminKey(db: Database, creditUsd: string): Promis
 /** Creates a key on the bootstrap (oldest) account, for `bun run keys:create`. */
 export async function createKeyForFirstAccount(db: Database, type: ApiKeyType, creditUsd: string) {
   const [first] = await db.select({ id: accounts.id }).from(accounts).where(sql`${accounts.kind} = 'user'`).orderBy(accounts.createdAt).limit(1);
-  const accountId = first?.id ?? (await createAccount(db, { creditUsd, displayName: 'bootstrap' }));
+  const accountId = first?.id ?? (await createAccount(db, { creditUsd, displayName: 'bootstrap', operator: true }));
   return createApiKey(db, { accountId, type, description: `Created by keys:create (${type})` });
 }

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
+import type { Currency } from './credit';
 
 /** An extra line item added by a plugin (web search, scraping, x-search). */
 export interface ExtraCharge {
@@ -46,16 +47,37 @@ export interface MeterTicket {
   release(): Promise<void>;
 }
 
+/** A credit to an account (operator top-up, bootstrap credit, x402 payment). */
+export interface CreditInput {
+  accountId: string;
+  currency: Currency;
+  /** Positive micro-units. */
+  amountMicros: number;
+  /** Idempotency key: a second credit with the same id is not applied. */
+  requestId: string;
+  sku?: string;
+  notes?: string;
+  kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
+}
+
 /**
  * Metering: reserve before the provider, settle after. `open` enforces the per-model rate
  * limits (requests and tokens per minute), the balance and the key's consumption limit,
- * and throws ServiceError 402 or 429 before any upstream call.
+ * and throws ServiceError 402 or 429 before any upstream call. It also owns the live
+ * balances, since charges reach the database in batches.
  */
 export interface UsageMeter {
   open(input: MeterOpenInput): Promise<MeterTicket>;
+  /** Live balances of an account in micro-units (charges not yet written already deducted). */
+  balances(accountId: string): Promise<Partial<Record<Currency, number>>>;
+  /** Credits an account: ledger entry and balance in one transaction, idempotent by requestId; false when already applied. */
+  credit(input: CreditInput): Promise<boolean>;
+  /** Writes pending ledger entries now (tests, shutdown). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
-/** A meter that charges nothing; used until billing is configured and in unit tests. */
+/** A meter that charges nothing and holds no balances; for unit tests of other stages. */
 export const freeMeter: UsageMeter = {
   async open() {
     return {
@@ -66,4 +88,12 @@ export const freeMeter: UsageMeter = {
       async release() {},
     };
   },
+  async balances() {
+    return {};
+  },
+  async credit() {
+    throw new Error('freeMeter holds no balances');
+  },
+  async flush() {},
+  async close() {},
 };

@@ -24,6 +24,8 @@ export const accounts = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     kind: text('kind', { enum: ['user', 'wallet'] }).notNull().default('user'),
     tier: text('tier', { enum: ['standard', 'partner'] }).notNull().default('standard'),
+    /** The operator's account (the bootstrap account): its ADMIN keys may manage other accounts. */
+    operator: boolean('operator').notNull().default(false),
     /** Lower-cased EVM address or base58 Solana address for wallet accounts. */
     walletAddress: text('wallet_address'),
     walletChain: text('wallet_chain', { enum: ['evm', 'solana'] }),

@@ -6,10 +6,18 @@ import type { Caller, RequestContext } from '../http/request-context';
 import { requestContext } from './request-id';
 
 /**
- * Who may call a route: `ADMIN` (ADMIN keys only), `INFERENCE` (any key or a signed-in
- * wallet), `OPTIONAL` (public, but a presented credential is still checked).
+ * Who may call a route: `OPERATOR` (ADMIN keys of the operator's account: managing other
+ * accounts), `ADMIN` (ADMIN keys only), `INFERENCE` (any key or a signed-in wallet),
+ * `OPTIONAL` (public, but a presented credential is still checked).
  */
-export type Access = 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
+export type Access = 'OPERATOR' | 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
+
+/**
+ * A pipeline stage that runs right after authentication on every route with an `auth`
+ * option, in the order given (abuse guard, then rate limit). It may throw a ServiceError
+ * (429) or set response headers.
+ */
+export type AfterAuthStage = (input: { request: Request; svc: RequestContext; set: { headers: Record<string, string | number> }; access: Access }) => void | Promise<void>;
 
 /** Alternative authenticators (SIGN-IN-WITH-X) tried when no bearer key is sent. */
 export type WalletAuthenticator = (request: Request, ctx: RequestContext) => Promise<Caller | null>;
@@ -26,7 +34,8 @@ function bearerToken(header: string | null): string | null {
  * to the wallet authenticator. Key failures are 401 StandardErrors that never tell which part
  * of a key was wrong; sign-in failures add the reference's `X402_SIGN_IN_*` code.
  */
-export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: WalletAuthenticator }) {
+export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: WalletAuthenticator; after?: AfterAuthStage[] }) {
+  const after = deps.after ?? [];
   async function authenticate(request: Request, ctx: RequestContext, access: Access): Promise<Caller | null> {
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
@@ -35,12 +44,14 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
       const key = await deps.keys.lookup(hashSecret(token));
       if (!key) throw unauthorized('Authentication failed');
       if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
-      if (access === 'ADMIN' && key.type !== 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
+      const admin = access === 'ADMIN' || access === 'OPERATOR';
+      if (admin && key.type !== 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
+      if (access === 'OPERATOR' && !key.operator) throw unauthorized("Authentication failed: this endpoint requires an ADMIN API key of the operator's account");
       deps.keys.touch(key.id);
       return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
     }
     // ADMIN routes never run wallet verification, so a sign-in sent there keeps its nonce.
-    if (access === 'ADMIN') {
+    if (access === 'ADMIN' || access === 'OPERATOR') {
       const signedIn = request.headers.has('sign-in-with-x') || request.headers.has('x-sign-in-with-x');
       throw unauthorized(signedIn ? 'Authentication failed: this endpoint requires an ADMIN API key' : 'Authentication failed: missing Authorization header');
     }
@@ -57,6 +68,7 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
         // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
         // sign-ins have nothing to refresh), so authenticated responses say so.
         if (svc.caller) set.headers['x-auth-refreshed'] = 'false';
+        for (const stage of after) await stage({ request, svc, set: set as { headers: Record<string, string | number> }, access });
       },
     }),
   });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { MeteredUsage, MeterOpenInput, UsageMeter } from '../../src/billing/meter';
+import { freeMeter, type MeteredUsage, type MeterOpenInput, type UsageMeter } from '../../src/billing/meter';
 import type { ChatChunk, RequestPlugin } from '../../src/pipeline/types';
 import { readSseEvents } from '../../src/stream/events';
 
@@ -7,6 +7,7 @@ import { readSseEvents } from '../../src/stream/events';
 export function recordingMeter() {
   const calls = { opened: [] as MeterOpenInput[], settled: [] as MeteredUsage[], released: 0 };
   const meter: UsageMeter = {
+    ...freeMeter,
     async open(input) {
       calls.opened.push(input);
       return {

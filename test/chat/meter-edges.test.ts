@@ -23,6 +23,7 @@ let refuse = false;
 beforeAll(async () => {
   up = startUpstream('edges');
   const meter = {
+    ...m.meter,
     open: async (input: Parameters<typeof m.meter.open>[0]) => {
       if (refuse) throw tooManyRequests('Rate limit exceeded', { 'x-ratelimit-remaining-requests': '0' });
       return m.meter.open(input);

@@ -1,0 +1,32 @@
+import type { Caller } from '../http/request-context';
+import type { ModelEntry } from '../models/catalog';
+
+/** What a request took from its rate limits, and the headers that report them (spec 8.2). */
+export interface RateLimitAdmission {
+  /** `x-ratelimit-*` headers for the response (set before the first byte). */
+  readonly headers: Record<string, string>;
+  /**
+   * Corrects the tokens reserved up front to what the request really used (prompt plus
+   * completion): the difference is given back or taken. Only the first call counts.
+   */
+  settleTokens(actualTokens: number): Promise<void>;
+}
+
+/**
+ * The rate limits of spec 8.1: requests (and, for text models, tokens) per minute by the
+ * model's tier and the caller's account tier, over memory or Redis. A refusal throws a 429
+ * ServiceError carrying the 8.2 headers and is recorded for the rate-limit log.
+ */
+export interface RateLimiter {
+  /** One request plus `reservedTokens` tokens on `model` for `caller`; throws 429 when over. */
+  admitModel(caller: Caller, model: ModelEntry, reservedTokens: number, requestId: string): Promise<RateLimitAdmission>;
+  close(): Promise<void>;
+}
+
+/** A limiter that admits everything with no headers (unit tests that test something else). */
+export const unlimited: RateLimiter = {
+  async admitModel() {
+    return { headers: {}, async settleTokens() {} };
+  },
+  async close() {},
+};
