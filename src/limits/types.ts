@@ -12,6 +12,25 @@ export interface RateLimitAdmission {
   settleTokens(actualTokens: number): Promise<void>;
 }
 
+/** A request refused by a limit, as GET /api_keys/rate_limits/log lists it. */
+export interface RateLimitRefusal {
+  accountId: string;
+  apiKeyId: string | null;
+  /** The model id, or `endpoint:<path>` for limits not bound to a model. */
+  modelId: string;
+  /** The account's rate-limit tier (`standard` or `partner`). */
+  tier: string;
+  /** `RPM`, `TPM` or `FAILED_REQUESTS` (the abuse guard). */
+  type: 'RPM' | 'TPM' | 'FAILED_REQUESTS';
+}
+
+/** Records refusals without a database write on the request path (written in batches). */
+export interface RateLimitLog {
+  record(refusal: RateLimitRefusal): void;
+  /** Writes pending entries now (tests, shutdown, before listing). */
+  flush(): Promise<void>;
+}
+
 /**
  * The rate limits of spec 8.1: requests (and, for text models, tokens) per minute by the
  * model's tier and the caller's account tier, over memory or Redis. A refusal throws a 429
@@ -20,6 +39,8 @@ export interface RateLimitAdmission {
 export interface RateLimiter {
   /** One request plus `reservedTokens` tokens on `model` for `caller`; throws 429 when over. */
   admitModel(caller: Caller, model: ModelEntry, reservedTokens: number, requestId: string): Promise<RateLimitAdmission>;
+  /** The refusal log, shared with the abuse guard. */
+  readonly log: RateLimitLog;
   close(): Promise<void>;
 }
 
@@ -28,5 +49,6 @@ export const unlimited: RateLimiter = {
   async admitModel() {
     return { headers: {}, async settleTokens() {} };
   },
+  log: { record() {}, async flush() {} },
   async close() {},
 };
