@@ -1,5 +1,8 @@
 import type { Caller } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
+import type { AccountLimits, AccountLimitsChange } from './account-limits';
+import type { RefusalEntry } from './refusal-log';
+import type { AccountTier, ModelLimits, VideoOperation } from './tables';
 
 /** What a request took from its rate limits, and the headers that report them (spec 8.2). */
 export interface RateLimitAdmission {
@@ -39,6 +42,14 @@ export interface RateLimitLog {
 export interface RateLimiter {
   /** One request plus `reservedTokens` tokens on `model` for `caller`; throws 429 when over. */
   admitModel(caller: Caller, model: ModelEntry, reservedTokens: number, requestId: string): Promise<RateLimitAdmission>;
+  /** Like admitModel for a video model, counting against its queue or its retrieve limit. */
+  admitVideo(caller: Caller, model: ModelEntry, operation: VideoOperation, requestId: string): Promise<RateLimitAdmission>;
+  /** The account's tier and the limits in force for it per model (null: not limited). */
+  limitsFor(accountId: string): Promise<{ tier: AccountTier; of(model: ModelEntry, video?: VideoOperation): ModelLimits | null }>;
+  /** Sets an account's tier and/or overrides (operator); in force on every instance at once. Null for an unknown account. */
+  updateAccount(accountId: string, change: AccountLimitsChange): Promise<AccountLimits | null>;
+  /** The account's latest refusals, newest first (pending log entries are written first). */
+  refusals(accountId: string, limit: number): Promise<RefusalEntry[]>;
   /** The refusal log, shared with the abuse guard. */
   readonly log: RateLimitLog;
   close(): Promise<void>;
@@ -48,6 +59,18 @@ export interface RateLimiter {
 export const unlimited: RateLimiter = {
   async admitModel() {
     return { headers: {}, async settleTokens() {} };
+  },
+  async admitVideo() {
+    return { headers: {}, async settleTokens() {} };
+  },
+  async limitsFor() {
+    return { tier: 'standard', of: () => null };
+  },
+  async updateAccount() {
+    throw new Error('the unlimited rate limiter keeps no account settings');
+  },
+  async refusals() {
+    return [];
   },
   log: { record() {}, async flush() {} },
   async close() {},

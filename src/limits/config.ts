@@ -1,0 +1,38 @@
+import { Type as T, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigError } from '../config';
+import { applyPatch, LimitTablePatchSchema, PARTNER_LIMITS, STANDARD_LIMITS, type AccountTier, type LimitTable } from './tables';
+
+/**
+ * The config's free-form `rateLimits` section: patches over the spec 8.1 tables, and the
+ * timings of the refusal log and the per-account settings cache.
+ */
+export const RateLimitsConfigSchema = T.Object(
+  {
+    standard: T.Optional(LimitTablePatchSchema),
+    partner: T.Optional(LimitTablePatchSchema),
+    logFlushMs: T.Integer({ minimum: 10, default: 1_000, description: 'How often refusals are written to rate_limit_logs' }),
+    accountCacheMs: T.Integer({ minimum: 0, default: 30_000, description: 'How long an account tier and overrides are cached in process' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The validated `rateLimits` section. */
+export type RateLimitsConfig = Static<typeof RateLimitsConfigSchema>;
+
+/** The tables in force for each account tier, after config patches. */
+export type TierTables = Record<AccountTier, LimitTable>;
+
+/** Validates `config.rateLimits` (absent means the spec defaults); throws ConfigError naming the field. */
+export function parseRateLimitsConfig(raw: Record<string, unknown> | undefined): RateLimitsConfig {
+  const value = Value.Default(RateLimitsConfigSchema, Value.Clone(raw ?? {}));
+  const first = Value.Errors(RateLimitsConfigSchema, value).First();
+  if (first) throw new ConfigError(`config: invalid field "rateLimits${first.path.replaceAll('/', '.')}": ${first.message}`);
+  return value as RateLimitsConfig;
+}
+
+/** Standard = spec defaults + config; partner = standard + spec partner values + config. */
+export function tierTables(config: RateLimitsConfig): TierTables {
+  const standard = applyPatch(STANDARD_LIMITS, config.standard);
+  return { standard, partner: applyPatch(applyPatch(standard, PARTNER_LIMITS), config.partner) };
+}

@@ -1,0 +1,74 @@
+import type { Config } from '../config';
+import type { Storage } from '../db/database';
+import type { Caller } from '../http/request-context';
+import { tooManyRequests } from '../http/errors';
+import type { KeyValueStore } from '../kv/store';
+import type { Logger } from '../log';
+import type { ModelEntry } from '../models/catalog';
+import { createAccountLimitsCache } from './account-limits';
+import { parseRateLimitsConfig, tierTables } from './config';
+import { rateLimitHeaders } from './headers';
+import { createMemoryLimitStore } from './memory-store';
+import { createRedisLimitStore } from './redis-store';
+import { createRefusalLog } from './refusal-log';
+import type { LimitStore } from './store';
+import { modelLimits, type VideoOperation } from './tables';
+import type { RateLimitAdmission, RateLimiter } from './types';
+
+/**
+ * Builds the rate limiter of spec 8.1 from config: the tier tables (validated here, so a
+ * bad `rateLimits` section stops the start), per-account settings cached in process, the
+ * counters on Redis when the KV store is Redis (else in memory, with the injected clock),
+ * and the batched refusal log.
+ */
+export async function createRateLimiter(
+  deps: { config: Config; storage: Storage; kv: KeyValueStore; now: () => number; log: Logger },
+  opts: { store?: LimitStore } = {},
+): Promise<RateLimiter> {
+  const config = parseRateLimitsConfig(deps.config.rateLimits);
+  const tables = tierTables(config);
+  const store = opts.store ?? (deps.kv.redis ? createRedisLimitStore(deps.kv.redis, deps.kv.prefix) : createMemoryLimitStore({ now: deps.now }));
+  const accounts = await createAccountLimitsCache({ db: deps.storage.db, kv: deps.kv, tables, log: deps.log, now: deps.now, ttlMs: config.accountCacheMs });
+  const log = createRefusalLog({ db: deps.storage.db, now: deps.now, log: deps.log, flushMs: config.logFlushMs });
+
+  async function admit(caller: Caller, model: ModelEntry, video: VideoOperation, reservedTokens: number, requestId: string): Promise<RateLimitAdmission> {
+    const account = await accounts.get(caller.accountId);
+    const limits = modelLimits(account.table, account.models, model, video);
+    const reserve = limits.tpm === null || !(reservedTokens > 0) ? 0 : Math.ceil(reservedTokens);
+    const key = video === 'retrieve' && model.type === 'video' ? `${caller.accountId}:${model.id}:retrieve` : `${caller.accountId}:${model.id}`;
+    const result = await store.admit(key, limits.rpm, limits.tpm === null ? null : { limit: limits.tpm, reserve });
+    const headers = rateLimitHeaders(limits, result);
+    if (result.refused) {
+      log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: model.id, tier: account.tier, type: result.refused });
+      deps.log.debug('rate limit refused', { requestId, model: model.id, type: result.refused });
+      throw tooManyRequests('Rate limit exceeded', headers);
+    }
+    let open = limits.tpm !== null;
+    return {
+      headers,
+      async settleTokens(actualTokens) {
+        if (!open) return;
+        open = false;
+        const delta = Math.max(0, Math.ceil(Number.isFinite(actualTokens) ? actualTokens : reserve)) - reserve;
+        if (delta !== 0) await store.correctTokens(key, result.window, delta);
+      },
+    };
+  }
+
+  return {
+    admitModel: (caller, model, reservedTokens, requestId) => admit(caller, model, 'queue', reservedTokens, requestId),
+    admitVideo: (caller, model, operation, requestId) => admit(caller, model, operation, 0, requestId),
+    async limitsFor(accountId) {
+      const account = await accounts.get(accountId);
+      return { tier: account.tier, of: (model, video) => modelLimits(account.table, account.models, model, video) };
+    },
+    updateAccount: (accountId, change) => accounts.update(accountId, change),
+    refusals: (accountId, limit) => log.recent(accountId, limit),
+    log,
+    async close() {
+      await log.close();
+      await accounts.close();
+      await store.close();
+    },
+  };
+}
