@@ -1,0 +1,125 @@
+import { Elysia, StatusMap } from 'elysia';
+import { createHash } from 'node:crypto';
+import { hashSecret } from '../auth/api-keys';
+import type { AppDeps } from '../deps';
+import type { RequestContext } from '../http/request-context';
+import { createAbuseGuard, parseAbuseGuardConfig, type AbuseGuard, type AbuseIdentity } from '../limits/abuse-guard';
+import type { AfterAuthStage } from './auth';
+
+interface ServerLike {
+  requestIP(request: Request): { address: string } | null;
+}
+
+const guards = new WeakMap<AppDeps, AbuseGuard>();
+
+/** The abuse guard of one instance (one per deps); tests use it to await counting. */
+export function abuseGuardOf(deps: AppDeps): AbuseGuard {
+  let guard = guards.get(deps);
+  if (!guard) {
+    guard = createAbuseGuard({ kv: deps.kv, now: deps.now, config: parseAbuseGuardConfig(deps.config.abuseGuard) });
+    guards.set(deps, guard);
+  }
+  return guard;
+}
+
+/** The credential a request presents (bearer or wallet sign-in header), as sent. */
+function credentialOf(headers: Headers): string | null {
+  return headers.get('authorization') ?? headers.get('sign-in-with-x') ?? headers.get('x-sign-in-with-x');
+}
+
+/** A fingerprint of a credential that did not authenticate; domain-separated from key hashes. */
+function fingerprint(credential: string): AbuseIdentity {
+  return `k:${createHash('sha256').update('abuse-guard\0').update(credential).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Stage 3, the abuse guard of spec 7. Returns the named plugin (`.use()` it in the API chain
+ * before the routes) and the after-auth stage (push it into the auth gate's `after` list).
+ *
+ * - The plugin's transform hook refuses credentials and IPs that are blocked before the key
+ *   lookup and before body validation; it costs nothing while no such block exists.
+ * - The stage refuses blocked accounts right after authentication: one map lookup.
+ * - The after-response hook counts non-success responses (status >= 400, the guard's own
+ *   429s excepted) against the account of a valid credential, else the credential's
+ *   fingerprint, else the client IP. Bad keys never count against an account.
+ */
+export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAuthStage | null } {
+  const guard = abuseGuardOf(deps);
+  const { config } = guard;
+  const plugin = new Elysia({ name: 'svc.gate.abuse-guard' });
+  if (!config.enabled) return { plugin, stage: null };
+  // Requests this guard refused: their 429s are not failures of the caller's own.
+  const refused = new WeakSet<Request>();
+
+  function clientIp(request: Request, server: ServerLike | null): string | null {
+    if (config.trustForwardedFor) {
+      // The last hop is the one our own proxy appended; earlier ones are client-supplied.
+      const hops = request.headers.get('x-forwarded-for')?.split(',');
+      const last = hops?.[hops.length - 1]?.trim();
+      if (last) return last;
+    }
+    return server?.requestIP(request)?.address ?? null;
+  }
+
+  function anonymousIdentity(request: Request, server: ServerLike | null): AbuseIdentity | null {
+    const credential = credentialOf(request.headers);
+    if (credential !== null) return fingerprint(credential);
+    const ip = clientIp(request, server);
+    return ip ? `ip:${ip}` : null;
+  }
+
+  async function failureIdentity(request: Request, svc: RequestContext | undefined, server: ServerLike | null): Promise<AbuseIdentity | null> {
+    if (svc?.caller) return `a:${svc.caller.accountId}`;
+    // A valid key that failed before or at auth (body validation, wrong key type) is still its
+    // account's failure; the lookup is a cache hit, and it only runs on failures.
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    if (token) {
+      const key = await deps.keys.lookup(hashSecret(token));
+      if (key && !(key.expiresAt && key.expiresAt.getTime() <= deps.now())) return `a:${key.accountId}`;
+    }
+    return anonymousIdentity(request, server);
+  }
+
+  function statusOf(set: { status?: number | string }, response: unknown): number {
+    if (response instanceof Response) return response.status;
+    if (typeof set.status === 'number') return set.status;
+    return set.status === undefined ? 200 : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
+  }
+
+  async function countFailureOf(request: Request, svc: RequestContext | undefined, server: ServerLike | null) {
+    try {
+      const identity = await failureIdentity(request, svc, server);
+      if (identity !== null && guard.blockedUntil(identity) === 0) await guard.countFailure(identity);
+    } catch (error) {
+      deps.log.warn('abuse guard: failure not counted', { error: String(error) });
+    }
+  }
+
+  const stage: AfterAuthStage = function refuseBlockedAccount({ request, svc }) {
+    const caller = svc.caller;
+    if (!caller) return;
+    const until = guard.accountBlockedUntil(caller.accountId);
+    if (until === 0) return;
+    refused.add(request);
+    const path = new URL(request.url).pathname.replace(/^\//, '');
+    deps.limits.log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: `endpoint:${path}`, tier: caller.tier, type: 'FAILED_REQUESTS' });
+    throw guard.refusal(until);
+  };
+
+  plugin
+    .onTransform({ as: 'scoped' }, function refuseBlockedCredential({ request, server }) {
+      if (!guard.hasAnonymousBlocks()) return;
+      const identity = anonymousIdentity(request, server as ServerLike | null);
+      const until = identity ? guard.blockedUntil(identity) : 0;
+      if (until === 0) return;
+      refused.add(request);
+      throw guard.refusal(until);
+    })
+    .onAfterResponse({ as: 'scoped' }, function countFailure(ctx) {
+      const { request, set, server } = ctx;
+      if (statusOf(set, ctx.responseValue) < 400 || refused.has(request)) return;
+      const svc = (ctx as { svc?: RequestContext }).svc;
+      return guard.track(countFailureOf(request, svc, server as ServerLike | null));
+    });
+  return { plugin, stage };
+}
