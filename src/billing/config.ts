@@ -1,0 +1,41 @@
+import { Type as T, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigError, type Config } from '../config';
+
+const CurrencySchema = T.Union([T.Literal('USD'), T.Literal('DIEM'), T.Literal('VCU'), T.Literal('BUNDLED_CREDITS'), T.Literal('USDC')]);
+
+/** The `billing` config section: payment order, reservation lifetime, ledger batching. */
+export const BillingConfigSchema = T.Object(
+  {
+    /** Currencies tried in order for a request; the first that covers the whole reservation pays. */
+    paymentOrder: T.Object(
+      {
+        apiKey: T.Array(CurrencySchema, { minItems: 1, default: ['DIEM', 'BUNDLED_CREDITS', 'USD'] }),
+        wallet: T.Array(CurrencySchema, { minItems: 1, default: ['USDC'] }),
+      },
+      { default: {} },
+    ),
+    /** How long a reservation holds balance when its request never settles (crash). */
+    holdTtlMs: T.Integer({ minimum: 1000, default: 15 * 60_000 }),
+    /** Ledger writer period; charges reach the database this often. */
+    flushIntervalMs: T.Integer({ minimum: 10, default: 300 }),
+    /** Most queued settlements written in one database transaction. */
+    flushBatchSize: T.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+    /** How long a settled request id is remembered for idempotent re-settlement. */
+    settledTtlMs: T.Integer({ minimum: 60_000, default: 24 * 3_600_000 }),
+    /** Smallest wallet top-up, USD (402 bodies for wallet callers). */
+    minimumTopUpUsd: T.Number({ minimum: 0, default: 5 }),
+  },
+  { default: {} },
+);
+
+/** The validated `billing` section. */
+export type BillingConfig = Static<typeof BillingConfigSchema>;
+
+/** Validates `config.billing` with defaults; throws ConfigError naming the bad field. */
+export function parseBillingConfig(config: Pick<Config, 'billing'>): BillingConfig {
+  const value = Value.Default(BillingConfigSchema, Value.Clone(config.billing ?? {}));
+  const first = Value.Errors(BillingConfigSchema, value).First();
+  if (first) throw new ConfigError(`invalid field "billing${first.path.replaceAll('/', '.')}": ${first.message}`);
+  return value as BillingConfig;
+}

@@ -1,0 +1,215 @@
+import type { ApiKeyRecord } from '../auth/api-keys';
+import type { Config } from '../config';
+import type { Database } from '../db/database';
+import { unauthorized, type ServiceError } from '../http/errors';
+import type { Caller } from '../http/request-context';
+import type { KeyValueStore } from '../kv/store';
+import type { RateLimitAdmission, RateLimiter } from '../limits/types';
+import type { Logger } from '../log';
+import type { ModelEntry } from '../models/catalog';
+import { parseBillingConfig, type BillingConfig } from './config';
+import { creditAccount, type Currency } from './credit';
+import type { LedgerRow } from './ledger-row';
+import { startLedgerWriter } from './ledger-writer';
+import { createMemoryBillingStore } from './memory-store';
+import type { MeteredUsage, MeterOpenInput, MeterTicket, SettledCost, UsageMeter } from './meter';
+import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow, spendClass } from './mirror-init';
+import { formatMicros } from './money';
+import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
+import { costLines, inCurrency, pricingOf, reservationMicros } from './pricing';
+import { createRedisBillingStore } from './redis-store';
+import type { BillingStore, HoldCandidate } from './store';
+
+/** What the meter needs: the database for initialisation and the ledger, the KV for live state. */
+export interface UsageMeterDeps {
+  db: Database;
+  kv: KeyValueStore;
+  limits: RateLimiter;
+  now: () => number;
+  log: Logger;
+  config: Pick<Config, 'billing' | 'basePath'>;
+}
+
+const KEY_REPORT: readonly Currency[] = ['USD', 'DIEM'];
+const WALLET_REPORT: readonly Currency[] = ['USD', 'DIEM', 'USDC'];
+const FREE: SettledCost = Object.freeze({ usdMicros: 0, diemMicros: 0 });
+
+const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !== null || k.limits.vcu !== null;
+
+/**
+ * The usage meter over the billing store: reservations and key limits checked atomically
+ * in the KV (no database write per request), settlements queued for the batched ledger
+ * writer. The database is read only to initialise an account's mirror or a key's window.
+ */
+export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly store: BillingStore; readonly billing: BillingConfig } {
+  const cfg = parseBillingConfig(deps.config);
+  const store = deps.kv.redis ? createRedisBillingStore(deps.kv.redis, deps.kv.prefix) : createMemoryBillingStore({ now: deps.now });
+  const writer = startLedgerWriter({ db: deps.db, store, log: deps.log, intervalMs: cfg.flushIntervalMs, batchSize: cfg.flushBatchSize });
+  const mirrored = new Set<string>();
+  const counted = new Set<string>();
+  const pending = new Map<string, Promise<void>>();
+
+  /** Runs `init` once at a time per name (concurrent first requests share one database read). */
+  function once(name: string, done: Set<string>, force: boolean, init: () => Promise<void>): Promise<void> | undefined {
+    if (!force && done.has(name)) return undefined;
+    let p = pending.get(name);
+    if (!p) {
+      p = init().then(
+        () => void (done.size > 200_000 && done.clear(), done.add(name), pending.delete(name)),
+        (error) => (pending.delete(name), Promise.reject(error)),
+      );
+      pending.set(name, p);
+    }
+    return p;
+  }
+
+  async function ensure(caller: Caller, key: ApiKeyRecord | null, window: { start: number; ttlMs: number } | null, force: boolean) {
+    await once(caller.accountId, mirrored, force, () => initBalanceMirror(deps.db, store, caller.accountId));
+    if (key && window) {
+      const name = counterName(caller.accountId, key.id, key.limitPeriod, window.start, 'usd');
+      await once(name, counted, force, () => initKeyCounters(deps.db, store, { accountId: caller.accountId, keyId: key.id, period: key.limitPeriod }, window));
+    }
+  }
+
+  function refusal(caller: Caller, status: 'insufficient' | 'limit', index: number, candidates: HoldCandidate[], balances: number[]): ServiceError {
+    if (status === 'limit') return keyLimitExceeded(spendClass(candidates[index]!.currency) ?? 'usd');
+    if (caller.via !== 'wallet') return insufficientBalance();
+    const usdc = candidates.find((c) => c.currency === 'USDC') ?? candidates[0]!;
+    return walletPaymentRequired({ balanceMicros: balances[2] ?? 0, neededMicros: usdc.amount, minimumTopUpUsd: cfg.minimumTopUpUsd, basePath: deps.config.basePath });
+  }
+
+  async function open(input: MeterOpenInput): Promise<MeterTicket> {
+    const caller = input.ctx.caller;
+    if (!caller) throw unauthorized();
+    const { model } = input;
+    const admission = await deps.limits.admitModel(caller, model, input.estimatedPromptTokens + input.maxCompletionTokens, input.ctx.requestId);
+    try {
+      const p = pricingOf(model);
+      const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
+      const wallet = caller.via === 'wallet';
+      const key = wallet ? null : caller.apiKey;
+      const now = deps.now();
+      const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
+      const candidates: HoldCandidate[] = [];
+      for (const currency of wallet ? cfg.paymentOrder.wallet : cfg.paymentOrder.apiKey) {
+        const cls = spendClass(currency);
+        const limit = key && window && cls ? key.limits[cls] : null;
+        candidates.push({
+          currency,
+          amount: inCurrency(p, currency, maxUsd),
+          counter: limit === null || !key || !window || !cls ? '' : counterName(caller.accountId, key.id, key.limitPeriod, window.start, cls),
+          limit: limit ?? 0,
+        });
+      }
+      const report = wallet ? WALLET_REPORT : KEY_REPORT;
+      const reserve = { accountId: caller.accountId, requestId: input.ctx.requestId, candidates, report: report as Currency[], now, expiresAt: now + cfg.holdTtlMs, counterTtlMs: window?.ttlMs ?? 0 };
+      await ensure(caller, key, window, false);
+      let result = await store.reserve(reserve);
+      if (result.status === 'missing') {
+        // Mirrors or counters vanished (KV flushed, window rolled over on another instance): initialise again.
+        await ensure(caller, key, window, true);
+        result = await store.reserve(reserve);
+      }
+      if (result.status === 'missing') throw new Error('billing: balance mirror missing after initialisation');
+      if (result.status !== 'held') {
+        const error = refusal(caller, result.status, result.status === 'limit' ? result.index : 0, candidates, result.balances);
+        Object.assign(error.headers, admission.headers);
+        throw error;
+      }
+      const headers: Record<string, string> = { ...admission.headers, 'x-svc-balance-usd': formatMicros(result.balances[0]!), 'x-svc-balance-diem': formatMicros(result.balances[1]!) };
+      if (wallet) headers['x-balance-remaining'] = formatMicros(result.balances[2]!);
+      return ticket(caller, key, model, candidates[result.index]!, admission, headers, input.ctx.requestId);
+    } catch (error) {
+      await admission.settleTokens(0);
+      throw error;
+    }
+  }
+
+  function ticket(caller: Caller, key: ApiKeyRecord | null, model: ModelEntry, held: HoldCandidate, admission: RateLimitAdmission, headers: Record<string, string>, requestId: string): MeterTicket {
+    let outcome: Promise<SettledCost> | null = null;
+    const toCost = (currency: Currency, amount: number): SettledCost => (currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 });
+
+    async function settle(usage: MeteredUsage): Promise<SettledCost> {
+      const p = pricingOf(model);
+      const at = deps.now();
+      const rows: LedgerRow[] = [];
+      let amount = 0;
+      for (const line of costLines(model, p, usage)) {
+        const micros = inCurrency(p, held.currency, line.usdMicros);
+        amount += micros;
+        rows.push({
+          accountId: caller.accountId,
+          apiKeyId: key?.id ?? null,
+          requestId,
+          currency: held.currency,
+          sku: line.sku,
+          modelId: model.id,
+          units: line.units,
+          pricePerUnitUsd: line.pricePerUnitUsd,
+          amount: -micros,
+          notes: null,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          executionMs: usage.executionMs,
+          at,
+        });
+      }
+      // The counter of the window current now: a request that straddles a rollover counts in the new one, like its ledger entry.
+      const cls = spendClass(held.currency);
+      const window = held.counter && key && cls ? keyWindow(key.limitPeriod, at) : null;
+      const counter = window && key && cls ? counterName(caller.accountId, key.id, key.limitPeriod, window.start, cls) : '';
+      const charged = await store.settle({ accountId: caller.accountId, requestId, currency: held.currency, amount, counter, counterTtlMs: window?.ttlMs ?? 0, rows, settledTtlMs: cfg.settledTtlMs });
+      await admission.settleTokens(usage.promptTokens + usage.completionTokens).catch((error) => deps.log.warn('billing: rate-limit settle failed', { requestId, error: String(error) }));
+      return toCost(charged.currency, charged.amount);
+    }
+
+    async function release(): Promise<SettledCost> {
+      const charged = await store.release(caller.accountId, requestId, cfg.settledTtlMs);
+      await admission.settleTokens(0).catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId, error: String(error) }));
+      return charged ? toCost(charged.currency, charged.amount) : FREE;
+    }
+
+    return {
+      headers,
+      settle(usage) {
+        outcome ??= settle(usage);
+        return outcome;
+      },
+      async release() {
+        outcome ??= release();
+        await outcome;
+      },
+    };
+  }
+
+  return {
+    store,
+    billing: cfg,
+    open,
+    async balances(accountId) {
+      await once(accountId, mirrored, false, () => initBalanceMirror(deps.db, store, accountId));
+      let values = await store.balances(accountId, CURRENCIES);
+      if (values.includes(null)) {
+        await once(accountId, mirrored, true, () => initBalanceMirror(deps.db, store, accountId));
+        values = await store.balances(accountId, CURRENCIES);
+      }
+      const out: Partial<Record<Currency, number>> = {};
+      CURRENCIES.forEach((c, i) => (out[c] = values[i] ?? 0));
+      return out;
+    },
+    async credit(input) {
+      let added = false;
+      try {
+        return await creditAccount(deps.db, input, async () => {
+          added = await store.addIfMirrored(input.accountId, input.currency, input.amountMicros, input.requestId);
+        });
+      } catch (error) {
+        // The transaction failed after the mirror was credited: take it back.
+        if (added) await store.undoAdd(input.accountId, input.currency, input.amountMicros, input.requestId);
+        throw error;
+      }
+    },
+    flush: () => writer.flush(),
+    close: () => writer.close(),
+  };
+}

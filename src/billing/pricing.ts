@@ -1,0 +1,92 @@
+import type { ModelEntry } from '../models/catalog';
+import type { Currency } from './credit';
+import type { ExtraCharge, MeteredUsage } from './meter';
+import { formatMicros, MICROS, toMicros, tokenCostMicros } from './money';
+
+/** A model's prices in micro-USD per 1M tokens, parsed once per model. */
+export interface ModelPricing {
+  input: number;
+  output: number;
+  cacheInput: number;
+  /** Micro-DIEM per 1 USD (1_000_000 when DIEM pays 1:1). */
+  diemPerUsd: number;
+  /** USD per 1M tokens as exact strings for the ledger's pricePerUnitUsd. */
+  inputText: string;
+  outputText: string;
+  cacheInputText: string;
+}
+
+const cache = new WeakMap<ModelEntry, ModelPricing>();
+
+/** The model's parsed prices; computed on first use and kept with the catalog entry. */
+export function pricingOf(model: ModelEntry): ModelPricing {
+  let p = cache.get(model);
+  if (!p) {
+    const prices = model.prices;
+    const rate = model.config.pricing.diemPerUsd;
+    p = {
+      input: prices.inputPerMillion,
+      output: prices.outputPerMillion,
+      cacheInput: prices.cacheInputPerMillion,
+      diemPerUsd: rate === undefined ? MICROS : toMicros(rate),
+      inputText: formatMicros(prices.inputPerMillion),
+      outputText: formatMicros(prices.outputPerMillion),
+      cacheInputText: formatMicros(prices.cacheInputPerMillion),
+    };
+    cache.set(model, p);
+  }
+  return p;
+}
+
+/** A priced line item in micro-USD. */
+export interface CostLine {
+  sku: string;
+  /** Exact decimal units (million tokens for tokens, the plugin's units for extras). */
+  units: string;
+  pricePerUnitUsd: string;
+  usdMicros: number;
+}
+
+function extrasCost(extras: readonly ExtraCharge[] | undefined): number {
+  let sum = 0;
+  if (extras) for (const e of extras) sum += Math.ceil(e.units * e.unitPriceMicros);
+  return sum;
+}
+
+/** Maximum cost (micro-USD) of a request: the estimate priced like a settlement, plus declared extras. */
+export function reservationMicros(p: ModelPricing, promptTokens: number, completionTokens: number, extras?: readonly ExtraCharge[]): number {
+  return tokenCostMicros(promptTokens, p.input) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
+}
+
+/**
+ * The line items of a settlement. Cached prompt tokens are priced at `cacheInput`; each line
+ * is rounded up on its own, so the sum equals what the reservation formula gives.
+ */
+export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
+  const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
+  const fresh = usage.promptTokens - cached;
+  const lines: CostLine[] = [
+    { sku: `${model.id}-llm-input-mtoken`, units: formatMicros(fresh), pricePerUnitUsd: p.inputText, usdMicros: tokenCostMicros(fresh, p.input) },
+    { sku: `${model.id}-llm-output-mtoken`, units: formatMicros(usage.completionTokens), pricePerUnitUsd: p.outputText, usdMicros: tokenCostMicros(usage.completionTokens, p.output) },
+  ];
+  if (cached > 0)
+    lines.push({ sku: `${model.id}-llm-cache-input-mtoken`, units: formatMicros(cached), pricePerUnitUsd: p.cacheInputText, usdMicros: tokenCostMicros(cached, p.cacheInput) });
+  if (usage.extras)
+    for (const e of usage.extras) {
+      if (!(e.units > 0)) continue;
+      const micros = Math.ceil(e.units * e.unitPriceMicros);
+      // The ledger holds one row per (request, sku): repeated extras of one sku are summed.
+      const same = lines.find((l) => l.sku === e.sku);
+      if (same) {
+        same.units = String(Number(same.units) + e.units);
+        same.usdMicros += micros;
+      } else lines.push({ sku: e.sku, units: String(e.units), pricePerUnitUsd: formatMicros(e.unitPriceMicros), usdMicros: micros });
+    }
+  return lines;
+}
+
+/** Converts micro-USD to the paying currency's micro-units (DIEM at the model's rate, rounded up). */
+export function inCurrency(p: ModelPricing, currency: Currency, usdMicros: number): number {
+  if (currency !== 'DIEM' || p.diemPerUsd === MICROS) return usdMicros;
+  return Number((BigInt(usdMicros) * BigInt(p.diemPerUsd) + 999_999n) / 1_000_000n);
+}

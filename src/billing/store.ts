@@ -1,0 +1,87 @@
+import type { Currency } from './credit';
+import type { LedgerRow } from './ledger-row';
+
+/** One currency the reservation may be paid in, with the key limit that applies to it. */
+export interface HoldCandidate {
+  currency: Currency;
+  /** Maximum cost in this currency's micro-units. */
+  amount: number;
+  /** The key's spend counter for this currency class in the current window, or '' when unlimited. */
+  counter: string;
+  /** The key's limit for that class (micro-units); ignored when `counter` is ''. */
+  limit: number;
+}
+
+/** A reservation request: candidates in payment order; the first that fits is held. */
+export interface ReserveInput {
+  accountId: string;
+  requestId: string;
+  candidates: HoldCandidate[];
+  /** Currencies whose balance (before the request) the answer reports, for headers and 402 bodies. */
+  report: Currency[];
+  now: number;
+  expiresAt: number;
+  /** Time to live of a counter created by this call (ms), 0 for none. */
+  counterTtlMs: number;
+}
+
+/** Outcome of a reservation. `missing` means a mirror or counter must be initialised first. */
+export type ReserveResult =
+  | { status: 'held'; index: number; balances: number[] }
+  | { status: 'missing' }
+  | { status: 'insufficient'; balances: number[] }
+  /** The candidate at `index` had the balance but its key limit refused. */
+  | { status: 'limit'; index: number; balances: number[] };
+
+/** A settlement: the actual charge in the held currency and its ledger rows. */
+export interface SettleInput {
+  accountId: string;
+  requestId: string;
+  currency: Currency;
+  amount: number;
+  /** The key's counter of the window current at settlement, or '' when the key has no limit. */
+  counter: string;
+  counterTtlMs: number;
+  rows: LedgerRow[];
+  settledTtlMs: number;
+}
+
+/** What a settlement or release charged: the first call's result, whichever call asks. */
+export interface Charged {
+  currency: Currency;
+  amount: number;
+}
+
+/** A batch of queued settlements; `ack` removes it from the queue after the database commit. */
+export interface LedgerBatch {
+  rows: LedgerRow[];
+  ack(): Promise<void>;
+  /** Gives the batch back without removing it (the write failed). */
+  abandon(): Promise<void>;
+}
+
+/**
+ * The billing store port: live balance mirrors, reservations, key spend counters and the
+ * ledger queue, each operation atomic (memory: single-threaded JS; Redis: one Lua script).
+ */
+export interface BillingStore {
+  readonly backend: 'memory' | 'redis';
+  reserve(input: ReserveInput): Promise<ReserveResult>;
+  /** Charges once per request id: drops the hold, deducts, counts, queues the rows. */
+  settle(input: SettleInput): Promise<Charged>;
+  /** Drops the hold and charges nothing; after a settlement it returns that settlement. */
+  release(accountId: string, requestId: string, settledTtlMs: number): Promise<Charged | null>;
+  /** Sets balance mirrors that are absent (first use), from the database values. */
+  initBalances(accountId: string, values: Partial<Record<Currency, number>>): Promise<void>;
+  /** Sets a key counter if absent. */
+  initCounter(counter: string, spent: number, ttlMs: number): Promise<void>;
+  /** Adds to a balance mirror only if it exists; idempotent by `requestId`. Returns whether it added. */
+  addIfMirrored(accountId: string, currency: Currency, amount: number, requestId: string): Promise<boolean>;
+  /** Undoes `addIfMirrored` (the credit's transaction failed after it). */
+  undoAdd(accountId: string, currency: Currency, amount: number, requestId: string): Promise<void>;
+  /** Mirror values, null for currencies not mirrored yet. */
+  balances(accountId: string, currencies: readonly Currency[]): Promise<(number | null)[]>;
+  /** Takes up to `max` queued settlements (requests, each with its rows), or null when another writer holds the queue or it is empty. */
+  takeBatch(max: number): Promise<LedgerBatch | null>;
+  queued(): Promise<number>;
+}
