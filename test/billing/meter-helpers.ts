@@ -28,6 +28,7 @@ export interface MeterInstance {
   app: ReturnType<typeof createApp>;
   deps: AppDeps;
   meter: ReturnType<typeof createUsageMeter>;
+  /** POST /chat/completions with the fixture model; `key` '' sends no Authorization (wallet callers). */
   chat(key: string, json?: Record<string, unknown>, init?: RequestInit): Promise<Response>;
 }
 
@@ -54,7 +55,7 @@ export async function instance(opts: { storage: Storage; kv: KeyValueStore; upst
         new Request(`http://localhost${config.basePath}/chat/completions`, {
           method: 'POST',
           ...init,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+          headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json', ...init.headers },
           body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 5, ...json }),
         }),
       );
