@@ -64,3 +64,13 @@ export function limitHeaders(res: Response): Record<string, string> {
   });
   return out;
 }
+
+/**
+ * On the real clock (Redis counts in fixed minutes of wall time), waits out the last
+ * `marginMs` of a minute, so a burst under test is not split across two windows.
+ */
+export async function awayFromMinuteBoundary(fake: boolean, marginMs = 1_000) {
+  if (fake) return;
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await Bun.sleep(left + 5);
+}
