@@ -1,0 +1,33 @@
+import { t, type Static } from 'elysia';
+
+/** Usage entry inference details (spec 2.4); tokens only on text-model lines. */
+const InferenceDetails = t.Object({
+  requestId: t.String({ description: 'Request id (CF-RAY) of the inference' }),
+  inferenceExecutionTime: t.Integer({ minimum: 0, description: 'Inference execution time, milliseconds' }),
+  promptTokens: t.Optional(t.Integer({ minimum: 0, description: 'Present only for text-model usage' })),
+  completionTokens: t.Optional(t.Integer({ minimum: 0, description: 'Present only for text-model usage' })),
+});
+
+/**
+ * One billing usage entry (spec 2.4; the spec's `unit`, not the swagger's `units`).
+ * `amount` is what the line charged, positive; a refund line is negative.
+ */
+export const UsageEntry = t.Object({
+  timestamp: t.String({ format: 'date-time', description: 'When the entry was created' }),
+  sku: t.String({ description: 'Product of the entry, e.g. `<model>-llm-output-mtoken`' }),
+  pricePerUnitUsd: t.Number({ description: 'Price per unit in USD' }),
+  unit: t.Number({ description: 'Units consumed (tokens are counted in millions)' }),
+  amount: t.Number({ description: 'Total charged, in `currency`; negative for a refund' }),
+  currency: t.String({ description: 'USD, VCU, DIEM or BUNDLED_CREDITS (USDC for wallet accounts)' }),
+  notes: t.Union([t.String(), t.Null()]),
+  inferenceDetails: t.Union([InferenceDetails, t.Null()]),
+});
+
+/** A usage entry as served. */
+export type UsageEntry = Static<typeof UsageEntry>;
+
+/** Currencies the usage filter of GET /billing/usage accepts. */
+export const UsageCurrency = t.Union([t.Literal('USD'), t.Literal('VCU'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], { description: 'Only entries in this currency' });
+
+/** Currencies the usage-history filter accepts (no VCU). */
+export const HistoryCurrency = t.Union([t.Literal('USD'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], { description: 'Only entries in this currency' });
