@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'bun:test';
+import { createCatalog } from '../../src/models/catalog';
+import { costLines, inCurrency, pricingOf, reservationMicros } from '../../src/billing/pricing';
+import { parseBillingConfig } from '../../src/billing/config';
+
+const catalog = createCatalog({
+  models: [
+    { id: 'm', type: 'text', routes: [{ provider: 'p', weight: 1 }], pricing: { input: '0.70', output: '2.80', cacheInput: '0.35', diemPerUsd: '1.5' }, traits: [] },
+  ] as never,
+  simulatorProviders: new Set(),
+});
+const model = catalog.get('m')!;
+
+describe('pricing', () => {
+  test('is parsed once per model', () => {
+    expect(pricingOf(model)).toBe(pricingOf(model));
+    expect(pricingOf(model)).toMatchObject({ input: 700_000, output: 2_800_000, cacheInput: 350_000, diemPerUsd: 1_500_000 });
+  });
+
+  test('cached prompt tokens at the cache price, extras of one sku summed, each line rounded up', () => {
+    const lines = costLines(model, pricingOf(model), {
+      promptTokens: 1000,
+      cachedPromptTokens: 400,
+      completionTokens: 3,
+      executionMs: 1,
+      extras: [
+        { sku: 'web-search', units: 1, unitPriceMicros: 10_000 },
+        { sku: 'web-search', units: 2, unitPriceMicros: 10_000 },
+      ],
+    });
+    expect(lines).toEqual([
+      { sku: 'm-llm-input-mtoken', units: '0.000600', pricePerUnitUsd: '0.700000', usdMicros: 420 },
+      { sku: 'm-llm-output-mtoken', units: '0.000003', pricePerUnitUsd: '2.800000', usdMicros: 9 }, // 8.4 rounded up
+      { sku: 'm-llm-cache-input-mtoken', units: '0.000400', pricePerUnitUsd: '0.350000', usdMicros: 140 },
+      { sku: 'web-search', units: '3', pricePerUnitUsd: '0.010000', usdMicros: 30_000 },
+    ]);
+  });
+
+  test('the reservation prices the estimate like a settlement; DIEM converts at the model rate, rounded up', () => {
+    const p = pricingOf(model);
+    expect(reservationMicros(p, 1000, 3, [{ sku: 's', units: 1, unitPriceMicros: 7 }])).toBe(700 + 9 + 7);
+    expect(inCurrency(p, 'USD', 9)).toBe(9);
+    expect(inCurrency(p, 'DIEM', 9)).toBe(14); // 13.5 rounded up
+  });
+});
+
+describe('billing config', () => {
+  test('defaults: DIEM, bundled credits, then USD for keys; USDC for wallets', () => {
+    expect(parseBillingConfig({}).paymentOrder).toEqual({ apiKey: ['DIEM', 'BUNDLED_CREDITS', 'USD'], wallet: ['USDC'] });
+  });
+  test('a bad field is named', () => {
+    expect(() => parseBillingConfig({ billing: { paymentOrder: { apiKey: ['EUR'] } } })).toThrow('billing.paymentOrder.apiKey');
+    expect(() => parseBillingConfig({ billing: { holdTtlMs: 5 } })).toThrow('billing.holdTtlMs');
+  });
+});
