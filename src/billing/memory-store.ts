@@ -56,9 +56,14 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
     if (hold.counter) add(held, hold.counter, -hold.amount);
   }
 
-  function sweep(accountId: string, now: number) {
-    // Linear in live holds of this process; fine for one process, Redis indexes by expiry instead.
-    for (const [id, hold] of holds) if (hold.accountId === accountId && hold.expiresAt <= now) dropHold(id, hold);
+  /** Earliest expiry among live holds: the sweep runs only once something can have expired. */
+  let earliest = Infinity;
+  function sweep(now: number) {
+    if (now < earliest) return;
+    earliest = Infinity;
+    for (const [id, hold] of holds)
+      if (hold.expiresAt <= now) dropHold(id, hold);
+      else if (hold.expiresAt < earliest) earliest = hold.expiresAt;
   }
 
   /** Drops expired settlement records; they were inserted in expiry order, so only the front is checked. */
@@ -81,7 +86,7 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
     backend: 'memory',
     async reserve(input: ReserveInput): Promise<ReserveResult> {
       const now = input.now;
-      sweep(input.accountId, now);
+      sweep(now);
       const balances: number[] = [];
       for (const c of input.report) {
         const v = mirrors.get(mk(input.accountId, c));
@@ -106,6 +111,7 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
         add(held, key, c.amount);
         if (c.counter) add(held, c.counter + ':h', c.amount);
         holds.set(input.requestId, { accountId: input.accountId, currency: c.currency, amount: c.amount, counter: c.counter ? c.counter + ':h' : '', expiresAt: input.expiresAt });
+        if (input.expiresAt < earliest) earliest = input.expiresAt;
         return { status: 'held', index: i, balances };
       }
       return refusedByLimit >= 0 ? { status: 'limit', index: refusedByLimit, balances } : { status: 'insufficient', balances };
