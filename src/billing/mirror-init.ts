@@ -3,7 +3,8 @@ import type { LimitPeriod } from '../auth/api-keys';
 import { periodStart } from '../auth/key-usage';
 import type { Database } from '../db/database';
 import { balances, ledgerEntries } from '../db/schema';
-import { accountLock, type Currency } from './credit';
+import { accountLock } from './account-lock';
+import type { Currency } from './credit';
 import type { BillingStore } from './store';
 
 /** Every currency an account can hold; mirrors are initialised together. */
