@@ -87,7 +87,8 @@ for (const backend of BACKENDS)
       expect((await c.b.request(VALID)).status).toBe(200);
       await fail(c.a, 10);
       await fail(c.b, 11);
-      expect((await c.a.request(VALID)).status).toBe(429);
+      expect((await c.b.request(VALID)).status).toBe(429);
+      expect((await untilRefused(c.a)).status).toBe(429);
     });
 
     test('a flood of bad keys blocks that credential, never the accounts of valid keys', async () => {

@@ -78,6 +78,7 @@ export async function startCluster(backend: TestBackend, abuseGuard: Record<stri
     async close() {
       for (const i of [a, b]) {
         await abuseGuardOf(i.deps).close();
+        await i.deps.meter.close();
         await i.deps.keys.close();
       }
       await kvA.close();
