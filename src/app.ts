@@ -11,6 +11,10 @@ import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
+import { rateLimitRoutes } from './routes/rate-limits';
+import { abuseGuardGate } from './gates/abuse-guard';
+import { billingRoutes } from './routes/billing';
+import { adminAccountRoutes } from './routes/admin-accounts';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -34,9 +38,12 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   webToolsOf(deps);
   // Stages 3-4 (abuse guard, rate limit) run right after authentication on every authenticated route.
   const after: AfterAuthStage[] = [];
+  const abuse = abuseGuardGate(deps);
+  if (abuse.stage) after.push(abuse.stage);
   const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after });
-  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
-    .use(characterRoutes(deps, auth));
+  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(abuse.plugin).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
+    .use(characterRoutes(deps, auth)).use(rateLimitRoutes(deps, auth))
+    .use(billingRoutes(deps, auth)).use(adminAccountRoutes(deps, auth));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)

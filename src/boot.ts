@@ -1,11 +1,13 @@
 import { createKeyCache } from './auth/key-cache';
-import { freeMeter, type UsageMeter } from './billing/meter';
+import { createUsageMeter } from './billing/live-meter';
+import type { UsageMeter } from './billing/meter';
 import type { Config } from './config';
 import type { Storage } from './db/database';
 import { openStorage } from './db/open';
 import type { AppDeps } from './deps';
 import type { KeyValueStore } from './kv/store';
-import { unlimited, type RateLimiter } from './limits/types';
+import type { RateLimiter } from './limits/types';
+import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
 import { createCatalog } from './models/catalog';
@@ -52,8 +54,8 @@ export async function createDeps(
     if (m.config.capabilities?.supportsReasoning) for (const r of m.config.routes) reasoning.add(r.model ?? m.id);
   const chatProviders = createProviderRegistry(providers, { fetch: outbound, log, isReasoning: (name) => reasoning.has(name) });
   // WIRING (issue 6): the rate limiter and the billing meter replace these defaults.
-  const limits = overrides.limits ?? unlimited;
-  const meter = overrides.meter ?? freeMeter;
+  const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
+  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config });
   return { config, storage, kv, keys, models, limits, meter, providers: chatProviders, log, now, fetch: outbound };
 }
 

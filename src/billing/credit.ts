@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { balances, ledgerEntries } from '../db/schema';
+import { accountLock } from './account-lock';
 
 /** Currencies an account can hold. */
 export type Currency = 'USD' | 'DIEM' | 'VCU' | 'BUNDLED_CREDITS' | 'USDC';
@@ -8,14 +9,17 @@ export type Currency = 'USD' | 'DIEM' | 'VCU' | 'BUNDLED_CREDITS' | 'USDC';
 /**
  * Credits an account: the ledger entry and the balance change commit together, and the
  * entry is unique by `requestId`, so a retried credit is applied once. Returns false when
- * this request id was already credited.
+ * this request id was already credited. `onApplied` runs inside the transaction, under the
+ * account lock (the meter adds the credit to its live balance there).
  */
 export async function creditAccount(
   db: Database,
   input: { accountId: string; currency: Currency; amountMicros: number; requestId: string; sku?: string; notes?: string; kind?: 'CREDIT' | 'TOP_UP' | 'REFUND' },
+  onApplied?: () => Promise<void>,
 ): Promise<boolean> {
   if (!Number.isSafeInteger(input.amountMicros) || input.amountMicros <= 0) throw new Error('credit amount must be a positive integer of micro-units');
   return db.transaction(async (tx) => {
+    await tx.execute(accountLock(input.accountId));
     const inserted = await tx
       .insert(ledgerEntries)
       .values({
@@ -39,6 +43,7 @@ export async function creditAccount(
         target: [balances.accountId, balances.currency],
         set: { amountMicros: sql`${balances.amountMicros} + ${input.amountMicros}`, updatedAt: sql`now()` },
       });
+    await onApplied?.();
     return true;
   });
 }

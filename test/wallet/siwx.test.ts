@@ -80,13 +80,28 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     expect((await replay.json()).code).toBe('X402_SIGN_IN_NONCE_REUSED');
   });
 
-  test('a SIWE and a Solana sign-in each authenticate POST /chat/completions; a replay is refused', async () => {
+  test('a SIWE and a Solana sign-in each authenticate POST /chat/completions, paid from USDC; a replay is refused', async () => {
     const chat = (header: string) =>
       t.request('/chat/completions', { method: 'POST', key: null, headers: { 'SIGN-IN-WITH-X': header }, json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] } });
-    for (const header of [await evmSignIn(newEvmWallet(), { now: clock.now }), await solanaSignIn(await newSolanaWallet(), { now: clock.now })]) {
+    const evm = newEvmWallet();
+    const sol = await newSolanaWallet();
+    const wallets = [
+      { address: evm.address.toLowerCase(), sign: () => evmSignIn(evm, { now: clock.now }) },
+      { address: sol.address, sign: () => solanaSignIn(sol, { now: clock.now }) },
+    ];
+    for (const w of wallets) {
+      // The first sign-in creates the wallet's account; it holds no USDC yet.
+      const broke = await chat(await w.sign());
+      expect(broke.status).toBe(402);
+      expect((await broke.json()).code).toBe('PAYMENT_REQUIRED');
+      const [account] = await t.deps.storage.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, w.address));
+      expect(await t.deps.meter.credit({ accountId: account!.id, currency: 'USDC', amountMicros: 1_000_000, requestId: `topup-${w.address}` })).toBe(true);
+
+      const header = await w.sign();
       const res = await chat(header);
       expect(res.status).toBe(200);
       expect(res.headers.get('x-auth-refreshed')).toBe('false');
+      expect(res.headers.get('x-balance-remaining')).toBe('1.000000');
       expect((await res.json()).choices[0].message.content).toBeString();
       const replay = await chat(header);
       expect(replay.status).toBe(401);
