@@ -87,9 +87,13 @@ export function startLedgerWriter(opts: { db: Database; store: BillingStore; log
   function flush(): Promise<void> {
     const previous = running ?? Promise.resolve();
     const next = previous.catch(() => {}).then(drain);
-    running = next.finally(() => {
-      if (running === guarded) running = null;
-    });
+    // `running` only orders the drains; the caller of flush() sees the failure through `next`,
+    // so the bookkeeping promise must not reject unhandled as well.
+    running = next
+      .catch(() => {})
+      .finally(() => {
+        if (running === guarded) running = null;
+      });
     const guarded = running;
     return next;
   }

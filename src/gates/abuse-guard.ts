@@ -39,8 +39,9 @@ function fingerprint(credential: string): AbuseIdentity {
  * - The plugin's transform hook refuses credentials and IPs that are blocked before the key
  *   lookup and before body validation; it costs nothing while no such block exists.
  * - The stage refuses blocked accounts right after authentication: one map lookup.
- * - The after-response hook counts non-success responses (status >= 400, the guard's own
- *   429s excepted) against the account of a valid credential, else the credential's
+ * - The after-response hook counts non-success responses (status >= 400 except 429: a
+ *   rate-limited client retrying with backoff as spec 7 asks is not abusing, and the guard's
+ *   own blocks must not extend themselves) against the account of a valid credential, else the credential's
  *   fingerprint, else the client IP. Bad keys never count against an account.
  */
 export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAuthStage | null } {
@@ -48,9 +49,6 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
   const { config } = guard;
   const plugin = new Elysia({ name: 'svc.gate.abuse-guard' });
   if (!config.enabled) return { plugin, stage: null };
-  // Requests this guard refused: their 429s are not failures of the caller's own.
-  const refused = new WeakSet<Request>();
-
   function clientIp(request: Request, server: ServerLike | null): string | null {
     if (config.trustForwardedFor) {
       // The last hop is the one our own proxy appended; earlier ones are client-supplied.
@@ -100,7 +98,6 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     if (!caller) return;
     const until = guard.accountBlockedUntil(caller.accountId);
     if (until === 0) return;
-    refused.add(request);
     const path = new URL(request.url).pathname.replace(/^\//, '');
     deps.limits.log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: `endpoint:${path}`, tier: caller.tier, type: 'FAILED_REQUESTS' });
     throw guard.refusal(until);
@@ -112,12 +109,12 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
       const identity = anonymousIdentity(request, server as ServerLike | null);
       const until = identity ? guard.blockedUntil(identity) : 0;
       if (until === 0) return;
-      refused.add(request);
       throw guard.refusal(until);
     })
     .onAfterResponse({ as: 'scoped' }, function countFailure(ctx) {
       const { request, set, server } = ctx;
-      if (statusOf(set, ctx.responseValue) < 400 || refused.has(request)) return;
+      const status = statusOf(set, ctx.responseValue);
+      if (status < 400 || status === 429) return;
       const svc = (ctx as { svc?: RequestContext }).svc;
       return guard.track(countFailureOf(request, svc, server as ServerLike | null));
     });
