@@ -54,6 +54,8 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
   return new Elysia({ name: 'svc.routes.keys' })
     .use(auth)
     .get('/api_keys', async function listApiKeys({ svc }) {
+      // Usage comes from the ledger, which charges reach in batches: write pending ones first.
+      await deps.meter.flush();
       return { object: 'list' as const, data: await service.list(accountOf(svc.caller)) };
     }, { auth: 'ADMIN', response: { 200: KeyResponses.list }, detail: { operationId: 'getApiKeys', summary: 'List API keys', tags } })
     .post('/api_keys', async function createApiKey({ svc, body }) {
@@ -82,6 +84,7 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
     }, { body: Web3KeyBody, response: { 200: KeyResponses.created }, detail: { operationId: 'postApiKeyGenerateWeb3Key', summary: 'Create an API key with a wallet signature of the token', tags, security: [] } })
     .get('/api_keys/:id', async function getApiKeyById({ svc, params }) {
       if (!UUID.test(params.id)) throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
+      await deps.meter.flush();
       return { data: await service.get(accountOf(svc.caller), params.id) };
     }, { auth: 'ADMIN', response: { 200: KeyResponses.one }, detail: { operationId: 'getApiKeyById', summary: 'Get an API key', tags } });
 }

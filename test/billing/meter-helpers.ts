@@ -39,6 +39,8 @@ export async function instance(opts: { storage: Storage; kv: KeyValueStore; upst
     providers: [fixtureProvider('up', opts.upstreamUrl)],
     models: [fixtureModel(MODEL, ['up']), fixtureModel('fixdiem', ['up'], { pricing: { input: '1', output: '2', diemPerUsd: '2' } })],
     billing: { flushIntervalMs: 60_000, ...opts.billing },
+    // 150 refusals from one account would trip the abuse guard (its own suite tests it).
+    abuseGuard: { enabled: false },
     ...opts.config,
   });
   const now = opts.now ?? Date.now;

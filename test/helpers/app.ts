@@ -30,7 +30,9 @@ export interface TestApp {
 /** Builds an app on a fresh database and KV namespace of `backend` (embedded by default). */
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const backend = opts.backend ?? EMBEDDED;
-  const config = parseConfig({ logLevel: 'silent', ...opts.config });
+  // Suites that test refusals send dozens of failing requests from one account within
+  // seconds, which is exactly what the abuse guard blocks; its own suite turns it on.
+  const config = parseConfig({ logLevel: 'silent', abuseGuard: { enabled: false }, ...opts.config });
   const storage = await backend.storage();
   const kv = await backend.kv({ now: opts.now });
   const deps = await createDeps(config, { storage, kv, now: opts.now, fetch: opts.fetch, meter: opts.meter });
