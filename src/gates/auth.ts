@@ -63,7 +63,9 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
 
   return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({
     auth: (access: Access) => ({
-      async beforeHandle({ request, svc, set }) {
+      // The transform phase runs before body validation, so an anonymous caller learns
+      // nothing about a route's schema and a credential flood costs no validation work.
+      async transform({ request, svc, set }) {
         svc.caller = await authenticate(request, svc, access);
         // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
         // sign-ins have nothing to refresh), so authenticated responses say so.

@@ -31,6 +31,19 @@ describe('error and header contract', () => {
     expect(res.headers.get('x-svc-host-name')).toBeTruthy();
   });
 
+  test('authentication comes before body validation: no key and a bad body is a 401, a key and the same body a 400', async () => {
+    const bad = { method: 'POST', json: { model: 42 } };
+    const anonymous = await t.request('/chat/completions', { ...bad, key: null });
+    expect(anonymous.status).toBe(401);
+    expectContractHeaders(anonymous);
+    expect(await anonymous.json()).toEqual({ error: 'Authentication failed: missing Authorization header' });
+    const wrongKey = await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'NOPE' }, key: 'svc_wrong' });
+    expect(wrongKey.status).toBe(401);
+    const keyed = await t.request('/chat/completions', bad);
+    expect(keyed.status).toBe(400);
+    expect((await keyed.json()).details.model._errors.length).toBeGreaterThan(0);
+  });
+
   test('a bad query value is a 400 DetailedError naming the field', async () => {
     const res = await t.request('/models?type=bogus');
     expect(res.status).toBe(400);
