@@ -13,6 +13,8 @@ import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
 import { abuseGuardGate } from './gates/abuse-guard';
+import { balanceHeadersStage } from './gates/balance-headers';
+import { routeRateLimitStage } from './gates/route-rate-limit';
 import { billingRoutes } from './routes/billing';
 import { adminAccountRoutes } from './routes/admin-accounts';
 import { webToolsOf } from '../providers/search';
@@ -36,10 +38,14 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
-  // Stages 3-4 (abuse guard, rate limit) run right after authentication on every authenticated route.
+  // Stages 3-4 (abuse guard, rate limit) and the balance headers run right after
+  // authentication on every authenticated route; model routes are limited and metered by
+  // the meter instead, against the model's own limits.
+  const metered = new Set([`${config.basePath}/chat/completions`]);
   const after: AfterAuthStage[] = [];
   const abuse = abuseGuardGate(deps);
   if (abuse.stage) after.push(abuse.stage);
+  after.push(routeRateLimitStage(deps.limits, metered), balanceHeadersStage(deps.meter, metered));
   const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after });
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(abuse.plugin).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
     .use(characterRoutes(deps, auth)).use(rateLimitRoutes(deps, auth))

@@ -17,7 +17,7 @@ export type Access = 'OPERATOR' | 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
  * option, in the order given (abuse guard, then rate limit). It may throw a ServiceError
  * (429) or set response headers.
  */
-export type AfterAuthStage = (input: { request: Request; svc: RequestContext; set: { headers: Record<string, string | number> }; access: Access }) => void | Promise<void>;
+export type AfterAuthStage = (input: { request: Request; path: string; svc: RequestContext; set: { headers: Record<string, string | number> }; access: Access }) => void | Promise<void>;
 
 /** Alternative authenticators (SIGN-IN-WITH-X) tried when no bearer key is sent. */
 export type WalletAuthenticator = (request: Request, ctx: RequestContext) => Promise<Caller | null>;
@@ -65,12 +65,12 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
     auth: (access: Access) => ({
       // The transform phase runs before body validation, so an anonymous caller learns
       // nothing about a route's schema and a credential flood costs no validation work.
-      async transform({ request, svc, set }) {
+      async transform({ request, path, svc, set }) {
         svc.caller = await authenticate(request, svc, access);
         // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
         // sign-ins have nothing to refresh), so authenticated responses say so.
         if (svc.caller) set.headers['x-auth-refreshed'] = 'false';
-        for (const stage of after) await stage({ request, svc, set: set as { headers: Record<string, string | number> }, access });
+        for (const stage of after) await stage({ request, path, svc, set: set as { headers: Record<string, string | number> }, access });
       },
     }),
   });

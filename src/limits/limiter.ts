@@ -55,7 +55,20 @@ export async function createRateLimiter(
     };
   }
 
+  const routeLimits = { rpm: config.apiRpm, tpm: null };
+
+  async function admitRoute(caller: Caller, path: string, requestId: string): Promise<Record<string, string>> {
+    const result = await store.admit(`${caller.accountId}:api`, routeLimits.rpm, null);
+    const headers = rateLimitHeaders(routeLimits, result);
+    if (!result.refused) return headers;
+    const account = await accounts.get(caller.accountId);
+    log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: `endpoint:${path}`, tier: account.tier, type: 'RPM' });
+    deps.log.debug('rate limit refused', { requestId, path });
+    throw tooManyRequests('Rate limit exceeded', headers);
+  }
+
   return {
+    admitRoute,
     admitModel: (caller, model, reservedTokens, requestId) => admit(caller, model, 'queue', reservedTokens, requestId),
     admitVideo: (caller, model, operation, requestId) => admit(caller, model, operation, 0, requestId),
     async limitsFor(accountId) {

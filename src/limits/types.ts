@@ -50,6 +50,11 @@ export interface RateLimiter {
   updateAccount(accountId: string, change: AccountLimitsChange): Promise<AccountLimits | null>;
   /** The account's latest refusals, newest first (pending log entries are written first). */
   refusals(accountId: string, limit: number): Promise<RefusalEntry[]>;
+  /**
+   * One request on an authenticated route not bound to a model, against the account-wide
+   * `rateLimits.apiRpm`; returns the 8.2 request headers, throws 429 when over.
+   */
+  admitRoute(caller: Caller, path: string, requestId: string): Promise<Record<string, string>>;
   /** The refusal log, shared with the abuse guard. */
   readonly log: RateLimitLog;
   close(): Promise<void>;
@@ -71,6 +76,9 @@ export const unlimited: RateLimiter = {
   },
   async refusals() {
     return [];
+  },
+  async admitRoute() {
+    return {};
   },
   log: { record() {}, async flush() {} },
   async close() {},
