@@ -90,3 +90,12 @@ export function inCurrency(p: ModelPricing, currency: Currency, usdMicros: numbe
   if (currency !== 'DIEM' || p.diemPerUsd === MICROS) return usdMicros;
   return Number((BigInt(usdMicros) * BigInt(p.diemPerUsd) + 999_999n) / 1_000_000n);
 }
+
+/**
+ * A per-unit line item (an image, an audio second, an RPC call) at the model's
+ * `pricing.perUnit`. Unit-priced routes open and settle the meter with no tokens and this
+ * as their extra, so they share the reservation, payment order, key limits and ledger.
+ */
+export function unitCharge(model: ModelEntry, units: number, sku = `${model.id}-unit`): ExtraCharge {
+  return { sku, units, unitPriceMicros: model.prices.perUnit };
+}

@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { createCatalog } from '../../src/models/catalog';
-import { costLines, inCurrency, pricingOf, reservationMicros } from '../../src/billing/pricing';
+import { costLines, inCurrency, pricingOf, reservationMicros, unitCharge } from '../../src/billing/pricing';
 import { parseBillingConfig } from '../../src/billing/config';
 
 const catalog = createCatalog({
   models: [
     { id: 'm', type: 'text', routes: [{ provider: 'p', weight: 1 }], pricing: { input: '0.70', output: '2.80', cacheInput: '0.35', diemPerUsd: '1.5' }, traits: [] },
+    { id: 'img', type: 'image', routes: [{ provider: 'p', weight: 1 }], pricing: { perUnit: '0.04' }, traits: [] },
   ] as never,
   simulatorProviders: new Set(),
 });
@@ -41,6 +42,18 @@ describe('pricing', () => {
     expect(reservationMicros(p, 1000, 3, [{ sku: 's', units: 1, unitPriceMicros: 7 }])).toBe(700 + 9 + 7);
     expect(inCurrency(p, 'USD', 9)).toBe(9);
     expect(inCurrency(p, 'DIEM', 9)).toBe(14); // 13.5 rounded up
+  });
+});
+
+describe('per-unit pricing', () => {
+  test('an image, audio second or RPC call is a line item at pricing.perUnit, reserved and settled like tokens', () => {
+    const image = catalog.get('img')!;
+    const charge = unitCharge(image, 2);
+    expect(charge).toEqual({ sku: 'img-unit', units: 2, unitPriceMicros: 40_000 });
+    const p = pricingOf(image);
+    expect(reservationMicros(p, 0, 0, [charge])).toBe(80_000);
+    const lines = costLines(image, p, { promptTokens: 0, completionTokens: 0, executionMs: 5, extras: [charge] });
+    expect(lines.filter((l) => l.usdMicros > 0)).toEqual([{ sku: 'img-unit', units: '2', pricePerUnitUsd: '0.040000', usdMicros: 80_000 }]);
   });
 });
 
