@@ -1,4 +1,5 @@
 import type { MeterTicket } from '../billing/meter';
+import { formatMicros, toMicros } from '../billing/money';
 import type { AppDeps } from '../deps';
 import { badRequest, notFound, ServiceError } from '../http/errors';
 import type { RequestContext } from '../http/request-context';
@@ -169,6 +170,9 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     const usage = result.body.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
     const settled = await ticket.settle(metered(usage, ctx));
     const body = await runner.transformResponse(active, result.body, ctx);
+    // A JSON answer knows its cost before the headers go out: a wallet sees what is left after it.
+    const before = headers['x-balance-remaining'];
+    if (before !== undefined) headers['x-balance-remaining'] = formatMicros(toMicros(before) - settled.usdMicros);
     Object.assign(set.headers, headers);
     return { ...body, model: ctx.model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
   }

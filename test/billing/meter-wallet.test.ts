@@ -67,7 +67,8 @@ describe.each(BACKENDS)('wallet callers on $name', (backend) => {
     await m.meter.credit({ accountId: account!.id, currency: 'USDC', amountMicros: 5_000_000, requestId: `x402-${account!.id}`, kind: 'TOP_UP' });
     const paid = await walletChat(wallet);
     expect(paid.status).toBe(200);
-    expect(paid.headers.get('x-balance-remaining')).toBe('5.000000');
+    // A JSON answer reports what is left after its own cost.
+    expect(paid.headers.get('x-balance-remaining')).toBe('4.999980');
     expect((await paid.json()).cost).toEqual({ usd: 0.00002, diem: 0 });
     expect((await m.meter.balances(account!.id)).USDC).toBe(5_000_000 - COST);
   });
