@@ -41,7 +41,7 @@ function fingerprint(credential: string): AbuseIdentity {
  * - The stage refuses blocked accounts right after authentication: one map lookup.
  * - The after-response hook counts non-success responses (status >= 400 except 429: a
  *   rate-limited client retrying with backoff as spec 7 asks is not abusing, and the guard's
- *   own blocks must not extend themselves) against the account of a valid credential, else the credential's
+ *   own blocks must not extend themselves; and except 499: the client closed the request and saw no failure) against the account of a valid credential, else the credential's
  *   fingerprint, else the client IP. Bad keys never count against an account.
  */
 export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAuthStage | null } {
@@ -114,7 +114,8 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     .onAfterResponse({ as: 'scoped' }, function countFailure(ctx) {
       const { request, set, server } = ctx;
       const status = statusOf(set, ctx.responseValue);
-      if (status < 400 || status === 429) return;
+      // 499: the client left before the answer (a user pressing stop); it never saw a failure.
+      if (status < 400 || status === 429 || status === 499) return;
       const svc = (ctx as { svc?: RequestContext }).svc;
       return guard.track(countFailureOf(request, svc, server as ServerLike | null));
     });
