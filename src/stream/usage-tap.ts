@@ -10,37 +10,46 @@ const USAGE_KEY = ascii('"usage"');
 const DONE_MARK = ascii('[DONE]');
 const ERROR_KEY = ascii('"error"');
 
-const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+// Buffer's byte search applied to the chunk itself: wrapping a chunk with Buffer.from(b.buffer, ...)
+// reads `.buffer`, which makes Bun materialise the chunk's ArrayBuffer (measured 1.7 µs per
+// chunk, against 0.03 µs for the search alone).
+const bufIndexOf = Buffer.prototype.indexOf;
+const bufLastIndexOf = Buffer.prototype.lastIndexOf;
+const indexOf = (b: Uint8Array, needle: Uint8Array, from = 0): number => bufIndexOf.call(b, needle, from);
+const lastIndexOf = (b: Uint8Array, needle: Uint8Array, from = b.length): number => bufLastIndexOf.call(b, needle, from);
 
 /** End offset of the last complete event in `b` (after its blank line), or -1. */
-function lastBoundaryEnd(b: Buffer): number {
-  const lf = b.lastIndexOf(LF2);
-  const crlf = b.lastIndexOf(CRLF2);
+function lastBoundaryEnd(b: Uint8Array): number {
+  const lf = lastIndexOf(b, LF2);
+  const crlf = lastIndexOf(b, CRLF2);
   return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
 }
 
 /** Offset of `"usage"` followed by an object (not `null`), i.e. a real usage report; or -1. */
-function usageObjectAt(b: Buffer): number {
-  let at = b.indexOf(USAGE_KEY);
+function usageObjectAt(b: Uint8Array): number {
+  let at = indexOf(b, USAGE_KEY);
   while (at >= 0) {
     let i = at + USAGE_KEY.length;
     while (i < b.length && (b[i] === 32 || b[i] === 58 /* : */ || b[i] === 9)) i++;
     if (b[i] === 123 /* { */) return at;
-    at = b.indexOf(USAGE_KEY, i);
+    at = indexOf(b, USAGE_KEY, i);
   }
   return -1;
 }
 
 /** Offset of the first byte that needs decoding (usage report, `[DONE]`, error), or -1. */
-function firstSpecial(b: Buffer): number {
-  let first = -1;
-  for (const at of [usageObjectAt(b), b.indexOf(DONE_MARK), b.indexOf(ERROR_KEY)]) if (at >= 0 && (first < 0 || at < first)) first = at;
+function firstSpecial(b: Uint8Array): number {
+  let first = usageObjectAt(b);
+  const done = indexOf(b, DONE_MARK);
+  if (done >= 0 && (first < 0 || done < first)) first = done;
+  const error = indexOf(b, ERROR_KEY);
+  if (error >= 0 && (first < 0 || error < first)) first = error;
   return first;
 }
 
-function countEvents(b: Buffer): number {
+function countEvents(b: Uint8Array): number {
   let n = 0;
-  for (let at = b.indexOf(LF2); at >= 0; at = b.indexOf(LF2, at + 2)) n++;
+  for (let at = indexOf(b, LF2); at >= 0; at = indexOf(b, LF2, at + 2)) n++;
   return n;
 }
 
@@ -75,7 +84,7 @@ export class UsageTap {
       buf = joined;
       this.rest = null;
     }
-    const end = lastBoundaryEnd(view(buf));
+    const end = lastBoundaryEnd(buf);
     if (end < 0) {
       this.rest = buf;
       return;
@@ -92,19 +101,18 @@ export class UsageTap {
   }
 
   private forward(region: Uint8Array, out: (b: Uint8Array) => void) {
-    const b = view(region);
-    const special = firstSpecial(b);
+    const special = firstSpecial(region);
     if (special < 0) {
-      this.events += countEvents(b);
+      this.events += countEvents(region);
       out(region);
       return;
     }
     // Events before the special one go out as their original bytes; only the rest is decoded.
-    const cut = b.lastIndexOf(LF2, special);
+    const cut = lastIndexOf(region, LF2, special);
     if (cut >= 0) {
-      const head = b.subarray(0, cut + 2);
+      const head = region.subarray(0, cut + 2);
       this.events += countEvents(head);
-      out(region.subarray(0, cut + 2));
+      out(head);
       region = region.subarray(cut + 2);
     }
     // The rare path, about once per stream: decode just the tail.
