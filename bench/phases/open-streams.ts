@@ -7,9 +7,11 @@ export interface OpenStreamsResult {
   opened: number;
   failed: number;
   openMs: number | null;
-  /** Proxy RSS before opening (idle) and while holding, in MB. */
+  /** Proxy RSS before opening (idle, once settled) and while holding, in MB. */
   idleRssMB: number;
   holdingRssMB: number | null;
+  /** holding - idle: what the held streams cost (the RSS target is checked against this). */
+  growthMB: number | null;
   /** File descriptors of the proxy while holding (one inbound and one upstream socket per stream). */
   holdingFds: number | null;
   /** Streams the upstream saw open at once: above 256 proves the fetch limit was raised. */
@@ -34,8 +36,7 @@ export async function openStreamsPhase(
   // Enough chunks that no stream ends before the hold is over.
   const chunks = Math.ceil((opts.timeoutMs + opts.holdMs) / 20) + 10;
   await upstream.shape(chunks, 20);
-  await Bun.sleep(300);
-  const idleRssMB = rssBytes(target.pid) / MB;
+  const idleRssMB = (await settledRss(target.pid)) / MB;
   await upstream.stats(true);
   const job = {
     mode: 'open',
@@ -56,6 +57,7 @@ export async function openStreamsPhase(
     openMs: null,
     idleRssMB: round1(idleRssMB),
     holdingRssMB: null,
+    growthMB: null,
     holdingFds: null,
     upstreamPeakOpen: 0,
     errors: {},
@@ -74,6 +76,7 @@ export async function openStreamsPhase(
     if (progress) Object.assign(result, pickCounts(JSON.parse(progress) as { opened: number; failed: number }));
     result.holdingRssMB = round1(rssBytes(target.pid) / MB);
   } finally {
+    if (result.holdingRssMB !== null) result.growthMB = round1(result.holdingRssMB - result.idleRssMB);
     result.upstreamPeakOpen = (await upstream.stats().catch(() => ({ peakOpen: 0 }))).peakOpen;
     await client.stop();
     await upstream.shape(50, 0);
@@ -81,6 +84,22 @@ export async function openStreamsPhase(
     await waitUntilDrained(upstream, 10_000);
   }
   return result;
+}
+
+/**
+ * RSS once it stops moving (two readings 250 ms apart within 1 MB, 5 s at most): memory freed
+ * by the previous phase is returned lazily, and a reading taken while it drops would make the
+ * growth under the held streams look smaller than it is.
+ */
+async function settledRss(pid: number): Promise<number> {
+  let last = rssBytes(pid);
+  for (let i = 0; i < 20; i++) {
+    await Bun.sleep(250);
+    const now = rssBytes(pid);
+    if (Math.abs(now - last) < MB) return now;
+    last = now;
+  }
+  return last;
 }
 
 async function waitUntilDrained(upstream: UpstreamControl, ms: number) {

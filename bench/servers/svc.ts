@@ -30,6 +30,11 @@ function configYaml(upstreamUrl: string) {
     '    routes: [{ provider: bench }]',
     '    pricing: { input: "0.01", output: "0.01" }',
     '    capabilities: { supportsReasoning: true }',
+    // The limiter stays on the hot path (every request is counted); its limits are only set
+    // out of the load's reach, so the phases measure serving, not 429s.
+    'rateLimits:',
+    '  standard: { text: { XS: { rpm: 1000000000, tpm: 1000000000000 } } }',
+    '  partner: { text: { XS: { rpm: 1000000000, tpm: 1000000000000 } } }',
     '',
   ].join('\n');
 }
