@@ -21,8 +21,12 @@ export const BillingConfigSchema = T.Object(
     flushIntervalMs: T.Integer({ minimum: 10, default: 300 }),
     /** Most queued settlements written in one database transaction. */
     flushBatchSize: T.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
-    /** How long a settled request id is remembered for idempotent re-settlement. */
-    settledTtlMs: T.Integer({ minimum: 60_000, default: 24 * 3_600_000 }),
+    /**
+     * How long a settled request id is remembered for idempotent re-settlement. A ticket
+     * memoises its own outcome, so this only guards a late second settle or release; a day
+     * of ids kept one process's memory store growing by ~150 bytes a request (bench soak).
+     */
+    settledTtlMs: T.Integer({ minimum: 60_000, default: 10 * 60_000 }),
     /** Smallest wallet top-up, USD (402 bodies for wallet callers). */
     minimumTopUpUsd: T.Number({ minimum: 0, default: 5 }),
   },
