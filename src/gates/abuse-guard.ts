@@ -32,6 +32,15 @@ function fingerprint(credential: string): AbuseIdentity {
   return `k:${createHash('sha256').update('abuse-guard\0').update(credential).digest('hex').slice(0, 32)}`;
 }
 
+/** What the counting hook reads of Elysia's context (`svc` is derived by the request-id gate). */
+interface AfterResponse {
+  request: Request;
+  set: { status?: number | string };
+  server: ServerLike | null;
+  responseValue: unknown;
+  svc?: RequestContext;
+}
+
 /**
  * Stage 3, the abuse guard of spec 7. Returns the named plugin (`.use()` it in the API chain
  * before the routes) and the after-auth stage (push it into the auth gate's `after` list).
@@ -111,13 +120,13 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
       if (until === 0) return;
       throw guard.refusal(until);
     })
-    .onAfterResponse({ as: 'scoped' }, function countFailure(ctx) {
-      const { request, set, server } = ctx;
-      const status = statusOf(set, ctx.responseValue);
+    // Destructured in the signature: Elysia reads which context fields a hook uses from its
+    // source, and a hook that takes the whole context makes every request parse its cookies.
+    .onAfterResponse({ as: 'scoped' }, function countFailure({ request, set, server, responseValue, svc }: AfterResponse) {
+      const status = statusOf(set, responseValue);
       // 499: the client left before the answer (a user pressing stop); it never saw a failure.
       if (status < 400 || status === 429 || status === 499) return;
-      const svc = (ctx as { svc?: RequestContext }).svc;
-      return guard.track(countFailureOf(request, svc, server as ServerLike | null));
+      return guard.track(countFailureOf(request, svc, server));
     });
   return { plugin, stage };
 }
