@@ -106,8 +106,10 @@ export const ledgerEntries = pgTable(
   },
   (t) => [
     uniqueIndex('ledger_request_uq').on(t.requestId, t.kind, t.currency, t.sku),
+    // Key usage sums filter the account's rows by key through this index too. A separate
+    // (api_key_id, created_at) index made every ledger insert ~35 % dearer (measured on PGlite,
+    // where inserts run on svc's own thread) for queries off the request path.
     index('ledger_account_time_idx').on(t.accountId, t.createdAt, t.id),
-    index('ledger_key_time_idx').on(t.apiKeyId, t.createdAt),
   ],
 );
 

@@ -1,0 +1,1 @@
+DROP INDEX "ledger_key_time_idx";
