@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion } from '../../src/pipeline/types';
+import type { ChatChunk, ChatCompletion, ChunkTransformer } from '../../src/pipeline/types';
 import { stripThink, ThinkStripper } from './stripper';
 
 /** Options shared by strip_thinking_response and disable_thinking. */
@@ -14,16 +14,16 @@ function hasOtherFields(delta: ChatChunk['choices'][number]['delta']): boolean {
 }
 
 /**
- * The stream side: a TransformStream over chunk objects with one ThinkStripper per choice
+ * The stream side: a chunk transformer with one ThinkStripper per choice
  * index in its closure. Chunks are changed in place (each was decoded for this request);
  * a chunk whose content became empty and that carries nothing else is dropped. A partial
  * tag still held at `finish_reason` or at the end is released as text.
  */
-export function stripThinkStream(opts: StripOptions = {}): TransformStream<ChatChunk, ChatChunk> {
+export function stripThinkStream(opts: StripOptions = {}): ChunkTransformer {
   const strippers: ThinkStripper[] = [];
   let last: ChatChunk | null = null;
-  return new TransformStream<ChatChunk, ChatChunk>({
-    transform(chunk, controller) {
+  return {
+    transform(chunk, emit) {
       last = chunk;
       let keep = chunk.choices.length === 0 || chunk.usage != null;
       for (const choice of chunk.choices) {
@@ -38,16 +38,16 @@ export function stripThinkStream(opts: StripOptions = {}): TransformStream<ChatC
         if (text !== delta.content) delta.content = text;
         if (text || choice.finish_reason !== null || hasOtherFields(delta)) keep = true;
       }
-      if (keep) controller.enqueue(chunk);
+      if (keep) emit(chunk);
     },
-    flush(controller) {
+    flush(emit) {
       if (!last) return;
       for (let index = 0; index < strippers.length; index++) {
         const rest = strippers[index]?.end();
-        if (rest) controller.enqueue({ ...last, choices: [{ index, delta: { content: rest }, finish_reason: null }], usage: undefined });
+        if (rest) emit({ ...last, choices: [{ index, delta: { content: rest }, finish_reason: null }], usage: undefined });
       }
     },
-  });
+  };
 }
 
 /** The non-streaming side: strips every choice's message content in place. */

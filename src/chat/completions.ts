@@ -5,7 +5,7 @@ import { badRequest, notFound, ServiceError } from '../http/errors';
 import type { RequestContext } from '../http/request-context';
 import { splitModelSuffix, type ModelEntry } from '../models/catalog';
 import { deprecationHeaders } from '../models/present';
-import type { ChatChunk, ChatContext, ChatMessage, RequestPlugin, UpstreamChatRequest } from '../pipeline/types';
+import type { ChatChunk, ChatContext, ChatMessage, RequestPlugin, UpstreamChatRequest, ChunkTransformer } from '../pipeline/types';
 import { asServiceError } from '../../providers/errors';
 import type { RoutedResult } from '../../providers/router';
 import { estimateTokens } from '../../providers/simulator';
@@ -114,7 +114,7 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     }
 
     let active: RequestPlugin[] = [];
-    let transforms: TransformStream<ChatChunk, ChatChunk>[] = [];
+    let transforms: ChunkTransformer[] = [];
     try {
       active = runner.active(ctx);
       await runner.transformRequest(active, upstreamReq, ctx);

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion, ChatContext, RequestPlugin, UpstreamChatRequest } from '../pipeline/types';
+import type { ChatCompletion, ChatContext, ChunkTransformer, RequestPlugin, UpstreamChatRequest } from '../pipeline/types';
 
 /**
  * Runs the svc_parameters plugins of one request (DESIGN stage 6): in registry order, only
@@ -20,8 +20,8 @@ export class PluginRunner {
   }
 
   /** The chunk transforms of the active plugins; empty means the stream stays zero-copy. */
-  streamTransforms(active: RequestPlugin[], ctx: ChatContext): TransformStream<ChatChunk, ChatChunk>[] {
-    const out: TransformStream<ChatChunk, ChatChunk>[] = [];
+  streamTransforms(active: RequestPlugin[], ctx: ChatContext): ChunkTransformer[] {
+    const out: ChunkTransformer[] = [];
     for (const p of active) if (p.transformStream) out.push(p.transformStream(ctx));
     return out;
   }

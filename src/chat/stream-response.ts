@@ -1,7 +1,7 @@
 import type { MeterTicket } from '../billing/meter';
 import { ServiceError } from '../http/errors';
 import type { Logger } from '../log';
-import type { ChatChunk, ChatContext, ChatUsage } from '../pipeline/types';
+import type { ChatChunk, ChatContext, ChatUsage, ChunkTransformer } from '../pipeline/types';
 import type { RoutedResult } from '../../providers/router';
 import { UpstreamStreamError } from '../stream/chunks';
 import { byteReader, readerStream, type ByteReader } from '../stream/prefetched';
@@ -15,7 +15,7 @@ export interface StreamResponseInput {
   result: RoutedResult | null;
   ticket: MeterTicket;
   ctx: ChatContext;
-  transforms: TransformStream<ChatChunk, ChatChunk>[];
+  transforms: ChunkTransformer[];
   includeUsage: boolean;
   estimatedPromptTokens: number;
   pingIntervalMs: number;

@@ -108,9 +108,21 @@ export interface RequestPlugin {
   /** Changes the upstream request (system prompts, search context, native options). */
   transformRequest?(req: UpstreamChatRequest, ctx: ChatContext): void | Promise<void>;
   /** A chunk transform; its presence turns off zero-copy streaming for this request. */
-  transformStream?(ctx: ChatContext): TransformStream<ChatChunk, ChatChunk>;
+  transformStream?(ctx: ChatContext): ChunkTransformer;
   /** Changes a non-streaming response. */
   transformResponse?(body: ChatCompletion, ctx: ChatContext): ChatCompletion | Promise<ChatCompletion>;
+}
+
+/**
+ * A stream transform over chunk objects, its state in a closure: `transform` passes on zero,
+ * one or several chunks through `emit`, `flush` what it still holds at the end. It is the
+ * transformer a `TransformStream` would wrap, run synchronously by the proxy: a Web Streams
+ * hop per plugin cost several microseconds and a socket write per chunk (measured), and
+ * per-chunk work must never wait anyway.
+ */
+export interface ChunkTransformer {
+  transform(chunk: ChatChunk, emit: (chunk: ChatChunk) => void): void;
+  flush?(emit: (chunk: ChatChunk) => void): void;
 }
 
 /** What a provider returns for a chat call. */

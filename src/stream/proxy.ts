@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatUsage } from '../pipeline/types';
+import type { ChatChunk, ChatUsage, ChunkTransformer } from '../pipeline/types';
 import { classifyEvent, UpstreamStreamError } from './chunks';
 import { DONE_BYTES, encodeEvent, encodeStreamError } from './encoder';
 import { SseDecoder } from './events';
@@ -24,7 +24,7 @@ export interface StreamOutcome {
 export interface ProxyStreamOptions {
   upstream: ReadableStream<Uint8Array>;
   /** Plugin chunk transforms; none means zero-copy pass-through with a tail tap. */
-  transforms: TransformStream<ChatChunk, ChatChunk>[];
+  transforms: ChunkTransformer[];
   /** Chunks to send before the first upstream byte (e.g. search results). */
   leading: ChatChunk[];
   pingIntervalMs: number;
@@ -67,60 +67,58 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
   };
 }
 
-/** Decode once, run the plugin transforms, encode once. */
-function transformSource(upstream: ReadableStream<Uint8Array>, transforms: TransformStream<ChatChunk, ChatChunk>[]): Source {
+/**
+ * Decode once, run the plugin transforms, encode once. Each upstream read is decoded, every
+ * content chunk goes through the transformers synchronously (stage i emits into stage i+1,
+ * the last stage encodes and writes), and the proxy flushes once per read, as on the
+ * zero-copy path, instead of once per chunk.
+ */
+function transformSource(upstream: ReadableStream<Uint8Array>, transformers: ChunkTransformer[]): Source {
   const reader = byteReader(upstream);
   const decoder = new SseDecoder();
   let usage: ChatUsage | null = null;
   let usageChunk: ChatChunk | null = null;
   let sawDone = false;
   let forwarded = 0;
-  const chunks = new ReadableStream<ChatChunk>(
-    {
-      async pull(c) {
-        for (;;) {
-          const { done, value } = await reader.read();
-          const events = done ? decoder.end() : decoder.push(value);
-          let enqueued = false;
-          for (const event of events) {
-            const e = classifyEvent(event);
-            if (!e || sawDone) continue;
-            if (e.kind === 'done') sawDone = true;
-            else if (e.kind === 'error') throw new UpstreamStreamError(e.message);
-            else if (e.kind === 'usage') {
-              usage = e.usage;
-              usageChunk = e.chunk;
-            } else {
-              if (e.usage) usage = e.usage;
-              c.enqueue(e.chunk);
-              enqueued = true;
-            }
-          }
-          if (done || sawDone) {
-            if (!sawDone && !usage) throw new UpstreamStreamError(INCOMPLETE);
-            c.close();
-            return;
-          }
-          if (enqueued) return;
-        }
-      },
-      cancel: () => void reader.cancel().catch(() => {}),
-    },
-    { highWaterMark: 0 },
-  );
-  let piped: ReadableStream<ChatChunk> = chunks;
-  for (const t of transforms) piped = piped.pipeThrough(t);
-  const out = piped.getReader();
+  let write: (b: Uint8Array) => void = () => {};
+  const stages: ((chunk: ChatChunk) => void)[] = [];
+  stages[transformers.length] = function writeChunk(chunk) {
+    forwarded++;
+    write(encodeEvent(chunk));
+  };
+  for (let i = transformers.length - 1; i >= 0; i--) {
+    const transformer = transformers[i]!;
+    const next = stages[i + 1]!;
+    stages[i] = (chunk) => transformer.transform(chunk, next);
+  }
+  const first = stages[0]!;
+
   return {
-    async step(write) {
-      const { done, value } = await out.read();
-      if (done) return false;
-      forwarded++;
-      write(encodeEvent(value));
-      return true;
+    async step(w) {
+      write = w;
+      const { done, value } = await reader.read();
+      const events = done ? decoder.end() : decoder.push(value);
+      for (const event of events) {
+        const e = classifyEvent(event);
+        if (!e || sawDone) continue;
+        if (e.kind === 'done') sawDone = true;
+        else if (e.kind === 'error') throw new UpstreamStreamError(e.message);
+        else if (e.kind === 'usage') {
+          usage = e.usage;
+          usageChunk = e.chunk;
+        } else {
+          if (e.usage) usage = e.usage;
+          first(e.chunk);
+        }
+      }
+      if (!done && !sawDone) return true;
+      if (!sawDone && !usage) throw new UpstreamStreamError(INCOMPLETE);
+      // What a transformer still holds (a partial tag) goes through the later stages.
+      for (let i = 0; i < transformers.length; i++) transformers[i]!.flush?.(stages[i + 1]!);
+      return false;
     },
     outcome: () => ({ usage, usageChunk, forwarded, error: null }),
-    cancel: () => void out.cancel().catch(() => {}),
+    cancel: () => void reader.cancel().catch(() => {}),
   };
 }
 

@@ -64,14 +64,13 @@ export const upperPlugin: RequestPlugin = {
     ctx.echo.test_note = 'upper';
     ctx.leadingChunks.push({ id: 'lead', object: 'chat.completion.chunk', created: 1, model: ctx.model.id, choices: [{ index: 0, delta: { content: 'LEAD ' }, finish_reason: null }] });
   },
-  transformStream: () =>
-    new TransformStream<ChatChunk, ChatChunk>({
-      transform(c, ctl) {
-        const d = c.choices[0]?.delta;
-        if (typeof d?.content === 'string') d.content = d.content.toUpperCase();
-        ctl.enqueue(c);
-      },
-    }),
+  transformStream: () => ({
+    transform(c, emit) {
+      const d = c.choices[0]?.delta;
+      if (typeof d?.content === 'string') d.content = d.content.toUpperCase();
+      emit(c);
+    },
+  }),
   transformResponse(body) {
     const m = body.choices[0]?.message;
     if (m && typeof m.content === 'string') m.content = m.content.toUpperCase();

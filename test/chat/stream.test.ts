@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { ChatChunk } from '../../src/pipeline/types';
+import type { ChatChunk, ChunkTransformer } from '../../src/pipeline/types';
 import { SseDecoder } from '../../src/stream/events';
 import { LineDecoder } from '../../src/stream/lines';
 import { proxyStream, type StreamOutcome } from '../../src/stream/proxy';
@@ -151,13 +151,13 @@ describe('proxyStream', () => {
   });
 
   test('a transform decodes once and encodes once', async () => {
-    const upper = new TransformStream<ChatChunk, ChatChunk>({
-      transform(c, ctl) {
+    const upper: ChunkTransformer = {
+      transform(c, emit) {
         const d = c.choices[0]?.delta;
         if (d?.content) d.content = d.content.toUpperCase();
-        ctl.enqueue(c);
+        emit(c);
       },
-    });
+    };
     const p = proxyOf(streamOf([bytes(sse(chunk('hi')) + sse(usageChunk)), bytes('data: [DONE]\n\n')]), { transforms: [upper] });
     const text = await drain(p.stream);
     expect(text).toContain('"content":"HI"');
@@ -166,7 +166,8 @@ describe('proxyStream', () => {
   });
 
   test('mid-stream failure: in-band error event then [DONE], outcome counts what was forwarded', async () => {
-    for (const transforms of [[], [new TransformStream<ChatChunk, ChatChunk>()]]) {
+    const identity: ChunkTransformer = { transform: (c, emit) => emit(c) };
+    for (const transforms of [[], [identity]]) {
       const p = proxyOf(streamOf([bytes(sse(chunk('a')) + sse(chunk('b')) + sse(chunk('c')))], { failAfter: true }), { transforms });
       const text = await drain(p.stream);
       expect(text).toContain('"code":"upstream_error"');

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../src/deps';
 import { parseConfig } from '../../src/config';
 import type { ModelEntry } from '../../src/models/catalog';
 import type { ModelConfig } from '../../src/models/schema';
-import type { ChatChunk, ChatContext, ChatMessage, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatChunk, ChatContext, ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../../src/pipeline/types';
 
 /** A catalog entry for plugin unit tests, with the given capability flags. */
 export function testModel(capabilities: Partial<NonNullable<ModelConfig['capabilities']>> = {}, id = 'm'): ModelEntry {
@@ -36,16 +36,12 @@ export function contentChunk(content: string | null, extra: Partial<ChatChunk['c
   return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content, ...extra }, finish_reason: finish }] };
 }
 
-/** Runs chunks through a transform and collects what comes out. */
-export async function runTransform(transform: TransformStream<ChatChunk, ChatChunk>, chunks: ChatChunk[]): Promise<ChatChunk[]> {
+/** Runs chunks through a chunk transformer (as the proxy does) and collects what comes out. */
+export async function runTransform(transformer: ChunkTransformer, chunks: ChatChunk[]): Promise<ChatChunk[]> {
   const out: ChatChunk[] = [];
-  const source = new ReadableStream<ChatChunk>({
-    start(c) {
-      for (const chunk of chunks) c.enqueue(chunk);
-      c.close();
-    },
-  });
-  for await (const chunk of source.pipeThrough(transform)) out.push(chunk);
+  const emit = (chunk: ChatChunk) => void out.push(chunk);
+  for (const chunk of chunks) transformer.transform(chunk, emit);
+  transformer.flush?.(emit);
   return out;
 }
 
