@@ -1,4 +1,4 @@
-import { Type as T, type Static } from '@sinclair/typebox';
+import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
@@ -91,6 +91,18 @@ export function parseConfig(raw: Record<string, unknown>, source = 'config'): Co
     throw new ConfigError(`${source}: invalid field "${field}": ${first.message}`);
   }
   return withDefaults as Config;
+}
+
+/**
+ * Validates one free-form section of the config (`search`, `wallets`, `rateLimits`, ...)
+ * against the schema its owner declares, applying defaults; throws ConfigError naming the
+ * bad field as `<section>.<path>`, so a broken section stops the start.
+ */
+export function parseConfigSection<S extends TSchema>(schema: S, raw: unknown, section: string): Static<S> {
+  const value = Value.Default(schema, Value.Clone(raw ?? {}));
+  const first = Value.Errors(schema, value).First();
+  if (first) throw new ConfigError(`config: invalid field "${section}${first.path.replaceAll('/', '.')}": ${first.message}`);
+  return value as Static<S>;
 }
 
 /**

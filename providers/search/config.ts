@@ -1,6 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ConfigError } from '../../src/config';
+import { ConfigError, parseConfigSection } from '../../src/config';
 
 /** Limits and price of scraping URLs from user messages (enable_web_scraping). */
 const ScrapingSchema = T.Object({
@@ -33,13 +32,10 @@ export type SearchConfig = Static<typeof SearchConfigSchema>;
 
 /** Validates `config.search` (absent means defaults, no provider); throws ConfigError naming the field. */
 export function parseSearchConfig(raw: Record<string, unknown> | undefined): SearchConfig {
-  const value = Value.Default(SearchConfigSchema, Value.Clone(raw ?? {}));
   // Value.Default fills nested defaults only when the object exists.
-  const v = value as Record<string, unknown>;
-  v.scraping = Value.Default(SearchConfigSchema.properties.scraping, v.scraping ?? {});
-  const first = Value.Errors(SearchConfigSchema, value).First();
-  if (first) throw new ConfigError(`config: invalid field "search${first.path.replaceAll('/', '.')}": ${first.message}`);
-  const config = value as SearchConfig;
+  const section = { ...raw };
+  section.scraping ??= {};
+  const config = parseConfigSection(SearchConfigSchema, section, 'search');
   if (config.provider === 'searxng' && !config.baseUrl) throw new ConfigError('config: invalid field "search.baseUrl": required for the searxng provider');
   if (config.provider === 'brave' && !config.apiKey) throw new ConfigError('config: invalid field "search.apiKey": required for the brave provider');
   return config;

@@ -1,6 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ConfigError, type Config } from '../config';
+import { parseConfigSection, type Config } from '../config';
 
 /** Solana mainnet as a CAIP-2 chain id (the genesis-hash form wallets send). */
 export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
@@ -60,10 +59,7 @@ export type WalletsConfig = Static<typeof WalletsConfigSchema>;
 
 /** Validates `config.wallets` with defaults; throws ConfigError naming the bad field. */
 export function parseWalletsConfig(config: Pick<Config, 'wallets'>): WalletsConfig {
-  const value = Value.Default(WalletsConfigSchema, Value.Clone(config.wallets ?? {}));
-  const first = Value.Errors(WalletsConfigSchema, value).First();
-  if (first) throw new ConfigError(`invalid field "wallets${first.path.replaceAll('/', '.')}": ${first.message}`);
-  return value as WalletsConfig;
+  return parseConfigSection(WalletsConfigSchema, config.wallets, 'wallets');
 }
 
 /** Domains (host[:port]) a sign-in may name: the public URL's host plus configured ones. */

@@ -1,6 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ConfigError, type Config } from '../config';
+import { parseConfigSection, type Config } from '../config';
 
 const CurrencySchema = T.Union([T.Literal('USD'), T.Literal('DIEM'), T.Literal('VCU'), T.Literal('BUNDLED_CREDITS'), T.Literal('USDC')]);
 
@@ -38,8 +37,5 @@ export type BillingConfig = Static<typeof BillingConfigSchema>;
 
 /** Validates `config.billing` with defaults; throws ConfigError naming the bad field. */
 export function parseBillingConfig(config: Pick<Config, 'billing'>): BillingConfig {
-  const value = Value.Default(BillingConfigSchema, Value.Clone(config.billing ?? {}));
-  const first = Value.Errors(BillingConfigSchema, value).First();
-  if (first) throw new ConfigError(`invalid field "billing${first.path.replaceAll('/', '.')}": ${first.message}`);
-  return value as BillingConfig;
+  return parseConfigSection(BillingConfigSchema, config.billing, 'billing');
 }

@@ -1,6 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ConfigError } from '../config';
+import { parseConfigSection } from '../config';
 import { tooManyRequests, type ServiceError } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 
@@ -21,10 +20,7 @@ export type AbuseGuardConfig = Static<typeof AbuseGuardConfigSchema>;
 
 /** Validates `config.abuseGuard` (absent means defaults); throws ConfigError naming the field. */
 export function parseAbuseGuardConfig(raw: Record<string, unknown> | undefined): AbuseGuardConfig {
-  const value = Value.Default(AbuseGuardConfigSchema, Value.Clone(raw ?? {}));
-  const first = Value.Errors(AbuseGuardConfigSchema, value).First();
-  if (first) throw new ConfigError(`config: invalid field "abuseGuard${first.path.replaceAll('/', '.')}": ${first.message}`);
-  return value as AbuseGuardConfig;
+  return parseConfigSection(AbuseGuardConfigSchema, raw, 'abuseGuard');
 }
 
 /**

@@ -1,6 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ConfigError } from '../config';
+import { parseConfigSection } from '../config';
 import { applyPatch, LimitTablePatchSchema, PARTNER_LIMITS, STANDARD_LIMITS, type AccountTier, type LimitTable } from './tables';
 
 /**
@@ -26,10 +25,7 @@ export type TierTables = Record<AccountTier, LimitTable>;
 
 /** Validates `config.rateLimits` (absent means the spec defaults); throws ConfigError naming the field. */
 export function parseRateLimitsConfig(raw: Record<string, unknown> | undefined): RateLimitsConfig {
-  const value = Value.Default(RateLimitsConfigSchema, Value.Clone(raw ?? {}));
-  const first = Value.Errors(RateLimitsConfigSchema, value).First();
-  if (first) throw new ConfigError(`config: invalid field "rateLimits${first.path.replaceAll('/', '.')}": ${first.message}`);
-  return value as RateLimitsConfig;
+  return parseConfigSection(RateLimitsConfigSchema, raw, 'rateLimits');
 }
 
 /** Standard = spec defaults + config; partner = standard + spec partner values + config. */
