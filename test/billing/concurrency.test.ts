@@ -6,7 +6,7 @@ import type { Storage } from '../../src/db/database';
 import type { KeyValueStore } from '../../src/kv/store';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { backendPair, charges, closeInstance, COST, instance, newAccount, type MeterInstance } from './meter-helpers';
+import { backendPair, charges, closeInstance, COST, instance, newAccount, type MeterInstance, openMeterSuite } from './meter-helpers';
 
 let up: FixtureUpstream;
 beforeAll(() => {
@@ -32,16 +32,12 @@ describe.each(BACKENDS)('concurrent requests on $name', (backend) => {
   let storage: Storage;
   let kv: KeyValueStore;
   let one: MeterInstance;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ storage, kv } = await backendPair(backend));
-    one = await instance({ storage, kv, upstreamUrl: up.url });
+    ({ storage, kv, m: one, close } = await openMeterSuite(backend, { upstreamUrl: up.url }));
   });
-  afterAll(async () => {
-    await closeInstance(one);
-    await kv.close();
-    await storage.close();
-  });
+  afterAll(() => close());
 
   test('200 requests against a balance for 50: 50 succeed, 150 get 402, the ledger holds the 50 charges', async () => {
     const { accountId, secret } = await newAccount(storage);

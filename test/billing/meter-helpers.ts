@@ -73,6 +73,22 @@ export async function backendPair(backend: TestBackend, now?: () => number) {
   return { storage, kv };
 }
 
+/** A fresh backend pair with one instance on it, as most suites need; `close` tears all of it down. */
+export async function openMeterSuite(backend: TestBackend, opts: Omit<Parameters<typeof instance>[0], 'storage' | 'kv'>) {
+  const { storage, kv } = await backendPair(backend, opts.now);
+  const m = await instance({ storage, kv, ...opts });
+  return {
+    storage,
+    kv,
+    m,
+    async close() {
+      await closeInstance(m);
+      await kv.close();
+      await storage.close();
+    },
+  };
+}
+
 /** A new account without balance and an INFERENCE key on it. */
 export async function newAccount(storage: Storage, key: { limitPeriod?: LimitPeriod; usd?: number | null; diem?: number | null } = {}) {
   const accountId = await createAccount(storage.db, {});

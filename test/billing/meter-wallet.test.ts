@@ -9,7 +9,7 @@ import { unlimited } from '../../src/limits/types';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS, EMBEDDED } from '../helpers/backends';
 import { evmSignIn, newEvmWallet, PUBLIC_URL } from '../wallet/sign';
-import { backendPair, closeInstance, COST, instance, newAccount, type MeterInstance } from './meter-helpers';
+import { backendPair, closeInstance, COST, instance, newAccount, type MeterInstance, openMeterSuite } from './meter-helpers';
 
 let up: FixtureUpstream;
 beforeAll(() => {
@@ -44,16 +44,12 @@ describe.each(BACKENDS)('wallet callers on $name', (backend) => {
   let storage: Storage;
   let kv: KeyValueStore;
   let m: MeterInstance;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ storage, kv } = await backendPair(backend));
-    m = await instance({ storage, kv, upstreamUrl: up.url, config: { publicUrl: PUBLIC_URL } });
+    ({ storage, kv, m, close } = await openMeterSuite(backend, { upstreamUrl: up.url, config: { publicUrl: PUBLIC_URL } }));
   });
-  afterAll(async () => {
-    await closeInstance(m);
-    await kv.close();
-    await storage.close();
-  });
+  afterAll(() => close());
 
   const walletChat = async (wallet: ReturnType<typeof newEvmWallet>) => m.chat('', {}, { headers: { 'SIGN-IN-WITH-X': await evmSignIn(wallet) } });
 

@@ -3,7 +3,7 @@ import type { Storage } from '../../src/db/database';
 import type { KeyValueStore } from '../../src/kv/store';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { backendPair, callerOf, closeInstance, COST, instance, MODEL, newAccount, type MeterInstance } from './meter-helpers';
+import { backendPair, callerOf, closeInstance, COST, instance, MODEL, newAccount, type MeterInstance, openMeterSuite } from './meter-helpers';
 
 let up: FixtureUpstream;
 beforeAll(() => {
@@ -18,16 +18,12 @@ describe.each(BACKENDS)('key limit windows and hold expiry on $name (injected cl
   let storage: Storage;
   let kv: KeyValueStore;
   let m: MeterInstance;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ storage, kv } = await backendPair(backend, () => clock.now));
-    m = await instance({ storage, kv, upstreamUrl: up.url, now: () => clock.now, billing: { holdTtlMs: HOLD_TTL_MS } });
+    ({ storage, kv, m, close } = await openMeterSuite(backend, { upstreamUrl: up.url, now: () => clock.now, billing: { holdTtlMs: HOLD_TTL_MS } }));
   });
-  afterAll(async () => {
-    await closeInstance(m);
-    await kv.close();
-    await storage.close();
-  });
+  afterAll(() => close());
 
   async function status(secret: string, on = m) {
     const res = await on.chat(secret);

@@ -8,7 +8,7 @@ import type { Storage } from '../../src/db/database';
 import type { KeyValueStore } from '../../src/kv/store';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { backendPair, callerOf, charges, closeInstance, COST, instance, MODEL, newAccount, type MeterInstance } from './meter-helpers';
+import { backendPair, callerOf, charges, closeInstance, COST, instance, MODEL, newAccount, type MeterInstance, openMeterSuite } from './meter-helpers';
 
 let up: FixtureUpstream;
 beforeAll(() => {
@@ -20,16 +20,12 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
   let storage: Storage;
   let kv: KeyValueStore;
   let m: MeterInstance;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ storage, kv } = await backendPair(backend));
-    m = await instance({ storage, kv, upstreamUrl: up.url });
+    ({ storage, kv, m, close } = await openMeterSuite(backend, { upstreamUrl: up.url }));
   });
-  afterAll(async () => {
-    await closeInstance(m);
-    await kv.close();
-    await storage.close();
-  });
+  afterAll(() => close());
 
   async function funded(currency: Currency = 'USD', micros = 1_000_000, key: Parameters<typeof newAccount>[1] = {}) {
     const account = await newAccount(storage, key);
