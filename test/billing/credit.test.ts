@@ -59,6 +59,9 @@ for (const backend of BACKENDS)
       expect((await badId.json()).details.accountId).toBeDefined();
       expect((await credit('00000000-0000-4000-8000-000000000000', { currency: 'USD', amount: '1' })).status).toBe(404);
       expect((await f.t.request('/admin/accounts/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+      const badGet = await f.t.request('/admin/accounts/not-a-uuid');
+      expect(badGet.status).toBe(400);
+      expect((await badGet.json()).details.accountId).toBeDefined();
     });
 
     test('only ADMIN keys of the operator account: 401 for INFERENCE keys and other accounts', async () => {
