@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps';
 import type { RequestContext } from '../http/request-context';
 import { createAbuseGuard, parseAbuseGuardConfig, type AbuseGuard, type AbuseIdentity } from '../limits/abuse-guard';
 import type { AfterAuthStage } from './auth';
+import { endpointId } from '../limits/types';
 
 interface ServerLike {
   requestIP(request: Request): { address: string } | null;
@@ -102,13 +103,12 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     }
   }
 
-  const stage: AfterAuthStage = function refuseBlockedAccount({ request, svc }) {
+  const stage: AfterAuthStage = function refuseBlockedAccount({ path, svc }) {
     const caller = svc.caller;
     if (!caller) return;
     const until = guard.accountBlockedUntil(caller.accountId);
     if (until === 0) return;
-    const path = new URL(request.url).pathname.replace(/^\//, '');
-    deps.limits.log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: `endpoint:${path}`, tier: caller.tier, type: 'FAILED_REQUESTS' });
+    deps.limits.log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: endpointId(path), tier: caller.tier, type: 'FAILED_REQUESTS' });
     throw guard.refusal(until);
   };
 

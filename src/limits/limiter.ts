@@ -8,6 +8,7 @@ import type { ModelEntry } from '../models/catalog';
 import { createAccountLimitsCache } from './account-limits';
 import { parseRateLimitsConfig, tierTables } from './config';
 import { rateLimitHeaders } from './headers';
+import { endpointId } from './types';
 import { createMemoryLimitStore } from './memory-store';
 import { createRedisLimitStore } from './redis-store';
 import { createRefusalLog } from './refusal-log';
@@ -62,7 +63,7 @@ export async function createRateLimiter(
     const headers = rateLimitHeaders(routeLimits, result);
     if (!result.refused) return headers;
     const account = await accounts.get(caller.accountId);
-    log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: `endpoint:${path}`, tier: account.tier, type: 'RPM' });
+    log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: endpointId(path), tier: account.tier, type: 'RPM' });
     deps.log.debug('rate limit refused', { requestId, path });
     throw tooManyRequests('Rate limit exceeded', headers);
   }

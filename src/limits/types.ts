@@ -27,6 +27,11 @@ export interface RateLimitRefusal {
   type: 'RPM' | 'TPM' | 'FAILED_REQUESTS';
 }
 
+/** The log's model id of a route not bound to a model, as the reference writes it: `endpoint:api/v1/...`. */
+export function endpointId(path: string): string {
+  return `endpoint:${path.startsWith('/') ? path.slice(1) : path}`;
+}
+
 /** Records refusals without a database write on the request path (written in batches). */
 export interface RateLimitLog {
   record(refusal: RateLimitRefusal): void;

@@ -45,7 +45,7 @@ describe.each(BACKENDS)('authenticated routes without a model on $name', (backen
     expect(Number(refused.headers.get('x-ratelimit-reset-requests'))).toBeGreaterThan(Date.now() / 1000);
     await t.deps.limits.log.flush();
     const log = await t.deps.limits.refusals(a.accountId, 5);
-    expect(log[0]).toMatchObject({ modelId: 'endpoint:/api/v1/billing/balance', rateLimitType: 'RPM' });
+    expect(log[0]).toMatchObject({ modelId: 'endpoint:api/v1/billing/balance', rateLimitType: 'RPM' });
 
     const anonymous = await t.request('/models', { key: null });
     expect(anonymous.status).toBe(200);
