@@ -1,4 +1,4 @@
-import { BENCH_MODEL } from '../servers/svc';
+import { BENCH_MODEL } from '../servers/svc-config';
 
 /** A proxy under test (or the upstream itself, for direct TTFB): where to POST and which process to watch. */
 export interface Target {

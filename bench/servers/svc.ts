@@ -2,42 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { stringify } from 'yaml';
 import { startChild, withTimeout, type Child } from '../lib/proc';
-
-/** The model every svc request names; routed to the bench upstream. */
-export const BENCH_MODEL = 'bench-model';
-
-/** A running svc under test, with the ADMIN key it printed and its cleanup. */
-export interface SvcUnderTest {
-  child: Child;
-  url: string;
-  key: string;
-  backend: string;
-  close(): Promise<void>;
-}
-
-/** The svc config the bench runs with: one openai-compatible provider, one cheap XS model. */
-function configYaml(upstreamUrl: string) {
-  return [
-    'providers:',
-    '  - id: bench',
-    '    kind: openai-compatible',
-    `    baseURL: ${upstreamUrl}`,
-    'models:',
-    `  - id: ${BENCH_MODEL}`,
-    '    type: text',
-    '    tier: XS',
-    '    routes: [{ provider: bench }]',
-    '    pricing: { input: "0.01", output: "0.01" }',
-    '    capabilities: { supportsReasoning: true }',
-    // The limiter stays on the hot path (every request is counted); its limits are only set
-    // out of the load's reach, so the phases measure serving, not 429s.
-    'rateLimits:',
-    '  standard: { text: { XS: { rpm: 1000000000, tpm: 1000000000000 } } }',
-    '  partner: { text: { XS: { rpm: 1000000000, tpm: 1000000000000 } } }',
-    '',
-  ].join('\n');
-}
+import { benchConfig } from './svc-config';
 
 /** Creates a fresh database on the server of `databaseUrl`; returns its URL and a drop function. */
 async function freshDatabase(databaseUrl: string) {
@@ -70,7 +37,7 @@ export async function startSvc(opts: {
 }): Promise<SvcUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'svc.config.yaml');
-  writeFileSync(configPath, configYaml(opts.upstreamUrl));
+  writeFileSync(configPath, stringify(benchConfig(opts.upstreamUrl)));
   const db = opts.backend === 'redis+postgres' ? await freshDatabase(process.env.DATABASE_URL!) : null;
   const env: Record<string, string | undefined> = {
     PORT: String(opts.port),

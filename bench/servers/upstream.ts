@@ -4,7 +4,7 @@
  * POST /__bench/config {chunks, delayMs} and reads GET /__bench/stats (open streams, peak).
  * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
  */
-const encoder = new TextEncoder();
+import { contentFrames, DONE_FRAME, jsonCompletion, sseStream, USAGE_FRAME } from './upstream-bytes';
 
 interface Shape {
   /** Content chunks per stream. */
@@ -18,60 +18,18 @@ let open = 0;
 let peakOpen = 0;
 let requests = 0;
 
-const created = Math.floor(Date.now() / 1000);
-const frame = (obj: unknown) => encoder.encode(`data: ${JSON.stringify(obj)}\n\n`);
-const chunkOf = (content: string, finish: string | null = null) => ({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion.chunk',
-  created,
-  model: 'bench-upstream',
-  choices: [{ index: 0, delta: { content }, finish_reason: finish }],
-});
-
-/** The content of chunk i: a think block over the first chunks, then words. */
-function contentAt(i: number, total: number) {
-  const thinkEnd = Math.min(5, Math.floor(total / 4));
-  if (thinkEnd < 2) return 'word ';
-  if (i === 0) return '<think>';
-  if (i < thinkEnd) return 'hmm ';
-  if (i === thinkEnd) return '</think>';
-  return 'word ';
-}
-
-function framesFor(total: number): Uint8Array[] {
-  return Array.from({ length: total }, (_, i) => frame(chunkOf(contentAt(i, total), i === total - 1 ? 'stop' : null)));
-}
-
-const usage = { prompt_tokens: 12, completion_tokens: 50, total_tokens: 62 };
-const usageFrame = frame({ ...chunkOf(''), choices: [], usage });
-const doneFrame = encoder.encode('data: [DONE]\n\n');
-let frames = framesFor(shape.chunks);
-let burst = concat([...frames, usageFrame, doneFrame]);
-let burstNoUsage = concat([...frames, doneFrame]);
-let jsonBody = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created,
-  model: 'bench-upstream',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(50) }, finish_reason: 'stop', logprobs: null }],
-  usage,
-});
-
-function concat(parts: Uint8Array[]) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+const usageFrame = USAGE_FRAME;
+const doneFrame = DONE_FRAME;
+const jsonBody = jsonCompletion();
+let frames = contentFrames(shape.chunks);
+let burst = sseStream(shape.chunks);
+let burstNoUsage = sseStream(shape.chunks, false);
 
 function configure(next: Shape) {
   shape = next;
-  frames = framesFor(shape.chunks);
-  burst = concat([...frames, usageFrame, doneFrame]);
-  burstNoUsage = concat([...frames, doneFrame]);
+  frames = contentFrames(shape.chunks);
+  burst = sseStream(shape.chunks);
+  burstNoUsage = sseStream(shape.chunks, false);
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };

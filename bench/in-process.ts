@@ -1,0 +1,104 @@
+/**
+ * `bun bench/in-process.ts`: svc's CPU per chat request (or per stream chunk) through
+ * `app.handle`, with a fake upstream `fetch` that answers from precomputed bytes. No sockets,
+ * no load driver: the figure moves only with svc's own code, so it is the before/after
+ * measure for a hot-path fix (the full `bun run bench` is the system-level one).
+ *
+ * Flags: --requests N (default 10000), --concurrency N (16), --stream, --strip (stream with
+ * strip_thinking_response), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
+ * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --cpu-prof-after
+ * (prints where to attach a profiler: runs a warm-up, then waits 3 s before measuring).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../src/app';
+import { bootstrapAdminKey } from '../src/auth/bootstrap';
+import { closeDeps, createDeps } from '../src/boot';
+import type { UsageMeter } from '../src/billing/meter';
+import { parseConfig } from '../src/config';
+import { openPglite, openPostgres } from '../src/db/open';
+import { createMemoryStore } from '../src/kv/memory';
+import { createRedisStore } from '../src/kv/redis';
+import { jsonCompletion, sseStream } from './servers/upstream-bytes';
+import { BENCH_MODEL, benchConfig } from './servers/svc-config';
+
+const argv = Bun.argv.slice(2);
+const flag = (name: string) => argv.includes(name);
+const num = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
+const requests = num('--requests', 10_000);
+const concurrency = num('--concurrency', 16);
+const stream = flag('--stream') || flag('--strip');
+const external = flag('--external');
+
+const JSON_BYTES = jsonCompletion();
+const SSE_BYTES = sseStream(50);
+const fakeFetch = (async (_url: string, init?: RequestInit) => {
+  const wantsStream = typeof init?.body === 'string' && init.body.includes('"stream":true');
+  return wantsStream
+    ? new Response(SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } })
+    : new Response(JSON_BYTES, { headers: { 'content-type': 'application/json' } });
+}) as unknown as typeof fetch;
+
+const NO_METER: UsageMeter = {
+  open: async () => ({ headers: {}, settle: async () => ({ usdMicros: 0, diemMicros: 0 }), release: async () => {} }),
+  balances: async () => ({}),
+  credit: async () => {
+    throw new Error('no meter');
+  },
+  flush: async () => {},
+  close: async () => {},
+};
+
+async function main() {
+  const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000' });
+  if (external && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) throw new Error('--external needs DATABASE_URL and REDIS_URL');
+  const storage = external ? await openPostgres(process.env.DATABASE_URL!) : await openPglite({ dataDir: mkdtempSync(join(tmpdir(), 'svc-inproc-')) });
+  const kv = external ? await createRedisStore(process.env.REDIS_URL!, { prefix: `svc-inproc-${process.pid}:` }) : createMemoryStore({});
+  const deps = await createDeps(config, { storage, kv, fetch: fakeFetch, meter: flag('--no-meter') ? NO_METER : undefined });
+  const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
+  const app = createApp(deps);
+  const body = JSON.stringify({
+    model: BENCH_MODEL,
+    messages: [{ role: 'user', content: 'Say hello.' }],
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+    ...(flag('--strip') ? { svc_parameters: { strip_thinking_response: true } } : {}),
+  });
+  const url = `http://localhost${config.basePath}/chat/completions`;
+  async function one() {
+    const res = await app.handle(new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }));
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  }
+  async function run(n: number) {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next++ < n) await one();
+      }),
+    );
+  }
+  await run(Math.min(2000, requests));
+  await deps.meter.flush();
+  if (flag('--cpu-prof-after')) await Bun.sleep(3000);
+  Bun.gc(true);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await run(requests);
+  await deps.meter.flush();
+  const cpu = process.cpuUsage(cpu0);
+  const wall = performance.now() - t0;
+  const us = (cpu.user + cpu.system) / requests;
+  const what = flag('--strip') ? 'stream+strip_thinking' : stream ? 'stream (50 chunks)' : 'JSON';
+  const backend = external ? 'postgres+redis' : 'pglite+memory';
+  process.stdout.write(
+    `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request` +
+      (stream ? ` (${(us / 50).toFixed(2)} us per chunk)` : '') +
+      `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests at ${concurrency} concurrent\n`,
+  );
+  await closeDeps(deps);
+  process.exit(0);
+}
+
+await main();
