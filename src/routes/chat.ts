@@ -46,8 +46,10 @@ export function chatRoutes(deps: AppDeps, auth: AuthGate, opts: ChatRouteOptions
   const handle = createChatHandler(deps, new PluginRunner(plugins), parameters, { pingIntervalMs: opts.pingIntervalMs ?? 15_000 });
   return new Elysia({ name: 'svc.routes.chat' }).use(auth).post(
     '/chat/completions',
-    function createChatCompletion(c) {
-      return handle(c as unknown as ChatCall);
+    // Destructured: Elysia reads which context fields a handler uses from its source, and a
+    // handler that takes the whole context makes every request parse cookies, query and headers.
+    function createChatCompletion({ body, svc, request, set, server }) {
+      return handle({ body, svc, request, set, server } as unknown as ChatCall);
     },
     {
       auth: 'INFERENCE',
