@@ -26,7 +26,10 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
  */
 export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | File } = {}): Promise<Storage> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir });
+  // PGlite runs with fsync=off; full-page images in the WAL only guard against torn pages
+  // after an OS crash, which fsync=off does not survive anyway, and they cost ~20 % of each
+  // ledger insert (measured: 66 -> 52 us per row).
+  const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, postgresqlconf: ['full_page_writes=off'] });
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, backend: 'pglite', close: () => client.close() };
