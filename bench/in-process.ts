@@ -6,8 +6,9 @@
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --stream, --strip (stream with
  * strip_thinking_response), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
- * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --cpu-prof-after
- * (prints where to attach a profiler: runs a warm-up, then waits 3 s before measuring).
+ * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
+ * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
+ * CPU figure then includes the profiler's own cost).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,9 @@ import { parseConfig } from '../src/config';
 import { openPglite, openPostgres } from '../src/db/open';
 import { createMemoryStore } from '../src/kv/memory';
 import { createRedisStore } from '../src/kv/redis';
+import { profileWindow } from './lib/window-profile';
 import { jsonCompletion, sseStream } from './servers/upstream-bytes';
+import { freshDatabase } from './servers/svc';
 import { BENCH_MODEL, benchConfig } from './servers/svc-config';
 
 const argv = Bun.argv.slice(2);
@@ -53,7 +56,8 @@ const NO_METER: UsageMeter = {
 async function main() {
   const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000' });
   if (external && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) throw new Error('--external needs DATABASE_URL and REDIS_URL');
-  const storage = external ? await openPostgres(process.env.DATABASE_URL!) : await openPglite({ dataDir: mkdtempSync(join(tmpdir(), 'svc-inproc-')) });
+  const fresh = external ? await freshDatabase(process.env.DATABASE_URL!) : null;
+  const storage = fresh ? await openPostgres(fresh.url) : await openPglite({ dataDir: mkdtempSync(join(tmpdir(), 'svc-inproc-')) });
   const kv = external ? await createRedisStore(process.env.REDIS_URL!, { prefix: `svc-inproc-${process.pid}:` }) : createMemoryStore({});
   const deps = await createDeps(config, { storage, kv, fetch: fakeFetch, meter: flag('--no-meter') ? NO_METER : undefined });
   const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
@@ -81,11 +85,11 @@ async function main() {
   }
   await run(Math.min(2000, requests));
   await deps.meter.flush();
-  if (flag('--cpu-prof-after')) await Bun.sleep(3000);
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await run(requests);
+  if (flag('--profile')) await profileWindow(() => run(requests));
+  else await run(requests);
   await deps.meter.flush();
   const cpu = process.cpuUsage(cpu0);
   const wall = performance.now() - t0;
@@ -98,6 +102,7 @@ async function main() {
       `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests at ${concurrency} concurrent\n`,
   );
   await closeDeps(deps);
+  await fresh?.drop();
   process.exit(0);
 }
 

@@ -1,0 +1,29 @@
+import { profile } from 'bun:jsc';
+
+type Frame = { name: string; sourceURL?: string; line: number };
+
+const label = (f: Frame) => `${f.name || '(anonymous)'} ${f.sourceURL ? `${f.sourceURL.replace(process.cwd() + '/', '')}:${f.line}` : '[native]'}`;
+
+/**
+ * Runs `fn` under JavaScriptCore's sampling profiler and prints the functions most often on
+ * top of the stack (self) and on the stack at all (total), so a profile covers only the
+ * measured window and not the start-up (PGlite's initdb would dominate a whole-process one).
+ */
+export async function profileWindow(fn: () => Promise<void>, top = 30): Promise<void> {
+  const result = await profile(fn, 200);
+  const traces = result.stackTraces.traces as { frames: Frame[] }[];
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  for (const t of traces) {
+    if (t.frames.length === 0) continue;
+    const head = label(t.frames[0]!);
+    self.set(head, (self.get(head) ?? 0) + 1);
+    for (const l of new Set(t.frames.map(label))) total.set(l, (total.get(l) ?? 0) + 1);
+  }
+  const print = (title: string, m: Map<string, number>) => {
+    process.stdout.write(`\n${title} (of ${traces.length} samples)\n`);
+    for (const [name, n] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((n / traces.length) * 100).toFixed(1).padStart(6)}%  ${name}\n`);
+  };
+  print('self', self);
+  print('total', total);
+}
