@@ -4,7 +4,8 @@
  * no load driver: the figure moves only with svc's own code, so it is the before/after
  * measure for a hot-path fix (the full `bun run bench` is the system-level one).
  *
- * Flags: --requests N (default 10000), --concurrency N (16), --stream, --strip (stream with
+ * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
+ * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --strip (stream with
  * strip_thinking_response), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
@@ -31,6 +32,7 @@ const flag = (name: string) => argv.includes(name);
 const num = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
 const requests = num('--requests', 10_000);
 const concurrency = num('--concurrency', 16);
+const rate = num('--rate', 0);
 const stream = flag('--stream') || flag('--strip');
 const external = flag('--external');
 
@@ -76,6 +78,7 @@ async function main() {
     await res.arrayBuffer();
   }
   async function run(n: number) {
+    if (rate > 0) return paced(n);
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -83,8 +86,25 @@ async function main() {
       }),
     );
   }
+  /** `n` requests at `rate` per second (in bursts every 10 ms), as the system bench loads svc. */
+  async function paced(n: number) {
+    const perTick = Math.max(1, Math.round(rate / 100));
+    const inFlight: Promise<void>[] = [];
+    for (let sent = 0; sent < n; sent += perTick) {
+      for (let i = 0; i < perTick && sent + i < n; i++) inFlight.push(one());
+      await Bun.sleep(10);
+    }
+    await Promise.all(inFlight);
+  }
   await run(Math.min(2000, requests));
   await deps.meter.flush();
+  if (flag('--idle')) {
+    await Bun.sleep(5000);
+    const idle0 = process.cpuUsage();
+    await Bun.sleep(5000);
+    const idle = process.cpuUsage(idle0);
+    process.stdout.write(`idle: ${((idle.user + idle.system) / 5000).toFixed(1)} us CPU per ms over 5 s\n`);
+  }
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -99,7 +119,7 @@ async function main() {
   process.stdout.write(
     `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request` +
       (stream ? ` (${(us / 50).toFixed(2)} us per chunk)` : '') +
-      `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests at ${concurrency} concurrent\n`,
+      `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests ${rate > 0 ? `at ${rate}/s` : `at ${concurrency} concurrent`}\n`,
   );
   await closeDeps(deps);
   await fresh?.drop();

@@ -2,7 +2,8 @@
  * `bun run bench`: svc's cost as ratios against a bare pass-through proxy from the same run.
  * Starts its own upstream, bare proxy and svc processes on 127.0.0.1, drives load from separate
  * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
- * table in bench/README.md). Flags: --quick (about 2.5 minutes, no 10k-stream phase),
+ * table in bench/README.md). Flags: --quick (about 2.5 minutes, no 10k-stream phase), --short
+ * (throughput and TTFB only, writes nothing),
  * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k. Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
@@ -21,6 +22,8 @@ import { startSvc, type SvcUnderTest } from './servers/svc';
 
 const argv = Bun.argv.slice(2);
 const quick = argv.includes('--quick');
+// Throughput and TTFB only (about a minute), for checking a hot-path change; writes nothing.
+const short = argv.includes('--short');
 const soakFlag = argv.indexOf('--soak');
 const soakS = soakFlag >= 0 ? Number(argv[soakFlag + 1]) : quick ? 20 : 300;
 // The 10,000-stream phase needs about a minute per proxy: the full run has it, --quick does not.
@@ -127,6 +130,10 @@ async function main() {
     data.ttfb = await attempt('ttfb', () => ttfbPhase([direct, ...targets], BODIES.stream, quick ? 150 : 500, 90_000));
 
     const svcMem = targets.find((t) => t.name === 'svc:memory+pglite');
+    if (short) {
+      data.notes.push('--short: throughput and TTFB only');
+      return finish(data);
+    }
     const warmupS = quick ? 6 : 20;
     /** Time kept back for the soak's warm-up, a fresh svc start and the report. */
     const soakReserveMs = (warmupS + 25 + (quick ? 10 : 40)) * 1000;
@@ -191,7 +198,11 @@ async function main() {
     await bare.stop();
     await upstream.stop();
   }
+  finish(data);
+}
 
+/** Prints the table and, unless --short, writes latest.json (and the README table for full runs). */
+function finish(data: RunData) {
   const rows = buildRows(data);
   const table = formatTable(rows, data.backends);
   const elapsedS = Math.round((Date.now() - started) / 1000);
@@ -199,6 +210,7 @@ async function main() {
   for (const [b, why] of Object.entries(data.unavailable)) process.stdout.write(`svc ${b}: unavailable (${why})\n`);
   for (const n of data.notes) process.stdout.write(`note: ${n}\n`);
   process.stdout.write(`${data.meta.note}\nTotal run time ${elapsedS} s.\n`);
+  if (short) return;
   writeJson('bench/results/latest.json', { ...data, elapsedS, rows });
   if (!quick)
     updateReadme(

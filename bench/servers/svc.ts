@@ -6,8 +6,17 @@ import { stringify } from 'yaml';
 import { startChild, withTimeout, type Child } from '../lib/proc';
 import { benchConfig } from './svc-config';
 
+/** A running svc under test, with the ADMIN key it printed and its cleanup. */
+export interface SvcUnderTest {
+  child: Child;
+  url: string;
+  key: string;
+  backend: string;
+  close(): Promise<void>;
+}
+
 /** Creates a fresh database on the server of `databaseUrl`; returns its URL and a drop function. */
-async function freshDatabase(databaseUrl: string) {
+export async function freshDatabase(databaseUrl: string) {
   const name = `svc_bench_${process.pid}_${Date.now()}`;
   const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);

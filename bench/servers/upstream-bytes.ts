@@ -35,7 +35,7 @@ export function contentFrames(total: number): Uint8Array[] {
   return Array.from({ length: total }, (_, i) => frame(chunkOf(contentAt(i, total), i === total - 1 ? 'stop' : null)));
 }
 
-export function concat(parts: Uint8Array[]): Uint8Array {
+export function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -46,7 +46,7 @@ export function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /** A whole stream in one buffer: `chunks` content frames, the usage frame (unless told not to) and [DONE]. */
-export function sseStream(chunks: number, withUsage = true): Uint8Array {
+export function sseStream(chunks: number, withUsage = true): Uint8Array<ArrayBuffer> {
   return concat([...contentFrames(chunks), ...(withUsage ? [USAGE_FRAME] : []), DONE_FRAME]);
 }
 
