@@ -1,6 +1,7 @@
 import type { ChatChunk } from '../pipeline/types';
 
-const utf8 = new TextEncoder();
+/** The one UTF-8 encoder of the stream code. */
+export const utf8 = new TextEncoder();
 
 /** The terminating event of every chat stream. */
 export const DONE_BYTES = utf8.encode('data: [DONE]\n\n');
@@ -10,7 +11,12 @@ export const PING_BYTES = utf8.encode(': ping\n\n');
 
 /** Encodes one JSON payload as an SSE `data:` event. The only place svc writes `data: `. */
 export function encodeEvent(payload: ChatChunk | Record<string, unknown>): Uint8Array {
-  return utf8.encode(`data: ${JSON.stringify(payload)}\n\n`);
+  return utf8.encode(eventText(payload));
+}
+
+/** One JSON payload as the text of an SSE `data:` event (to gather several before encoding). */
+export function eventText(payload: ChatChunk | Record<string, unknown>): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
 /**

@@ -15,6 +15,11 @@ export class SseEventDecoder {
   line(line: string): SseEvent | null {
     if (line.length === 0) return this.dispatch();
     if (line.charCodeAt(0) === 58 /* : */) return null;
+    // Nearly every line of a chat stream is `data: {...}`: no field slicing for it.
+    if (line.startsWith('data: ')) {
+      this.data.push(line.slice(6));
+      return null;
+    }
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);

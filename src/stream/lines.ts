@@ -19,17 +19,21 @@ export class LineDecoder {
     }
     const lines: string[] = [];
     let start = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      lines.push(this.partial + s.slice(start, i));
+    // Found with indexOf (native) rather than a loop over every character: upstreams end
+    // lines with `\n`, and a chunk without any `\r` (the common case) needs no other check.
+    const hasCR = s.indexOf('\r') !== -1;
+    for (;;) {
+      const i = hasCR ? nextBreak(s, start) : s.indexOf('\n', start);
+      if (i === -1) break;
+      lines.push(this.partial === '' ? s.slice(start, i) : this.partial + s.slice(start, i));
       this.partial = '';
-      if (c === 13) {
-        if (i + 1 < s.length) {
-          if (s.charCodeAt(i + 1) === 10) i++;
+      let next = i + 1;
+      if (s.charCodeAt(i) === 13) {
+        if (next < s.length) {
+          if (s.charCodeAt(next) === 10) next++;
         } else this.skipLF = true;
       }
-      start = i + 1;
+      start = next;
     }
     if (start < s.length) this.partial += s.slice(start);
     return lines;
@@ -41,4 +45,12 @@ export class LineDecoder {
     this.partial = '';
     return rest.length > 0 ? [rest] : [];
   }
+}
+
+/** Index of the next `\n` or `\r` at or after `from`, or -1. */
+function nextBreak(s: string, from: number): number {
+  const lf = s.indexOf('\n', from);
+  const cr = s.indexOf('\r', from);
+  if (cr === -1) return lf;
+  return lf === -1 || cr < lf ? cr : lf;
 }
