@@ -115,7 +115,7 @@ async function main() {
     }
     if (!pluginActive && data.backends.length > 0)
       data.notes.push('strip_thinking_response had no effect (plugin not registered yet): plugin figures unavailable');
-    const d = quick ? { warmS: 1, phaseS: 2 } : { warmS: 1, phaseS: 3 };
+    const d = quick ? { settleS: 3, warmS: 1, phaseS: 2 } : { settleS: 5, warmS: 1, phaseS: 3 };
 
     for (const t of targets) {
       log(`throughput phases on ${t.name}`);

@@ -9,7 +9,7 @@ const label = (f: Frame) => `${f.name || '(anonymous)'} ${f.sourceURL ? `${f.sou
  * top of the stack (self) and on the stack at all (total), so a profile covers only the
  * measured window and not the start-up (PGlite's initdb would dominate a whole-process one).
  */
-export async function profileWindow(fn: () => Promise<void>, top = 30): Promise<void> {
+export async function profileWindow(fn: () => Promise<void>, top = Number(process.env.PROFILE_TOP ?? 30)): Promise<void> {
   const result = await profile(fn, 200);
   const traces = result.stackTraces.traces as { frames: Frame[] }[];
   const self = new Map<string, number>();

@@ -26,6 +26,13 @@ export async function measureLoad(target: Target, body: string, opts: Pick<LoadS
 
 /** Phase lengths; `--quick` shortens them. */
 export interface Durations {
+  /**
+   * The first warm-up of a target, at full speed: long enough for the JIT to finish. After one
+   * second, JavaScriptCore's JIT thread still took ~15 % of svc's CPU at 1,000 req/s (perf,
+   * per thread); after 20 s, under 1 %. A phase measured before then charges compilation, a
+   * one-off cost that grows with the amount of code, to every request.
+   */
+  settleS: number;
   warmS: number;
   phaseS: number;
 }
@@ -48,8 +55,10 @@ export async function throughputPhases(
   bodies: { json: string; stream: string; streamStripThinking?: string },
   d: Durations,
 ): Promise<ThroughputResult> {
+  await measureLoad(target, bodies.json, { connections: 16, durationS: d.settleS });
+  await measureLoad(target, bodies.stream, { connections: 16, durationS: d.settleS });
+  if (bodies.streamStripThinking) await measureLoad(target, bodies.streamStripThinking, { connections: 16, durationS: d.settleS / 2 });
   await measureLoad(target, bodies.json, { connections: 16, durationS: d.warmS });
-  await measureLoad(target, bodies.stream, { connections: 16, durationS: d.warmS });
   const cpuPerRequest = await measureLoad(target, bodies.json, { connections: 16, durationS: d.phaseS, rate: 1000 });
   const cpuPerStream = await measureLoad(target, bodies.stream, { connections: 16, durationS: d.phaseS, rate: 400 });
   let stripThinking: MeasuredLoad | undefined;
