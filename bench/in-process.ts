@@ -56,7 +56,7 @@ const NO_METER: UsageMeter = {
 };
 
 async function main() {
-  const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000' });
+  const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000', ...(process.env.NO_ABUSE ? { abuseGuard: { enabled: false } } : {}) });
   if (external && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) throw new Error('--external needs DATABASE_URL and REDIS_URL');
   const fresh = external ? await freshDatabase(process.env.DATABASE_URL!) : null;
   const storage = fresh ? await openPostgres(fresh.url) : await openPglite({ dataDir: mkdtempSync(join(tmpdir(), 'svc-inproc-')) });

@@ -33,7 +33,9 @@ export function formatMicros(micros: number, places = 6): string {
 
 /** Micro-units to a JSON number, for response fields that the reference types as numbers. */
 export function microsToNumber(micros: number): number {
-  return Number(formatMicros(micros));
+  // The same double as Number(formatMicros(micros)): both are the correctly rounded value of
+  // the exact rational micros / 10^6 (IEEE division rounds correctly), without a string.
+  return micros / MICROS;
 }
 
 /**
@@ -41,6 +43,11 @@ export function microsToNumber(micros: number): number {
  * rounded up so fractional costs are never lost. Integer arithmetic only.
  */
 export function tokenCostMicros(tokens: number, pricePerMillionMicros: number): number {
-  const product = BigInt(tokens) * BigInt(pricePerMillionMicros);
-  return Number((product + 999_999n) / 1_000_000n);
+  const product = tokens * pricePerMillionMicros;
+  // Below 2^53 integer products, remainders and exact divisions are exact in doubles; BigInt only beyond.
+  if (Number.isSafeInteger(product)) {
+    const rest = product % 1_000_000;
+    return (product - rest) / 1_000_000 + (rest > 0 ? 1 : 0);
+  }
+  return Number((BigInt(tokens) * BigInt(pricePerMillionMicros) + 999_999n) / 1_000_000n);
 }
