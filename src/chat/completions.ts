@@ -133,14 +133,16 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
       return failed(error);
     }
 
-    const headers: Record<string, string> = {};
-    for (const key in set.headers) headers[key] = String(set.headers[key]);
+    // Into Elysia's response headers (which already hold CF-RAY, the version and the rate
+    // limits): a stream's Response carries only its own three, and Elysia merges the rest
+    // once, instead of svc copying them all into a Response that Elysia then copies again.
+    const headers = set.headers;
     headers['x-svc-model-id'] = model.id;
     headers['x-svc-model-name'] = model.name;
     headers['x-svc-model-router'] = result?.replica ?? replica;
     Object.assign(headers, deprecationHeaders(model), ticket.headers);
 
-    if (result?.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers, set);
+    if (result?.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers);
     return streamResponse({
       routed,
       result,
@@ -150,7 +152,6 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
       includeUsage: body.stream_options?.include_usage === true,
       estimatedPromptTokens,
       pingIntervalMs: opts.pingIntervalMs,
-      headers,
       abort: onClientGone,
       cleanup,
       log: deps.log,
@@ -162,8 +163,7 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     active: RequestPlugin[],
     ticket: MeterTicket,
     ctx: ChatContext,
-    headers: Record<string, string>,
-    set: ChatCall['set'],
+    headers: ChatCall['set']['headers'],
   ) {
     result.done();
     // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
@@ -172,8 +172,7 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     const body = await runner.transformResponse(active, result.body, ctx);
     // A JSON answer knows its cost before the headers go out: a wallet sees what is left after it.
     const before = headers['x-balance-remaining'];
-    if (before !== undefined) headers['x-balance-remaining'] = formatMicros(toMicros(before) - settled.usdMicros);
-    Object.assign(set.headers, headers);
+    if (before !== undefined) headers['x-balance-remaining'] = formatMicros(toMicros(String(before)) - settled.usdMicros);
     return { ...body, model: ctx.model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
   }
 }

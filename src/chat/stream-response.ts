@@ -19,13 +19,15 @@ export interface StreamResponseInput {
   includeUsage: boolean;
   estimatedPromptTokens: number;
   pingIntervalMs: number;
-  headers: Record<string, string>;
   /** Aborts the upstream call (client gone). */
   abort(): void;
   /** Detaches the request's abort listener once the stream is over. */
   cleanup(): void;
   log: Logger;
 }
+
+/** The stream's own headers; the route's (CF-RAY, model, rate limits, balance) are merged in by Elysia from `set.headers`. */
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
 /**
  * Upstream bytes of a call whose first byte had not arrived when the headers went out: a
@@ -97,8 +99,5 @@ export function streamResponse(s: StreamResponseInput): Response {
     abortUpstream: s.abort,
     finish,
   });
-  s.headers['content-type'] = 'text/event-stream; charset=utf-8';
-  s.headers['cache-control'] = 'no-cache';
-  s.headers['x-accel-buffering'] = 'no';
-  return new Response(body, { headers: s.headers });
+  return new Response(body, { headers: SSE_HEADERS });
 }
