@@ -6,25 +6,68 @@ export interface KeepAlive {
   stop(): void;
 }
 
+interface Pinged {
+  wrote: boolean;
+  write: (bytes: Uint8Array) => void;
+}
+
 /**
- * Sends `: ping` every `intervalMs` while nothing else was written (DESIGN "Keep-alive"),
- * so a model silent for minutes does not get the connection dropped by a proxy or client.
- * One timer per stream and a flag per write: no clock read on the hot path.
+ * One timer per interval for all open streams, not one per stream: with thousands of streams
+ * open, a timer each cost a timer-heap entry, a closure and a wake-up per stream; one ticker
+ * visits a Set. It runs only while some stream is open.
+ */
+class Ticker {
+  private readonly streams = new Set<Pinged>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly intervalMs: number) {}
+
+  add(stream: Pinged) {
+    this.streams.add(stream);
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    // The ticker must never keep the process alive on its own.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  delete(stream: Pinged) {
+    this.streams.delete(stream);
+    if (this.streams.size > 0 || !this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private tick() {
+    for (const stream of this.streams) {
+      if (!stream.wrote) stream.write(PING_BYTES);
+      stream.wrote = false;
+    }
+  }
+}
+
+const tickers = new Map<number, Ticker>();
+
+/**
+ * Sends `: ping` to a stream when nothing else was written to it during the last tick of its
+ * interval (DESIGN "Keep-alive"), so a model silent for minutes does not get the connection
+ * dropped by a proxy or client: a silent stream is pinged at most 2 x `intervalMs` after its
+ * last write. A flag per write, no clock read on the hot path.
  */
 export function startKeepAlive(intervalMs: number, write: (bytes: Uint8Array) => void): KeepAlive {
-  let wrote = false;
-  const timer = setInterval(function keepAlivePing() {
-    if (!wrote) write(PING_BYTES);
-    wrote = false;
-  }, intervalMs);
-  // A stream's timer must never keep the process alive on its own.
-  (timer as { unref?: () => void }).unref?.();
+  let ticker = tickers.get(intervalMs);
+  if (!ticker) {
+    ticker = new Ticker(intervalMs);
+    tickers.set(intervalMs, ticker);
+  }
+  const stream: Pinged = { wrote: true, write };
+  ticker.add(stream);
+  const owner = ticker;
   return {
     touch() {
-      wrote = true;
+      stream.wrote = true;
     },
     stop() {
-      clearInterval(timer);
+      owner.delete(stream);
     },
   };
 }
