@@ -1,5 +1,6 @@
 import type { Currency } from './credit';
 import type { LedgerRow } from './ledger-row';
+import { SettledIds } from './settled-ids';
 import type { BillingStore, Charged, ReserveInput, ReserveResult, SettleInput } from './store';
 
 interface Hold {
@@ -27,7 +28,7 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
   const held = new Map<string, number>();
   const holds = new Map<string, Hold>();
   const counters = new Map<string, Counter>();
-  const settled = new Map<string, Charged & { expiresAt: number }>();
+  const settled = new SettledIds(opts.now);
   const applied = new Set<string>();
   let queue: LedgerRow[][] = [];
   let taking = false;
@@ -66,22 +67,6 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
       else if (hold.expiresAt < earliest) earliest = hold.expiresAt;
   }
 
-  /** Drops expired settlement records; they were inserted in expiry order, so only the front is checked. */
-  function trimSettled(now: number) {
-    for (const [id, done] of settled) {
-      if (done.expiresAt > now) return;
-      settled.delete(id);
-    }
-  }
-
-  function forget(requestId: string, now: number): Charged | null {
-    const done = settled.get(requestId);
-    if (!done) return null;
-    if (done.expiresAt > now) return done;
-    settled.delete(requestId);
-    return null;
-  }
-
   return {
     backend: 'memory',
     async reserve(input: ReserveInput): Promise<ReserveResult> {
@@ -118,25 +103,24 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
     },
     async settle(input: SettleInput): Promise<Charged> {
       const now = opts.now();
-      const done = forget(input.requestId, now);
-      if (done) return { currency: done.currency, amount: done.amount };
+      const done = settled.get(input.requestId);
+      if (done) return done;
       const hold = holds.get(input.requestId);
       if (hold) dropHold(input.requestId, hold);
       // Charged even when the hold expired: the work was done (the balance may dip below zero).
       add(mirrors, mk(input.accountId, input.currency), -input.amount);
       if (input.counter) addCounter(input.counter, input.amount, input.counterTtlMs, now);
       queue.push(input.rows);
-      trimSettled(now);
-      settled.set(input.requestId, { currency: input.currency, amount: input.amount, expiresAt: now + input.settledTtlMs });
-      return { currency: input.currency, amount: input.amount };
+      const charged = { currency: input.currency, amount: input.amount };
+      settled.set(input.requestId, charged, input.settledTtlMs);
+      return charged;
     },
     async release(_accountId, requestId, settledTtlMs) {
-      const now = opts.now();
-      const done = forget(requestId, now);
-      if (done) return { currency: done.currency, amount: done.amount };
+      const done = settled.get(requestId);
+      if (done) return done;
       const hold = holds.get(requestId);
       if (hold) dropHold(requestId, hold);
-      settled.set(requestId, { currency: hold?.currency ?? 'USD', amount: 0, expiresAt: now + settledTtlMs });
+      settled.set(requestId, { currency: hold?.currency ?? 'USD', amount: 0 }, settledTtlMs);
       return null;
     },
     async initBalances(accountId, values) {
