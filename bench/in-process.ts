@@ -55,6 +55,21 @@ const NO_METER: UsageMeter = {
   close: async () => {},
 };
 
+/**
+ * Waits until the process is idle (under 5 % of a core over half a second, 30 s at most):
+ * PGlite's WASM keeps compiling on background threads long after start-up and its first
+ * queries, and that CPU would be charged to the measured requests.
+ */
+async function settleCpu() {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const c0 = process.cpuUsage();
+    await Bun.sleep(500);
+    const c = process.cpuUsage(c0);
+    if (c.user + c.system < 25_000) return;
+  }
+}
+
 async function main() {
   const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000', ...(process.env.NO_ABUSE ? { abuseGuard: { enabled: false } } : {}) });
   if (external && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) throw new Error('--external needs DATABASE_URL and REDIS_URL');
@@ -98,6 +113,7 @@ async function main() {
   }
   await run(Math.min(2000, requests));
   await deps.meter.flush();
+  await settleCpu();
   if (flag('--idle')) {
     await Bun.sleep(5000);
     const idle0 = process.cpuUsage();
