@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { balances, ledgerEntries } from '../db/schema';
 import type { Logger } from '../log';
+import { copyLedgerBatch, pgliteOf } from './ledger-copy';
 import type { LedgerRow } from './ledger-row';
 import type { BillingStore } from './store';
 
@@ -29,6 +30,12 @@ export interface LedgerWriter {
  */
 export async function writeLedgerBatch(db: Database, rows: LedgerRow[]): Promise<number> {
   if (rows.length === 0) return 0;
+  // Embedded: COPY when no row of the batch is there yet (always, but for a replayed batch).
+  const pg = pgliteOf(db);
+  if (pg) {
+    const copied = await copyLedgerBatch(pg, rows);
+    if (copied !== null) return copied;
+  }
   const json = JSON.stringify(rows);
   const result = await db.execute(sql`
     with inserted as (

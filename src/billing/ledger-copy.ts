@@ -1,0 +1,72 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { Database } from '../db/database';
+import type { LedgerRow } from './ledger-row';
+
+const COLUMNS =
+  'account_id, api_key_id, request_id, kind, currency, sku, model_id, units, price_per_unit_usd, amount_micros, notes, prompt_tokens, completion_tokens, execution_ms, created_at';
+
+/** The PGlite client beneath a drizzle database, or null on postgres.js. */
+export function pgliteOf(db: Database): PGlite | null {
+  const client = (db as unknown as { $client?: unknown }).$client;
+  return client instanceof PGlite ? client : null;
+}
+
+/** A CSV field: quoted (quotes doubled), so commas, quotes and newlines survive; null is the unquoted empty field COPY reads as NULL. */
+const text = (v: string | null) => (v === null ? '' : `"${v.replaceAll('"', '""')}"`);
+
+/** One ledger row as a CSV line in COLUMNS order. Numbers are integers, written as they are. */
+function csvLine(r: LedgerRow): string {
+  return [
+    r.accountId,
+    r.apiKeyId ?? '',
+    text(r.requestId),
+    'CHARGE',
+    r.currency,
+    text(r.sku),
+    text(r.modelId),
+    text(r.units),
+    text(r.pricePerUnitUsd),
+    r.amount,
+    text(r.notes),
+    r.promptTokens,
+    r.completionTokens,
+    r.executionMs,
+    new Date(r.at).toISOString(),
+  ].join(',');
+}
+
+/**
+ * The embedded database's fast path for a ledger batch: COPY the rows in (PGlite reads CSV
+ * natively, ~16 µs a row against ~28 µs through `json_to_recordset`, measured in steady
+ * state) and add their sums to `balances`, in one transaction. All rows or none: COPY
+ * cannot skip the rows of a replayed batch, so a unique violation rolls the transaction
+ * back and is reported as `null`, and the caller writes the batch the slower way that skips
+ * rows already present. Sums are integers added in JavaScript (no float), the balance rows
+ * locked in (account, currency) order like the other path.
+ */
+export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[]): Promise<number | null> {
+  const sums = new Map<string, { accountId: string; currency: LedgerRow['currency']; amount: number }>();
+  for (const r of rows) {
+    const key = `${r.accountId}:${r.currency}`;
+    const sum = sums.get(key);
+    if (sum) sum.amount += r.amount;
+    else sums.set(key, { accountId: r.accountId, currency: r.currency, amount: r.amount });
+  }
+  const ordered = [...sums.values()].sort((a, b) => (a.accountId + a.currency < b.accountId + b.currency ? -1 : 1));
+  const csv = rows.map(csvLine).join('\n');
+  try {
+    await pg.transaction(async (tx) => {
+      await tx.query(`copy ledger_entries (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+      for (const s of ordered)
+        await tx.query(
+          `insert into balances (account_id, currency, amount_micros) values ($1, $2, $3)
+           on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`,
+          [s.accountId, s.currency, s.amount],
+        );
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') return null;
+    throw error;
+  }
+  return rows.length;
+}
