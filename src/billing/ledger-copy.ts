@@ -41,8 +41,8 @@ function csvLine(r: LedgerRow): string {
  * state) and add their sums to `balances`, in one transaction. All rows or none: COPY
  * cannot skip the rows of a replayed batch, so a unique violation rolls the transaction
  * back and is reported as `null`, and the caller writes the batch the slower way that skips
- * rows already present. Sums are integers added in JavaScript (no float), the balance rows
- * locked in (account, currency) order like the other path.
+ * rows already present. Sums are integers added in JavaScript (no float) and applied in one
+ * statement, the balance rows locked in (account, currency) order like the other path.
  */
 export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[]): Promise<number | null> {
   const sums = new Map<string, { accountId: string; currency: LedgerRow['currency']; amount: number }>();
@@ -57,12 +57,13 @@ export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[]): Promise<nu
   try {
     await pg.transaction(async (tx) => {
       await tx.query(`copy ledger_entries (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
-      for (const s of ordered)
-        await tx.query(
-          `insert into balances (account_id, currency, amount_micros) values ($1, $2, $3)
-           on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`,
-          [s.accountId, s.currency, s.amount],
-        );
+      // One statement for all accounts of the batch (a PGlite statement costs ~100 µs on its own).
+      await tx.query(
+        `insert into balances (account_id, currency, amount_micros)
+         select s."accountId", s.currency, s.amount from json_to_recordset($1::json) as s("accountId" uuid, currency text, amount bigint)
+         on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`,
+        [JSON.stringify(ordered)],
+      );
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505') return null;

@@ -16,7 +16,7 @@ import type { MeteredUsage, MeterOpenInput, MeterTicket, SettledCost, UsageMeter
 import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow, spendClass } from './mirror-init';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
-import { costLines, inCurrency, pricingOf, reservationMicros } from './pricing';
+import { costLines, inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
 import { createRedisBillingStore } from './redis-store';
 import type { BillingStore, HoldCandidate } from './store';
 
@@ -80,8 +80,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   }
 
   /** The holds a request may take, in payment order, each with its key-limit counter. */
-  function holdCandidates(caller: Caller, key: ApiKeyRecord | null, window: { start: number } | null, model: ModelEntry, maxUsd: number): HoldCandidate[] {
-    const p = pricingOf(model);
+  function holdCandidates(caller: Caller, key: ApiKeyRecord | null, window: { start: number } | null, p: ModelPricing, maxUsd: number): HoldCandidate[] {
     const candidates: HoldCandidate[] = [];
     for (const currency of caller.via === 'wallet' ? cfg.paymentOrder.wallet : cfg.paymentOrder.apiKey) {
       const cls = spendClass(currency);
@@ -113,8 +112,9 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const key = wallet ? null : caller.apiKey;
     const now = deps.now();
     const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
-    const maxUsd = reservationMicros(pricingOf(model), input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
-    const candidates = holdCandidates(caller, key, window, model, maxUsd);
+    const p = pricingOf(model);
+    const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
+    const candidates = holdCandidates(caller, key, window, p, maxUsd);
     const report = wallet ? WALLET_REPORT : KEY_REPORT;
     const reserve = { accountId: caller.accountId, requestId, candidates, report: report as Currency[], now, expiresAt: now + cfg.holdTtlMs, counterTtlMs: window?.ttlMs ?? 0 };
 
