@@ -71,7 +71,12 @@ async function settleCpu() {
 }
 
 async function main() {
-  const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000', ...(process.env.NO_ABUSE ? { abuseGuard: { enabled: false } } : {}) });
+  const config = parseConfig({
+    ...benchConfig('http://upstream.invalid'),
+    logLevel: 'warn',
+    bootstrapCreditUsd: '1000000000',
+    ...(process.env.NO_ABUSE ? { abuseGuard: { enabled: false } } : {}),
+  });
   if (external && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) throw new Error('--external needs DATABASE_URL and REDIS_URL');
   const fresh = external ? await freshDatabase(process.env.DATABASE_URL!) : null;
   const storage = fresh ? await openPostgres(fresh.url) : await openPglite({ dataDir: mkdtempSync(join(tmpdir(), 'svc-inproc-')) });
@@ -88,7 +93,9 @@ async function main() {
   });
   const url = `http://localhost${config.basePath}/chat/completions`;
   async function one() {
-    const res = await app.handle(new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }));
+    const res = await app.handle(
+      new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }),
+    );
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
   }

@@ -60,8 +60,7 @@ function row(
 export function buildRows(data: RunData): MetricRow[] {
   const tp = (t: string) => data.throughput[t];
   const ttfb = data.ttfb;
-  const added = (t: string, p: 'p50' | 'p99', base: string) =>
-    ttfb?.[t] && ttfb[base] ? ttfb[t]![p] - ttfb[base]![p] : null;
+  const added = (t: string, p: 'p50' | 'p99', base: string) => (ttfb?.[t] && ttfb[base] ? ttfb[t]![p] - ttfb[base]![p] : null);
   const pluginPerChunk = (t: string) => {
     const on = tp(t)?.stripThinking?.cpuPerRequestUs;
     const off = tp(t)?.cpuPerStream.cpuPerRequestUs;
@@ -72,29 +71,89 @@ export function buildRows(data: RunData): MetricRow[] {
   const requested10k = Object.values(data.openStreams['10000'] ?? {})[0]?.requested ?? 10_000;
   const tenK = requested10k.toLocaleString('en-US');
   const rows: MetricRow[] = [
-    row(data, 'cpu_per_request', 'CPU per JSON request', 'µs', (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs, 'ratio <= 1.5', (_, __, r) => r != null && r <= 1.5),
-    row(data, 'cpu_per_stream', 'CPU per 50-chunk stream', 'µs', (t) => tp(t)?.cpuPerStream.cpuPerRequestUs, 'ratio <= 1.5', (_, __, r) => r != null && r <= 1.5),
-    row(data, 'ttfb_added_p50_direct', 'added TTFB p50 vs direct', 'ms', (t) => added(t, 'p50', 'direct'), '<= 0.5 ms', (v) => v <= 0.5),
+    row(
+      data,
+      'cpu_per_request',
+      'CPU per JSON request',
+      'µs',
+      (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs,
+      'ratio <= 1.5',
+      (_, __, r) => r != null && r <= 1.5,
+    ),
+    row(
+      data,
+      'cpu_per_stream',
+      'CPU per 50-chunk stream',
+      'µs',
+      (t) => tp(t)?.cpuPerStream.cpuPerRequestUs,
+      'ratio <= 1.5',
+      (_, __, r) => r != null && r <= 1.5,
+    ),
+    row(
+      data,
+      'ttfb_added_p50_direct',
+      'added TTFB p50 vs direct',
+      'ms',
+      (t) => added(t, 'p50', 'direct'),
+      '<= 0.5 ms',
+      (v) => v <= 0.5,
+    ),
     row(data, 'ttfb_added_p99_direct', 'added TTFB p99 vs direct', 'ms', (t) => added(t, 'p99', 'direct')),
     row(data, 'ttfb_added_p50_bare', 'TTFB p50 minus bare p50', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p50', 'bare'))),
     row(data, 'ttfb_added_p99_bare', 'TTFB p99 minus bare p99', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p99', 'bare'))),
     row(data, 'rps_64', 'requests/s, 64 connections', 'req/s', (t) => tp(t)?.rps64.rps),
     row(data, 'rps_256', 'requests/s, 256 connections', 'req/s', (t) => tp(t)?.rps256.rps),
-    row(data, 'cpu_per_chunk_plain', 'CPU per chunk, zero-copy stream', 'µs', (t) => nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS)),
-    row(data, 'cpu_per_chunk_strip', 'CPU per chunk, strip_thinking on', 'µs', (t) =>
-      t === 'bare' ? nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS) : nullable(tp(t)?.stripThinking?.cpuPerRequestUs, (x) => x / CHUNKS),
+    row(data, 'cpu_per_chunk_plain', 'CPU per chunk, zero-copy stream', 'µs', (t) =>
+      nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS),
     ),
-    row(data, 'plugin_cpu_per_chunk', 'transform cost per chunk (on - off)', 'µs', (t) => (t === 'bare' ? null : pluginPerChunk(t)), '<= 5 µs', (v) => v <= 5),
+    row(data, 'cpu_per_chunk_strip', 'CPU per chunk, strip_thinking on', 'µs', (t) =>
+      t === 'bare'
+        ? nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS)
+        : nullable(tp(t)?.stripThinking?.cpuPerRequestUs, (x) => x / CHUNKS),
+    ),
+    row(
+      data,
+      'plugin_cpu_per_chunk',
+      'transform cost per chunk (on - off)',
+      'µs',
+      (t) => (t === 'bare' ? null : pluginPerChunk(t)),
+      '<= 5 µs',
+      (v) => v <= 5,
+    ),
     row(data, 'rss_idle', 'RSS idle before 1k streams (absolute)', 'MB', (t) => open('1000', t)?.idleRssMB),
     row(data, 'rss_1k', 'RSS holding 1,000 streams (absolute)', 'MB', (t) => open('1000', t)?.holdingRssMB),
     // The target is checked against the growth: svc's idle RSS is mostly PGlite's WASM heap, a
     // fixed cost of the embedded backend that holding streams does not change.
-    row(data, 'rss_growth_1k', 'RSS growth holding 1,000 streams (holding - idle)', 'MB', (t) => open('1000', t)?.growthMB, '<= 100 MB growth', (v) => v <= 100),
+    row(
+      data,
+      'rss_growth_1k',
+      'RSS growth holding 1,000 streams (holding - idle)',
+      'MB',
+      (t) => open('1000', t)?.growthMB,
+      '<= 100 MB growth',
+      (v) => v <= 100,
+    ),
     row(data, 'open_1k', 'streams open of 1,000', 'streams', (t) => open('1000', t)?.opened),
     row(data, 'rss_10k', `RSS holding ${tenK} streams (absolute)`, 'MB', (t) => open('10000', t)?.holdingRssMB),
     row(data, 'rss_growth_10k', `RSS growth holding ${tenK} streams`, 'MB', (t) => open('10000', t)?.growthMB),
-    row(data, 'open_10k', `streams open of ${tenK}`, 'streams', (t) => open('10000', t)?.opened, 'all open', (v) => v >= requested10k),
-    row(data, 'upstream_peak_10k', 'upstream streams at once (10k run)', 'streams', (t) => open('10000', t)?.upstreamPeakOpen, '> 256', (v) => v > 256),
+    row(
+      data,
+      'open_10k',
+      `streams open of ${tenK}`,
+      'streams',
+      (t) => open('10000', t)?.opened,
+      'all open',
+      (v) => v >= requested10k,
+    ),
+    row(
+      data,
+      'upstream_peak_10k',
+      'upstream streams at once (10k run)',
+      'streams',
+      (t) => open('10000', t)?.upstreamPeakOpen,
+      '> 256',
+      (v) => v > 256,
+    ),
   ];
   if (data.soak) {
     const s = data.soak;

@@ -9,7 +9,12 @@ export type ProbeResult = { ok: true; stripThinkingActive: boolean } | { ok: fal
  */
 export async function probeSvc(target: Target): Promise<ProbeResult> {
   const post = (body: string) =>
-    fetch(target.chatUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body, signal: AbortSignal.timeout(10_000) });
+    fetch(target.chatUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...target.headers },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
   try {
     const json = await post(BODIES.json);
     const jsonText = await json.text();
@@ -20,7 +25,10 @@ export async function probeSvc(target: Target): Promise<ProbeResult> {
       return { ok: false, reason: `stream answered HTTP ${stream.status}: ${streamText.slice(0, 120)}` };
     const stripped = await post(BODIES.streamStripThinking);
     const strippedText = await stripped.text();
-    return { ok: true, stripThinkingActive: stripped.status === 200 && streamText.includes('<think>') && !strippedText.includes('<think>') };
+    return {
+      ok: true,
+      stripThinkingActive: stripped.status === 200 && streamText.includes('<think>') && !strippedText.includes('<think>'),
+    };
   } catch (error) {
     return { ok: false, reason: `probe failed: ${(error as Error).message}` };
   }

@@ -17,7 +17,8 @@ export interface MetricRow {
   pass: Record<string, boolean | null>;
 }
 
-const fmt = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? 'n/a' : Math.abs(x) >= 100 ? String(Math.round(x)) : String(Math.round(x * 100) / 100));
+const fmt = (x: number | null | undefined) =>
+  x == null || !Number.isFinite(x) ? 'n/a' : Math.abs(x) >= 100 ? String(Math.round(x)) : String(Math.round(x * 100) / 100);
 const verdict = (p: boolean | null | undefined) => (p == null ? '' : p ? 'ok' : 'MISS');
 
 /** The results table as aligned text, one column group per svc backend. */
@@ -43,7 +44,10 @@ export function markdownTable(rows: MetricRow[], backends: string[]): string {
       `| ${[
         `${r.label} (${r.unit})`,
         fmt(r.bare),
-        ...backends.flatMap((b) => [`${fmt(r.svc[b])}${r.pass[b] == null ? '' : r.pass[b] ? ' ✅' : ' ❌'}`, r.ratio[b] == null ? '' : `${fmt(r.ratio[b])}x`]),
+        ...backends.flatMap((b) => [
+          `${fmt(r.svc[b])}${r.pass[b] == null ? '' : r.pass[b] ? ' ✅' : ' ❌'}`,
+          r.ratio[b] == null ? '' : `${fmt(r.ratio[b])}x`,
+        ]),
         r.target,
       ].join(' | ')} |`,
     );

@@ -57,7 +57,11 @@ async function main() {
       date: new Date().toISOString(),
       mode: quick ? 'quick' : 'full',
       machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memGB: Math.round(totalmem() / 2 ** 30) },
-      versions: { bun: Bun.version, elysia: (await Bun.file('node_modules/elysia/package.json').json()).version, loadTool: loadTool().name },
+      versions: {
+        bun: Bun.version,
+        elysia: (await Bun.file('node_modules/elysia/package.json').json()).version,
+        loadTool: loadTool().name,
+      },
       note: 'Figures are noisy: one 2-core machine runs the load driver, the upstream and the proxy at once.',
     },
     backends: [],
@@ -84,7 +88,10 @@ async function main() {
   const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
   const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
   const up = upstreamControl(`http://127.0.0.1:${upPort}`);
-  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], { UPSTREAM_URL: upstreamUrl, BUN_CONFIG_MAX_HTTP_REQUESTS: '65336' });
+  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], {
+    UPSTREAM_URL: upstreamUrl,
+    BUN_CONFIG_MAX_HTTP_REQUESTS: '65336',
+  });
   const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
   const targets: Target[] = [{ name: 'bare', chatUrl: `http://127.0.0.1:${barePort}/chat/completions`, headers: {}, pid: bare.pid }];
   const direct: Target = { name: 'direct', chatUrl: `${upstreamUrl}/chat/completions`, headers: {}, pid: upstream.pid };
@@ -103,7 +110,12 @@ async function main() {
       });
       if (!svc) continue;
       svcs.push(svc);
-      const target: Target = { name: `svc:${backend}`, chatUrl: `${svc.url}/chat/completions`, headers: { authorization: `Bearer ${svc.key}` }, pid: svc.child.pid };
+      const target: Target = {
+        name: `svc:${backend}`,
+        chatUrl: `${svc.url}/chat/completions`,
+        headers: { authorization: `Bearer ${svc.key}` },
+        pid: svc.child.pid,
+      };
       const probe = await probeSvc(target);
       if (!probe.ok) {
         data.unavailable[backend] = probe.reason;
@@ -120,8 +132,14 @@ async function main() {
     for (const t of targets) {
       log(`throughput phases on ${t.name}`);
       await up.shape(50, 0);
-      const bodies = { json: BODIES.json, stream: BODIES.stream, streamStripThinking: t.name !== 'bare' && pluginActive ? BODIES.streamStripThinking : undefined };
-      const r = await attempt(`throughput on ${t.name}`, () => withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d)));
+      const bodies = {
+        json: BODIES.json,
+        stream: BODIES.stream,
+        streamStripThinking: t.name !== 'bare' && pluginActive ? BODIES.streamStripThinking : undefined,
+      };
+      const r = await attempt(`throughput on ${t.name}`, () =>
+        withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d)),
+      );
       if (r) data.throughput[t.name] = r;
     }
 
@@ -143,7 +161,9 @@ async function main() {
     const hardFds = hardFdLimit();
     const maxStreams = Math.floor((hardFds - 300) / 2);
     if (with10k && maxStreams < 10_000)
-      data.notes.push(`the 10,000-stream phase holds ${maxStreams} streams: the hard open-file limit here is ${hardFds} and a proxy needs two sockets per stream`);
+      data.notes.push(
+        `the 10,000-stream phase holds ${maxStreams} streams: the hard open-file limit here is ${hardFds} and a proxy needs two sockets per stream`,
+      );
     for (const count of with10k ? [1000, Math.min(10_000, maxStreams)] : [1000]) {
       const results: Record<string, OpenStreamsResult> = {};
       // Opening 10k streams while forwarding the already open ones' chunks (20 ms apart) saturates
@@ -151,7 +171,8 @@ async function main() {
       const timeoutMs = count > 1000 ? 90_000 : 20_000;
       // The 10k phase is about Bun's fetch limit and per-stream memory, which the backend does not
       // change: it runs on the bare proxy and svc on memory+pglite only, to keep the run in 10 minutes.
-      if (count > 1000 && targets.some((x) => x.name === 'svc:redis+postgres')) data.notes.push('the 10,000-stream phase does not run on svc:redis+postgres (time budget; the backend does not change it)');
+      if (count > 1000 && targets.some((x) => x.name === 'svc:redis+postgres'))
+        data.notes.push('the 10,000-stream phase does not run on svc:redis+postgres (time budget; the backend does not change it)');
       for (const t of count > 1000 ? targets.filter((x) => x.name !== 'svc:redis+postgres') : targets) {
         if (left() - soakReserveMs < timeoutMs + 10_000) {
           data.notes.push(`${count} open streams on ${t.name} skipped: not enough time left in the run's budget`);
@@ -162,8 +183,13 @@ async function main() {
         // what holding the streams costs, not how much the GC had given back while the
         // process idled through the other targets' phases (that made the growth swing
         // between ~50 and ~106 MB from run to run).
-        if (count <= 1000) await attempt(`${count} open streams on ${t.name} (warm-up)`, () => openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 300, timeoutMs }));
-        const r = await attempt(`${count} open streams on ${t.name}`, () => openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 1500, timeoutMs }));
+        if (count <= 1000)
+          await attempt(`${count} open streams on ${t.name} (warm-up)`, () =>
+            openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 300, timeoutMs }),
+          );
+        const r = await attempt(`${count} open streams on ${t.name}`, () =>
+          openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 1500, timeoutMs }),
+        );
         if (r) results[t.name] = r;
       }
       data.openStreams[count > 1000 ? '10000' : '1000'] = results;
@@ -174,7 +200,12 @@ async function main() {
       data.fetchLimitTrap = await attempt('fetch-limit trap check', async () => {
         const plain = await startSvc({ port: await freePort(), upstreamUrl, backend: 'memory+pglite', maxHttpRequests: null });
         try {
-          const t: Target = { name: 'svc (env unset)', chatUrl: `${plain.url}/chat/completions`, headers: { authorization: `Bearer ${plain.key}` }, pid: plain.child.pid };
+          const t: Target = {
+            name: 'svc (env unset)',
+            chatUrl: `${plain.url}/chat/completions`,
+            headers: { authorization: `Bearer ${plain.key}` },
+            pid: plain.child.pid,
+          };
           const r = await openStreamsPhase(t, up, BODIES.stream, { count: 600, holdMs: 500, timeoutMs: 8_000 });
           return { streams: 600, opened: r.opened, upstreamPeakOpen: r.upstreamPeakOpen, note: r.note ?? null };
         } finally {
@@ -191,7 +222,12 @@ async function main() {
       data.soak = await attempt('soak', async () => {
         const fresh = await startSvc({ port: await freePort(), upstreamUrl, backend: 'memory+pglite' });
         try {
-          const t: Target = { name: 'svc soak', chatUrl: `${fresh.url}/chat/completions`, headers: { authorization: `Bearer ${fresh.key}` }, pid: fresh.child.pid };
+          const t: Target = {
+            name: 'svc soak',
+            chatUrl: `${fresh.url}/chat/completions`,
+            headers: { authorization: `Bearer ${fresh.key}` },
+            pid: fresh.child.pid,
+          };
           return await withTimeout('soak', (soak + warmupS + 60) * 1000, soakPhase(t, BODIES, { warmupS, soakS: soak }));
         } finally {
           await fresh.close();

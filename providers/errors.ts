@@ -19,8 +19,7 @@ export class UpstreamFailure extends ServiceError {
 export const upstreamUnavailable = (detail: string) => new UpstreamFailure(502, `Upstream error: ${detail}. Please retry.`, true);
 
 /** The upstream is saturated (429/503): 503 at capacity, try another replica. */
-export const upstreamAtCapacity = () =>
-  new UpstreamFailure(503, 'The model is at capacity. Please try again later.', true);
+export const upstreamAtCapacity = () => new UpstreamFailure(503, 'The model is at capacity. Please try again later.', true);
 
 /** No first byte within the provider's timeoutMs: 504, not retried (the time is spent). */
 export const upstreamTimeout = (timeoutMs: number) =>

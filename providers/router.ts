@@ -71,7 +71,14 @@ export function createRouter(lookup: (providerId: string) => { provider: ChatPro
     replicas = model.config.routes.map((route) => {
       const p = lookup(route.provider);
       if (!p) throw new Error(`model "${model.id}" routes to provider "${route.provider}", which is not a chat provider`);
-      return { id: route.provider, provider: p.provider, upstreamModel: route.model ?? model.id, weight: route.weight ?? 1, timeoutMs: p.timeoutMs, inFlight: 0 };
+      return {
+        id: route.provider,
+        provider: p.provider,
+        upstreamModel: route.model ?? model.id,
+        weight: route.weight ?? 1,
+        timeoutMs: p.timeoutMs,
+        inFlight: 0,
+      };
     });
     byModel.set(model.id, replicas);
     return replicas;
@@ -94,7 +101,11 @@ export function createRouter(lookup: (providerId: string) => { provider: ChatPro
           replica.inFlight--;
         };
         try {
-          const result = await replica.provider.chat(req, { signal: opts.signal, upstreamModel: replica.upstreamModel, timeoutMs: replica.timeoutMs });
+          const result = await replica.provider.chat(req, {
+            signal: opts.signal,
+            upstreamModel: replica.upstreamModel,
+            timeoutMs: replica.timeoutMs,
+          });
           return { ...result, replica: replica.id, done };
         } catch (error) {
           done();

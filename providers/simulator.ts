@@ -39,7 +39,10 @@ function thinkingDisabled(req: UpstreamChatRequest): boolean {
 /** The canned answer, split into tokens (a word and its following space each). */
 function answerTokens(req: UpstreamChatRequest, think: boolean): { tokens: string[]; reasoning: number } {
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
-  const said = textOf(lastUser?.content ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const said = textOf(lastUser?.content ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
   const answer = `This is the svc simulator: no model weights, canned text. You said: "${said}". Configure a provider to get real answers.`;
   const thought = think ? `<think>\nThe user wrote ${said.length} characters. I will answer briefly.\n</think>\n\n` : '';
   const split = (s: string) => s.match(/\S+\s*|\s+/g) ?? [];
@@ -59,11 +62,20 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * configurable latency and speed, real usage counts, and `<think>` blocks for reasoning
  * models unless thinking is disabled. It lets `npm start` work with no upstream at all.
  */
-export function simulator(o: { id: string; options: Record<string, unknown>; isReasoning: (model: string) => boolean; log: Logger }): ChatProvider {
+export function simulator(o: {
+  id: string;
+  options: Record<string, unknown>;
+  isReasoning: (model: string) => boolean;
+  log: Logger;
+}): ChatProvider {
   const latencyMs = num(o.options.latencyMs, 20);
   const tps = num(o.options.tokensPerSecond, 200);
   const thinking = o.options.thinking !== false;
-  o.log.info('SIMULATOR provider active: chat answers are canned text, no model weights', { provider: o.id, latencyMs, tokensPerSecond: tps });
+  o.log.info('SIMULATOR provider active: chat answers are canned text, no model weights', {
+    provider: o.id,
+    latencyMs,
+    tokensPerSecond: tps,
+  });
 
   return {
     id: o.id,

@@ -35,7 +35,17 @@ export interface AppExtras {
 export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const { config } = deps;
   const wallets = parseWalletsConfig(config);
-  const wallet = extras.wallet ?? (wallets.siwx.enabled ? createWalletAuthenticator({ db: deps.storage.db, kv: deps.kv, now: deps.now, siwx: wallets.siwx, domains: allowedDomains(config, wallets) }) : undefined);
+  const wallet =
+    extras.wallet ??
+    (wallets.siwx.enabled
+      ? createWalletAuthenticator({
+          db: deps.storage.db,
+          kv: deps.kv,
+          now: deps.now,
+          siwx: wallets.siwx,
+          domains: allowedDomains(config, wallets),
+        })
+      : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
   // Stages 3-4 (abuse guard, rate limit) and the balance headers run right after
@@ -47,9 +57,15 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   if (abuse.stage) after.push(abuse.stage);
   after.push(routeRateLimitStage(deps.limits, metered), balanceHeadersStage(deps.meter, metered));
   const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after });
-  const api = new Elysia({ name: 'svc.api', prefix: config.basePath }).use(abuse.plugin).use(modelRoutes(deps, auth)).use(keyRoutes(deps, auth, wallets)).use(chatRoutes(deps, auth, extras.chat))
-    .use(characterRoutes(deps, auth)).use(rateLimitRoutes(deps, auth))
-    .use(billingRoutes(deps, auth)).use(adminAccountRoutes(deps, auth));
+  const api = new Elysia({ name: 'svc.api', prefix: config.basePath })
+    .use(abuse.plugin)
+    .use(modelRoutes(deps, auth))
+    .use(keyRoutes(deps, auth, wallets))
+    .use(chatRoutes(deps, auth, extras.chat))
+    .use(characterRoutes(deps, auth))
+    .use(rateLimitRoutes(deps, auth))
+    .use(billingRoutes(deps, auth))
+    .use(adminAccountRoutes(deps, auth));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)

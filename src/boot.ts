@@ -27,7 +27,15 @@ export function effectiveProviders(config: Config) {
  */
 export async function createDeps(
   config: Config,
-  overrides: { storage?: Storage; kv?: KeyValueStore; log?: Logger; now?: () => number; fetch?: typeof fetch; meter?: UsageMeter; limits?: RateLimiter } = {},
+  overrides: {
+    storage?: Storage;
+    kv?: KeyValueStore;
+    log?: Logger;
+    now?: () => number;
+    fetch?: typeof fetch;
+    meter?: UsageMeter;
+    limits?: RateLimiter;
+  } = {},
 ): Promise<AppDeps> {
   const log = overrides.log ?? createLogger(config.logLevel);
   const storage = overrides.storage ?? (await openStorage(config));

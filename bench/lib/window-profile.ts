@@ -2,7 +2,8 @@ import { profile } from 'bun:jsc';
 
 type Frame = { name: string; sourceURL?: string; line: number };
 
-const label = (f: Frame) => `${f.name || '(anonymous)'} ${f.sourceURL ? `${f.sourceURL.replace(process.cwd() + '/', '')}:${f.line}` : '[native]'}`;
+const label = (f: Frame) =>
+  `${f.name || '(anonymous)'} ${f.sourceURL ? `${f.sourceURL.replace(process.cwd() + '/', '')}:${f.line}` : '[native]'}`;
 
 /**
  * Runs `fn` under JavaScriptCore's sampling profiler and prints the functions most often on
@@ -22,7 +23,8 @@ export async function profileWindow(fn: () => Promise<void>, top = Number(proces
   }
   const print = (title: string, m: Map<string, number>) => {
     process.stdout.write(`\n${title} (of ${traces.length} samples)\n`);
-    for (const [name, n] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${((n / traces.length) * 100).toFixed(1).padStart(6)}%  ${name}\n`);
+    for (const [name, n] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top))
+      process.stdout.write(`${((n / traces.length) * 100).toFixed(1).padStart(6)}%  ${name}\n`);
   };
   print('self', self);
   print('total', total);

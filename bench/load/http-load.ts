@@ -40,7 +40,20 @@ export function loadTool() {
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   if (!existsSync(AUTOCANNON)) throw new Error(`${AUTOCANNON} missing: run npm install`);
   const { name, runtime } = loadTool();
-  const args = [runtime, AUTOCANNON, '--json', '-n', '-c', String(spec.connections), '-d', String(spec.durationS), '-m', 'POST', '-t', '10'];
+  const args = [
+    runtime,
+    AUTOCANNON,
+    '--json',
+    '-n',
+    '-c',
+    String(spec.connections),
+    '-d',
+    String(spec.durationS),
+    '-m',
+    'POST',
+    '-t',
+    '10',
+  ];
   for (const [k, v] of Object.entries(spec.headers)) args.push('-H', `${k}=${v}`);
   if (spec.rate) args.push('-R', String(spec.rate));
   args.push('-b', spec.body, spec.url);

@@ -18,8 +18,7 @@ interface Target {
 }
 
 type Job =
-  | { mode: 'ttfb'; targets: Target[]; rounds: number }
-  | ({ mode: 'open'; count: number; batch: number; openTimeoutMs: number } & Target);
+  { mode: 'ttfb'; targets: Target[]; rounds: number } | ({ mode: 'open'; count: number; batch: number; openTimeoutMs: number } & Target);
 
 const job = JSON.parse(process.argv[2] ?? '{}') as Job;
 const emit = (obj: unknown) => process.stdout.write(`${JSON.stringify(obj)}\n`);

@@ -63,7 +63,11 @@ export async function openStreamsPhase(
     errors: {},
   };
   try {
-    const [line] = await withTimeout(`opening ${opts.count} streams`, opts.timeoutMs, client.waitFor(/^\{"event":"holding".*\}$/, opts.timeoutMs));
+    const [line] = await withTimeout(
+      `opening ${opts.count} streams`,
+      opts.timeoutMs,
+      client.waitFor(/^\{"event":"holding".*\}$/, opts.timeoutMs),
+    );
     const held = JSON.parse(line!) as { opened: number; failed: number; openMs: number; errors: Record<string, number> };
     Object.assign(result, { opened: held.opened, failed: held.failed, openMs: held.openMs, errors: held.errors });
     await Bun.sleep(opts.holdMs);

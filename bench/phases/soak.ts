@@ -21,7 +21,11 @@ const MB = 1024 * 1024;
  * Warm-up load, settle, read RSS; then the soak (alternating JSON and stream slices at a
  * moderate rate), settle, read RSS again. Both readings are taken idle, 2 s after the load.
  */
-export async function soakPhase(target: Target, bodies: { json: string; stream: string }, opts: { warmupS: number; soakS: number }): Promise<SoakResult> {
+export async function soakPhase(
+  target: Target,
+  bodies: { json: string; stream: string },
+  opts: { warmupS: number; soakS: number },
+): Promise<SoakResult> {
   const slice = 10;
   await measureLoad(target, bodies.json, { connections: 32, durationS: Math.ceil(opts.warmupS / 2), rate: 1500 });
   await measureLoad(target, bodies.stream, { connections: 32, durationS: Math.ceil(opts.warmupS / 2), rate: 300 });
@@ -37,7 +41,11 @@ export async function soakPhase(target: Target, bodies: { json: string; stream: 
     const until = Date.now() + opts.soakS * 1000;
     for (let i = 0; Date.now() < until; i++) {
       const s = Math.max(1, Math.min(slice, Math.round((until - Date.now()) / 1000)));
-      const r = await measureLoad(target, i % 2 === 0 ? bodies.json : bodies.stream, { connections: 32, durationS: s, rate: i % 2 === 0 ? 1500 : 300 });
+      const r = await measureLoad(target, i % 2 === 0 ? bodies.json : bodies.stream, {
+        connections: 32,
+        durationS: s,
+        rate: i % 2 === 0 ? 1500 : 300,
+      });
       requests += r.requests;
       failed += r.non2xx + r.errors;
     }

@@ -12,7 +12,11 @@ export interface MeasuredLoad extends LoadResult {
 }
 
 /** Runs one autocannon phase against `target` and divides its CPU time by the requests served. */
-export async function measureLoad(target: Target, body: string, opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate'>): Promise<MeasuredLoad> {
+export async function measureLoad(
+  target: Target,
+  body: string,
+  opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate'>,
+): Promise<MeasuredLoad> {
   const before = cpuMicros(target.pid);
   const r = await runLoad({ url: target.chatUrl, headers: { 'content-type': 'application/json', ...target.headers }, body, ...opts });
   const cpu = cpuMicros(target.pid) - before;

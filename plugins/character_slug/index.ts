@@ -12,7 +12,9 @@ import { prependSystemText } from '../shared/messages';
 export const characterSlug: RequestPlugin = {
   name: 'character_slug',
   parameters: {
-    character_slug: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'Slug of a public character (its public ID); its system prompt is applied.' })),
+    character_slug: t.Optional(
+      t.String({ minLength: 1, maxLength: 100, description: 'Slug of a public character (its public ID); its system prompt is applied.' }),
+    ),
   },
   suffixKeys: ['character_slug'],
   isActive: (ctx) => typeof ctx.params.character_slug === 'string' && ctx.params.character_slug !== '',

@@ -45,7 +45,14 @@ describe('disable_thinking', () => {
         object: 'chat.completion',
         created: 1,
         model: 'm',
-        choices: [{ index: 0, message: { role: 'assistant', content: '<think>a</think>B', reasoning_content: 'r' }, finish_reason: 'stop', logprobs: null }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '<think>a</think>B', reasoning_content: 'r' },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       },
       testContext(),

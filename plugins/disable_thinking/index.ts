@@ -14,7 +14,10 @@ export const disableThinking: RequestPlugin = {
   name: 'disable_thinking',
   parameters: {
     disable_thinking: t.Optional(
-      t.Boolean({ default: false, description: 'On supporting reasoning models, disables thinking and strips the <think></think> blocks. Default false.' }),
+      t.Boolean({
+        default: false,
+        description: 'On supporting reasoning models, disables thinking and strips the <think></think> blocks. Default false.',
+      }),
     ),
   },
   suffixKeys: ['disable_thinking'],

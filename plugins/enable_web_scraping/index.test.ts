@@ -10,7 +10,10 @@ beforeAll(() => {
 afterAll(() => site.close());
 
 const ctxWith = (allowPrivateUrls: boolean) =>
-  testContext({ params: { enable_web_scraping: true }, config: { allowPrivateUrls, search: { scraping: { priceMicros: 3000, timeoutMs: 500 } } } });
+  testContext({
+    params: { enable_web_scraping: true },
+    config: { allowPrivateUrls, search: { scraping: { priceMicros: 3000, timeoutMs: 500 } } },
+  });
 const ask = (text: string) => testRequest([{ role: 'user', content: text }]);
 
 describe('enable_web_scraping', () => {

@@ -27,7 +27,10 @@ export const enableWebScraping: RequestPlugin = {
   name: 'enable_web_scraping',
   parameters: {
     enable_web_scraping: t.Optional(
-      t.Boolean({ default: false, description: 'Scrapes up to 5 URLs of the user message into the context; bypasses web search; charged per scraped URL.' }),
+      t.Boolean({
+        default: false,
+        description: 'Scrapes up to 5 URLs of the user message into the context; bypasses web search; charged per scraped URL.',
+      }),
     ),
   },
   suffixKeys: ['enable_web_scraping'],
@@ -37,7 +40,13 @@ export const enableWebScraping: RequestPlugin = {
     if (urls.length === 0) return;
     const { scraping } = webToolsOf(ctx.deps).config;
     const results = await scrapeUrls(urls, {
-      guard: { allowPrivate: ctx.deps.config.allowPrivateUrls, timeoutMs: scraping.timeoutMs, maxBytes: scraping.maxBytes, signal: ctx.signal, fetch: ctx.deps.fetch },
+      guard: {
+        allowPrivate: ctx.deps.config.allowPrivateUrls,
+        timeoutMs: scraping.timeoutMs,
+        maxBytes: scraping.maxBytes,
+        signal: ctx.signal,
+        fetch: ctx.deps.fetch,
+      },
       maxChars: scraping.maxCharsPerPage,
     });
     const scraped = results.filter((r) => r.ok).length;

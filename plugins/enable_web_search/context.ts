@@ -6,7 +6,9 @@ export const DOCUMENTS_TOOL = 'svc_web_search_documents';
 
 /** The system text that hands the search results to the model. */
 export function searchContext(results: SearchResult[], citations: boolean, today: string): string {
-  const lines = [`Web search results for the user's latest message (retrieved ${today}). Use them when they are relevant; prefer them over older knowledge.`];
+  const lines = [
+    `Web search results for the user's latest message (retrieved ${today}). Use them when they are relevant; prefer them over older knowledge.`,
+  ];
   results.forEach((r, i) => {
     lines.push('', `[${i}] ${r.title}`, `URL: ${r.url}`);
     if (r.date) lines.push(`Published: ${r.date}`);
@@ -23,7 +25,9 @@ export function searchContext(results: SearchResult[], citations: boolean, today
 
 /** The `documents` argument of the svc_web_search_documents tool call. */
 export function documentsArguments(results: SearchResult[]): string {
-  return JSON.stringify({ documents: results.map((r, i) => ({ id: String(i), title: r.title, url: r.url, snippet: r.content, published_at: r.date ?? null })) });
+  return JSON.stringify({
+    documents: results.map((r, i) => ({ id: String(i), title: r.title, url: r.url, snippet: r.content, published_at: r.date ?? null })),
+  });
 }
 
 /** The tool call object (non-streaming message form). */
@@ -34,12 +38,27 @@ export const documentsToolCall = (results: SearchResult[]) => ({
 });
 
 function leadingChunk(ctx: ChatContext, fields: Pick<ChatChunk, 'choices'> & Record<string, unknown>): ChatChunk {
-  return { id: `chatcmpl-${ctx.request.requestId}`, object: 'chat.completion.chunk', created: Math.floor(ctx.deps.now() / 1000), model: ctx.model.id, ...fields };
+  return {
+    id: `chatcmpl-${ctx.request.requestId}`,
+    object: 'chat.completion.chunk',
+    created: Math.floor(ctx.deps.now() / 1000),
+    model: ctx.model.id,
+    ...fields,
+  };
 }
 
 /** The first stream chunk carrying the citations (include_search_results_in_stream). */
-export const citationsChunk = (ctx: ChatContext, results: SearchResult[]) => leadingChunk(ctx, { choices: [], svc_parameters: { web_search_citations: results } });
+export const citationsChunk = (ctx: ChatContext, results: SearchResult[]) =>
+  leadingChunk(ctx, { choices: [], svc_parameters: { web_search_citations: results } });
 
 /** A stream chunk carrying the documents tool call (return_search_results_as_documents). */
 export const documentsChunk = (ctx: ChatContext, results: SearchResult[]) =>
-  leadingChunk(ctx, { choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, ...documentsToolCall(results) }] }, finish_reason: null }] });
+  leadingChunk(ctx, {
+    choices: [
+      {
+        index: 0,
+        delta: { role: 'assistant', content: null, tool_calls: [{ index: 0, ...documentsToolCall(results) }] },
+        finish_reason: null,
+      },
+    ],
+  });

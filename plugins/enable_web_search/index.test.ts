@@ -20,9 +20,17 @@ const search = (timeoutMs = 5000) => ({ provider: 'searxng', baseUrl: engine.url
 const plainModel = testModel({});
 const fcModel = testModel({ supportsFunctionCalling: true });
 const xModel = testModel({ supportsXSearch: true });
-const ctxWith = (params: Record<string, unknown>, o: { stream?: boolean; model?: typeof plainModel; noSearch?: boolean; timeoutMs?: number } = {}) =>
-  testContext({ params, stream: o.stream, model: o.model ?? plainModel, config: o.noSearch ? {} : { search: search(o.timeoutMs) } });
-const ask = (text: string) => testRequest([{ role: 'system', content: 'Caller' }, { role: 'user', content: 'earlier' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: text }]);
+const ctxWith = (
+  params: Record<string, unknown>,
+  o: { stream?: boolean; model?: typeof plainModel; noSearch?: boolean; timeoutMs?: number } = {},
+) => testContext({ params, stream: o.stream, model: o.model ?? plainModel, config: o.noSearch ? {} : { search: search(o.timeoutMs) } });
+const ask = (text: string) =>
+  testRequest([
+    { role: 'system', content: 'Caller' },
+    { role: 'user', content: 'earlier' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: text },
+  ]);
 const systemOf = (req: ReturnType<typeof ask>) => req.messages[0]!.content as string;
 const hits = FIXTURE_HITS.slice(0, 3).map(({ date, ...h }) => (date ? { ...h, date } : h));
 
@@ -46,7 +54,12 @@ describe('enable_web_search: activation', () => {
   });
 
   test('declares the four parameters as suffix keys with the reference defaults', () => {
-    expect(plugin.suffixKeys).toEqual(['enable_web_search', 'enable_web_citations', 'include_search_results_in_stream', 'return_search_results_as_documents']);
+    expect(plugin.suffixKeys).toEqual([
+      'enable_web_search',
+      'enable_web_citations',
+      'include_search_results_in_stream',
+      'return_search_results_as_documents',
+    ]);
     expect(plugin.parameters.enable_web_search!.default).toBe('off');
   });
 });
@@ -127,7 +140,12 @@ describe('enable_web_search: auto', () => {
     await run(quiet, 'Tell me a joke');
     expect(engine.queries).toEqual([]);
     expect(quiet.extraCharges).toEqual([]);
-    for (const q of ['What is the latest news on otters?', 'Bitcoin price right now', 'Who won the 2026 world cup?', 'Please search for otter facts']) {
+    for (const q of [
+      'What is the latest news on otters?',
+      'Bitcoin price right now',
+      'Who won the 2026 world cup?',
+      'Please search for otter facts',
+    ]) {
       await run(ctxWith({ enable_web_search: 'auto' }, { model: fcModel }), q);
     }
     expect(engine.queries).toHaveLength(4);
@@ -139,18 +157,33 @@ describe('enable_web_search: stream chunk and documents', () => {
     const ctx = ctxWith({ enable_web_search: 'on', include_search_results_in_stream: true }, { stream: true });
     await run(ctx);
     expect(ctx.leadingChunks).toHaveLength(1);
-    expect(ctx.leadingChunks[0]).toMatchObject({ object: 'chat.completion.chunk', choices: [], svc_parameters: { web_search_citations: hits } });
+    expect(ctx.leadingChunks[0]).toMatchObject({
+      object: 'chat.completion.chunk',
+      choices: [],
+      svc_parameters: { web_search_citations: hits },
+    });
   });
 
   test('return_search_results_as_documents (stream): a svc_web_search_documents tool call chunk follows the citations', async () => {
-    const ctx = ctxWith({ enable_web_search: 'on', include_search_results_in_stream: true, return_search_results_as_documents: true }, { stream: true });
+    const ctx = ctxWith(
+      { enable_web_search: 'on', include_search_results_in_stream: true, return_search_results_as_documents: true },
+      { stream: true },
+    );
     await run(ctx);
     expect(ctx.leadingChunks).toHaveLength(2);
-    const call = (ctx.leadingChunks[1]!.choices[0]!.delta.tool_calls as { index: number; function: { name: string; arguments: string } }[])[0]!;
+    const call = (
+      ctx.leadingChunks[1]!.choices[0]!.delta.tool_calls as { index: number; function: { name: string; arguments: string } }[]
+    )[0]!;
     expect(call.index).toBe(0);
     expect(call.function.name).toBe('svc_web_search_documents');
     const docs = JSON.parse(call.function.arguments).documents;
-    expect(docs[0]).toEqual({ id: '0', title: hits[0]!.title, url: hits[0]!.url, snippet: hits[0]!.content, published_at: FIXTURE_HITS[0]!.date });
+    expect(docs[0]).toEqual({
+      id: '0',
+      title: hits[0]!.title,
+      url: hits[0]!.url,
+      snippet: hits[0]!.content,
+      published_at: FIXTURE_HITS[0]!.date,
+    });
     expect(docs).toHaveLength(3);
   });
 

@@ -37,12 +37,17 @@ export const enableWebSearch: RequestPlugin = {
     enable_web_search: t.Optional(
       t.Union([t.Literal('off'), t.Literal('on'), t.Literal('auto')], {
         default: 'off',
-        description: 'off | on | auto. auto: always for models without function calling, else when the message asks for current facts. Extra charge per search.',
+        description:
+          'off | on | auto. auto: always for models without function calling, else when the message asks for current facts. Extra charge per search.',
       }),
     ),
     enable_web_citations: bool('With web search, asks the model to cite sources as [REF]0[/REF].'),
-    include_search_results_in_stream: bool('Experimental: sends the search results as the first stream chunk (svc_parameters.web_search_citations).'),
-    return_search_results_as_documents: bool('Exposes the search results as an OpenAI-compatible tool call named svc_web_search_documents.'),
+    include_search_results_in_stream: bool(
+      'Experimental: sends the search results as the first stream chunk (svc_parameters.web_search_citations).',
+    ),
+    return_search_results_as_documents: bool(
+      'Exposes the search results as an OpenAI-compatible tool call named svc_web_search_documents.',
+    ),
   },
   suffixKeys: ['enable_web_search', 'enable_web_citations', 'include_search_results_in_stream', 'return_search_results_as_documents'],
   isActive(ctx) {

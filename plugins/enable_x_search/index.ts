@@ -17,7 +17,11 @@ export const enableXSearch: RequestPlugin = {
   name: 'enable_x_search',
   parameters: {
     enable_x_search: t.Optional(
-      t.Boolean({ default: false, description: "Uses the upstream's native web-plus-social search on supporting models; bypasses the standard web search; extra charge." }),
+      t.Boolean({
+        default: false,
+        description:
+          "Uses the upstream's native web-plus-social search on supporting models; bypasses the standard web search; extra charge.",
+      }),
     ),
   },
   isActive: (ctx) => ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true,

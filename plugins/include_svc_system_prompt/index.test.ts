@@ -31,7 +31,10 @@ describe('include_svc_system_prompt', () => {
   test('array system content (cache_control parts) keeps its parts after a text part', () => {
     const ctx = testContext({ config });
     const part = { type: 'text', text: 'Cached', cache_control: { type: 'ephemeral' as const } };
-    const req = testRequest([{ role: 'system', content: [part] }, { role: 'user', content: 'Hi' }]);
+    const req = testRequest([
+      { role: 'system', content: [part] },
+      { role: 'user', content: 'Hi' },
+    ]);
     plugin.transformRequest!(req, ctx);
     expect(req.messages[0]!.content).toEqual([{ type: 'text', text: 'DEFAULT PROMPT' }, part]);
   });

@@ -11,7 +11,10 @@ export const includeSvcSystemPrompt: RequestPlugin = {
   name: 'include_svc_system_prompt',
   parameters: {
     include_svc_system_prompt: t.Optional(
-      t.Boolean({ default: true, description: "Whether the service's default system prompt is included before the caller's. Default true." }),
+      t.Boolean({
+        default: true,
+        description: "Whether the service's default system prompt is included before the caller's. Default true.",
+      }),
     ),
   },
   suffixKeys: ['include_svc_system_prompt'],

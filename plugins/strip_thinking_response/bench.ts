@@ -7,7 +7,13 @@ const TOKENS = ['<', 'think', '>', ' plan', ' é', '😀', '</', 'think', '>\n',
 const N = 200_000;
 const chunks: ChatChunk[] = [];
 for (let i = 0; i < N; i++)
-  chunks.push({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: TOKENS[i % TOKENS.length] }, finish_reason: null }] });
+  chunks.push({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: { content: TOKENS[i % TOKENS.length] }, finish_reason: null }],
+  });
 
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -18,4 +24,11 @@ for (const chunk of chunks) transformer.transform(chunk, count);
 transformer.flush?.(count);
 const wall = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ chunks: N, out, usPerChunkWall: +((wall * 1000) / N).toFixed(3), usPerChunkCpu: +((cpu.user + cpu.system) / N).toFixed(3) }));
+console.log(
+  JSON.stringify({
+    chunks: N,
+    out,
+    usPerChunkWall: +((wall * 1000) / N).toFixed(3),
+    usPerChunkCpu: +((cpu.user + cpu.system) / N).toFixed(3),
+  }),
+);

@@ -95,7 +95,10 @@ describe('strip_thinking_response stream transform', () => {
   });
 
   test('choices are stripped independently (n > 1)', async () => {
-    const two = (a: string, b: string) => ({ ...contentChunk(a), choices: [0, 1].map((index) => ({ index, delta: { content: index ? b : a }, finish_reason: null })) });
+    const two = (a: string, b: string) => ({
+      ...contentChunk(a),
+      choices: [0, 1].map((index) => ({ index, delta: { content: index ? b : a }, finish_reason: null })),
+    });
     const out = await runTransform(stripThinkStream(), [two('<think>a', 'B1'), two('</think>A1', '<think>b</think>B2')]);
     const per = (i: number) => out.map((c) => c.choices.find((x) => x.index === i)?.delta.content ?? '').join('');
     expect(per(0)).toBe('A1');

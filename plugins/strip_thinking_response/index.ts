@@ -13,7 +13,10 @@ export const stripThinkingResponse: RequestPlugin = {
   name: 'strip_thinking_response',
   parameters: {
     strip_thinking_response: t.Optional(
-      t.Boolean({ default: false, description: 'Strips <think></think> blocks from the response (models with the legacy tag format). Default false.' }),
+      t.Boolean({
+        default: false,
+        description: 'Strips <think></think> blocks from the response (models with the legacy tag format). Default false.',
+      }),
     ),
   },
   suffixKeys: ['strip_thinking_response'],

@@ -1,7 +1,12 @@
 import { callEngine, SearchFailed, text, type SearchProvider, type SearchResult } from './types';
 
 /** Brave descriptions mark query words with <strong>; citations carry plain text. */
-const plain = (s: string) => s.replace(/<\/?strong>/g, '').replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const plain = (s: string) =>
+  s
+    .replace(/<\/?strong>/g, '')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 
 /**
  * Brave Search API: GET {baseUrl}/res/v1/web/search?q=...&count=N with the

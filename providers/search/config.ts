@@ -16,7 +16,12 @@ const ScrapingSchema = T.Object({
 export const SearchConfigSchema = T.Object(
   {
     provider: T.Optional(T.Union([T.Literal('searxng'), T.Literal('brave')], { description: 'Unset: web search is off' })),
-    baseUrl: T.Optional(T.String({ pattern: '^https?://', description: 'SearXNG instance URL (required for searxng); Brave default https://api.search.brave.com' })),
+    baseUrl: T.Optional(
+      T.String({
+        pattern: '^https?://',
+        description: 'SearXNG instance URL (required for searxng); Brave default https://api.search.brave.com',
+      }),
+    ),
     apiKey: T.Optional(T.String({ minLength: 1, description: 'Brave X-Subscription-Token (required for brave)' })),
     timeoutMs: T.Integer({ minimum: 100, default: 5_000 }),
     maxResults: T.Integer({ minimum: 1, maximum: 20, default: 5 }),
@@ -36,7 +41,9 @@ export function parseSearchConfig(raw: Record<string, unknown> | undefined): Sea
   const section = { ...raw };
   section.scraping ??= {};
   const config = parseConfigSection(SearchConfigSchema, section, 'search');
-  if (config.provider === 'searxng' && !config.baseUrl) throw new ConfigError('config: invalid field "search.baseUrl": required for the searxng provider');
-  if (config.provider === 'brave' && !config.apiKey) throw new ConfigError('config: invalid field "search.apiKey": required for the brave provider');
+  if (config.provider === 'searxng' && !config.baseUrl)
+    throw new ConfigError('config: invalid field "search.baseUrl": required for the searxng provider');
+  if (config.provider === 'brave' && !config.apiKey)
+    throw new ConfigError('config: invalid field "search.apiKey": required for the brave provider');
   return config;
 }

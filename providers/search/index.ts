@@ -15,8 +15,10 @@ export interface WebTools {
 
 /** Builds the search engine adapter a config names; null when no provider is configured. */
 export function createSearchProvider(config: SearchConfig, doFetch: typeof fetch): SearchProvider | null {
-  if (config.provider === 'searxng') return searxngProvider({ baseUrl: config.baseUrl as string, apiKey: config.apiKey, timeoutMs: config.timeoutMs, fetch: doFetch });
-  if (config.provider === 'brave') return braveProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey as string, timeoutMs: config.timeoutMs, fetch: doFetch });
+  if (config.provider === 'searxng')
+    return searxngProvider({ baseUrl: config.baseUrl as string, apiKey: config.apiKey, timeoutMs: config.timeoutMs, fetch: doFetch });
+  if (config.provider === 'brave')
+    return braveProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey as string, timeoutMs: config.timeoutMs, fetch: doFetch });
   return null;
 }
 

@@ -19,7 +19,12 @@ export class SearchFailed extends Error {
 }
 
 /** Runs one engine call with a time limit; maps every failure to SearchFailed. */
-export async function callEngine<T>(id: string, timeoutMs: number, signal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function callEngine<T>(
+  id: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     return await run(AbortSignal.any([signal, timeout]));

@@ -6,7 +6,10 @@ import { accounts, apiKeys } from '../db/schema';
 import { createApiKey, type ApiKeyType } from './api-keys';
 
 /** Creates an account with a starting USD credit; returns its id. */
-export async function createAccount(db: Database, opts: { creditUsd?: string; tier?: 'standard' | 'partner'; displayName?: string; operator?: boolean } = {}) {
+export async function createAccount(
+  db: Database,
+  opts: { creditUsd?: string; tier?: 'standard' | 'partner'; displayName?: string; operator?: boolean } = {},
+) {
   const [account] = await db
     .insert(accounts)
     .values({ kind: 'user', tier: opts.tier ?? 'standard', displayName: opts.displayName ?? null, operator: opts.operator ?? false })
@@ -14,7 +17,14 @@ export async function createAccount(db: Database, opts: { creditUsd?: string; ti
   if (!account) throw new Error('account insert returned no row');
   const micros = opts.creditUsd ? toMicros(opts.creditUsd) : 0;
   if (micros > 0)
-    await creditAccount(db, { accountId: account.id, currency: 'USD', amountMicros: micros, requestId: `bootstrap-${account.id}`, sku: 'bootstrap-credit', notes: 'Starting credit' });
+    await creditAccount(db, {
+      accountId: account.id,
+      currency: 'USD',
+      amountMicros: micros,
+      requestId: `bootstrap-${account.id}`,
+      sku: 'bootstrap-credit',
+      notes: 'Starting credit',
+    });
   return account.id;
 }
 
@@ -36,7 +46,12 @@ export async function bootstrapAdminKey(db: Database, creditUsd: string): Promis
 
 /** Creates a key on the bootstrap (oldest) account, for `bun run keys:create`. */
 export async function createKeyForFirstAccount(db: Database, type: ApiKeyType, creditUsd: string) {
-  const [first] = await db.select({ id: accounts.id }).from(accounts).where(sql`${accounts.kind} = 'user'`).orderBy(accounts.createdAt).limit(1);
+  const [first] = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(sql`${accounts.kind} = 'user'`)
+    .orderBy(accounts.createdAt)
+    .limit(1);
   const accountId = first?.id ?? (await createAccount(db, { creditUsd, displayName: 'bootstrap', operator: true }));
   return createApiKey(db, { accountId, type, description: `Created by keys:create (${type})` });
 }

@@ -45,7 +45,8 @@ export function stakedBalanceEligibility(
       } catch (error) {
         throw new EligibilityUnavailable(`staking RPC failed: ${(error as Error).message}`);
       }
-      if (typeof reply.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(reply.result)) throw new EligibilityUnavailable('staking RPC returned no result');
+      if (typeof reply.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(reply.result))
+        throw new EligibilityUnavailable('staking RPC returned no result');
       const balance = reply.result === '0x' ? 0n : BigInt(reply.result);
       return balance >= minimum;
     },

@@ -5,18 +5,33 @@ import { t } from 'elysia';
 const Limit = t.Union([t.Number({ minimum: 0, maximum: 9_999_999_999 }), t.Null()]);
 const Limits = t.Object({ usd: t.Optional(Limit), diem: t.Optional(Limit), vcu: t.Optional(Limit) }, { additionalProperties: false });
 const ShownLimits = t.Object({ usd: t.Nullable(t.Number()), diem: t.Nullable(t.Number()), vcu: t.Nullable(t.Number()) });
-const ApiKeyType = t.Union([t.Literal('INFERENCE'), t.Literal('ADMIN')], { description: 'ADMIN: full access; INFERENCE: inference endpoints only' });
+const ApiKeyType = t.Union([t.Literal('INFERENCE'), t.Literal('ADMIN')], {
+  description: 'ADMIN: full access; INFERENCE: inference endpoints only',
+});
 const LimitPeriod = t.Union([t.Literal('EPOCH'), t.Literal('MONTH'), t.Literal('LIFETIME')], {
   description: 'EPOCH resets every UTC day, MONTH on the 1st of each UTC month, LIFETIME never',
 });
-const ExpiresAt = t.Union([t.Literal(''), t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$' })], {
-  description: "'' for none, YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:mm:ss(.sss)Z",
-});
+const ExpiresAt = t.Union(
+  [
+    t.Literal(''),
+    t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$' }),
+  ],
+  {
+    description: "'' for none, YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:mm:ss(.sss)Z",
+  },
+);
 const Description = t.String({ minLength: 1, maxLength: 64 });
 
 /** Body of POST /api_keys. */
 export const CreateKeyBody = t.Object(
-  { apiKeyType: ApiKeyType, description: Description, consumptionLimit: t.Optional(Limits), limitPeriod: t.Optional(LimitPeriod), expiresAt: t.Optional(ExpiresAt) },
+  {
+    apiKeyType: ApiKeyType,
+    description: Description,
+    consumptionLimit: t.Optional(Limits),
+    limitPeriod: t.Optional(LimitPeriod),
+    expiresAt: t.Optional(ExpiresAt),
+  },
   { additionalProperties: false },
 );
 

@@ -39,7 +39,8 @@ export async function usageByKey(db: Database, accountId: string, keyIds: string
   const day = periodStart('EPOCH', nowMs);
   const month = periodStart('MONTH', nowMs);
   const amount = ledgerEntries.amountMicros;
-  const sumSince = (from: Date) => sql<string>`coalesce(sum(${amount}) filter (where ${ledgerEntries.createdAt} >= ${from.toISOString()}), 0)::text`;
+  const sumSince = (from: Date) =>
+    sql<string>`coalesce(sum(${amount}) filter (where ${ledgerEntries.createdAt} >= ${from.toISOString()}), 0)::text`;
   const rows = await db
     .select({
       keyId: ledgerEntries.apiKeyId,
@@ -63,7 +64,14 @@ export async function usageByKey(db: Database, accountId: string, keyIds: string
     if (!row.keyId) continue;
     const usage = result.get(row.keyId) ?? emptyUsage();
     result.set(row.keyId, usage);
-    const slot = row.currency === 'USD' || row.currency === 'BUNDLED_CREDITS' ? 'usd' : row.currency === 'DIEM' ? 'diem' : row.currency === 'VCU' ? 'vcu' : null;
+    const slot =
+      row.currency === 'USD' || row.currency === 'BUNDLED_CREDITS'
+        ? 'usd'
+        : row.currency === 'DIEM'
+          ? 'diem'
+          : row.currency === 'VCU'
+            ? 'vcu'
+            : null;
     if (!slot) continue;
     usage.trailingSevenDays[slot] -= Number(row.week);
     if (slot === 'vcu') continue;

@@ -31,7 +31,8 @@ export function parseExpiry(value: string | null | undefined, nowMs: number): Da
   if (value === undefined || value === null || value === '') return null;
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : value);
   if (Number.isNaN(date.getTime())) throw badRequest('Invalid expiresAt', [{ path: ['expiresAt'], message: 'Invalid date' }]);
-  if (date.getTime() <= nowMs) throw badRequest('expiresAt must be in the future', [{ path: ['expiresAt'], message: 'Date must be in the future' }]);
+  if (date.getTime() <= nowMs)
+    throw badRequest('expiresAt must be in the future', [{ path: ['expiresAt'], message: 'Date must be in the future' }]);
   return date;
 }
 
@@ -101,7 +102,12 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
         .from(apiKeys)
         .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)))
         .orderBy(desc(apiKeys.createdAt));
-      const usage = await usageByKey(db, accountId, rows.map((r) => r.id), deps.now());
+      const usage = await usageByKey(
+        db,
+        accountId,
+        rows.map((r) => r.id),
+        deps.now(),
+      );
       return rows.map((row) => presentKey(row, { usage: usage.get(row.id) ?? NO_USAGE }));
     },
 
@@ -115,9 +121,14 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
     /** Creates a key; the response is the only place its secret ever appears. */
     async create(accountId: string, input: CreateKeyInput) {
       const expiresAt = parseExpiry(input.expiresAt, deps.now());
-      const [active] = await db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)));
+      const [active] = await db
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)));
       if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS)
-        throw badRequest(`An account may hold at most ${MAX_ACTIVE_KEYS} active API keys`, [{ path: ['apiKeyType'], message: 'Too many active API keys' }]);
+        throw badRequest(`An account may hold at most ${MAX_ACTIVE_KEYS} active API keys`, [
+          { path: ['apiKeyType'], message: 'Too many active API keys' },
+        ]);
       const limits = limitsToMicros(input.consumptionLimit ?? {});
       const { secret, row } = await createApiKey(db, {
         accountId,
@@ -130,7 +141,11 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
       return {
         apiKey: secret,
         apiKeyType: row.type,
-        consumptionLimit: { usd: numberOrNull(row.limitUsdMicros), diem: numberOrNull(row.limitDiemMicros), vcu: numberOrNull(row.limitVcuMicros) },
+        consumptionLimit: {
+          usd: numberOrNull(row.limitUsdMicros),
+          diem: numberOrNull(row.limitDiemMicros),
+          vcu: numberOrNull(row.limitVcuMicros),
+        },
         limitPeriod: row.limitPeriod,
         description: row.description,
         expiresAt: iso(row.expiresAt),
@@ -139,7 +154,11 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
     },
 
     /** Updates description, limits, period or expiry (`''`/null removes it); every instance drops its cached copy. */
-    async update(accountId: string, id: string, input: { description?: string; consumptionLimit?: LimitsInput; limitPeriod?: LimitPeriod; expiresAt?: string | null }) {
+    async update(
+      accountId: string,
+      id: string,
+      input: { description?: string; consumptionLimit?: LimitsInput; limitPeriod?: LimitPeriod; expiresAt?: string | null },
+    ) {
       const current = await ownKey(accountId, id);
       const limits = limitsToMicros(input.consumptionLimit ?? {});
       const changes: Partial<typeof apiKeys.$inferInsert> = {};

@@ -34,9 +34,11 @@ export function createLastUsedTracker(db: Database, opts: { intervalMs?: number;
     if (pending.size === 0) return flushing;
     const ids = [...pending];
     pending = new Set();
-    flushing = flushing.then(() => write(ids)).catch(() => {
-      // A failed write only loses a "last used" timestamp; the next use records it again.
-    });
+    flushing = flushing
+      .then(() => write(ids))
+      .catch(() => {
+        // A failed write only loses a "last used" timestamp; the next use records it again.
+      });
     return flushing;
   }
 

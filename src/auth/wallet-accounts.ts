@@ -27,7 +27,11 @@ export async function ensureWalletAccount(db: Database, address: string, chain: 
     .returning({ id: accounts.id, tier: accounts.tier });
   let account = inserted[0];
   if (!account) {
-    const [existing] = await db.select({ id: accounts.id, tier: accounts.tier }).from(accounts).where(eq(accounts.walletAddress, walletAddress)).limit(1);
+    const [existing] = await db
+      .select({ id: accounts.id, tier: accounts.tier })
+      .from(accounts)
+      .where(eq(accounts.walletAddress, walletAddress))
+      .limit(1);
     if (!existing) throw new Error('wallet account vanished after conflict');
     account = existing;
   }

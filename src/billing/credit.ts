@@ -14,10 +14,19 @@ export type Currency = 'USD' | 'DIEM' | 'VCU' | 'BUNDLED_CREDITS' | 'USDC';
  */
 export async function creditAccount(
   db: Database,
-  input: { accountId: string; currency: Currency; amountMicros: number; requestId: string; sku?: string; notes?: string; kind?: 'CREDIT' | 'TOP_UP' | 'REFUND' },
+  input: {
+    accountId: string;
+    currency: Currency;
+    amountMicros: number;
+    requestId: string;
+    sku?: string;
+    notes?: string;
+    kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
+  },
   onApplied?: () => Promise<void>,
 ): Promise<boolean> {
-  if (!Number.isSafeInteger(input.amountMicros) || input.amountMicros <= 0) throw new Error('credit amount must be a positive integer of micro-units');
+  if (!Number.isSafeInteger(input.amountMicros) || input.amountMicros <= 0)
+    throw new Error('credit amount must be a positive integer of micro-units');
   return db.transaction(async (tx) => {
     await tx.execute(accountLock(input.accountId));
     const inserted = await tx

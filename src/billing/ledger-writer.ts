@@ -58,7 +58,13 @@ export async function writeLedgerBatch(db: Database, rows: LedgerRow[]): Promise
  * Starts the periodic writer (an unref'd timer, so it never keeps the process alive). A
  * failed batch stays queued and is retried on the next tick; nothing is lost or doubled.
  */
-export function startLedgerWriter(opts: { db: Database; store: BillingStore; log: Logger; intervalMs: number; batchSize: number }): LedgerWriter {
+export function startLedgerWriter(opts: {
+  db: Database;
+  store: BillingStore;
+  log: Logger;
+  intervalMs: number;
+  batchSize: number;
+}): LedgerWriter {
   let running: Promise<void> | null = null;
   let closed = false;
 

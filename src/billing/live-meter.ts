@@ -64,23 +64,50 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   }
 
   /** Initialises the account's mirror and the key's counters where needed; undefined when both are ready (the common case, no await). */
-  function ensure(caller: Caller, key: ApiKeyRecord | null, window: { start: number; ttlMs: number } | null, force: boolean): Promise<void> | undefined {
+  function ensure(
+    caller: Caller,
+    key: ApiKeyRecord | null,
+    window: { start: number; ttlMs: number } | null,
+    force: boolean,
+  ): Promise<void> | undefined {
     const account = once(caller.accountId, mirrored, force, () => initBalanceMirror(deps.db, store, caller.accountId));
     const name = key && window ? counterName(caller.accountId, key.id, key.limitPeriod, window.start, 'usd') : null;
-    const counters = () => (key && window && name ? once(name, counted, force, () => initKeyCounters(deps.db, store, { accountId: caller.accountId, keyId: key.id, period: key.limitPeriod }, window)) : undefined);
+    const counters = () =>
+      key && window && name
+        ? once(name, counted, force, () =>
+            initKeyCounters(deps.db, store, { accountId: caller.accountId, keyId: key.id, period: key.limitPeriod }, window),
+          )
+        : undefined;
     if (!account) return counters();
     return account.then(counters);
   }
 
-  function refusal(caller: Caller, status: 'insufficient' | 'limit', index: number, candidates: HoldCandidate[], balances: number[]): ServiceError {
+  function refusal(
+    caller: Caller,
+    status: 'insufficient' | 'limit',
+    index: number,
+    candidates: HoldCandidate[],
+    balances: number[],
+  ): ServiceError {
     if (status === 'limit') return keyLimitExceeded(spendClass(candidates[index]!.currency) ?? 'usd');
     if (caller.via !== 'wallet') return insufficientBalance();
     const usdc = candidates.find((c) => c.currency === 'USDC') ?? candidates[0]!;
-    return walletPaymentRequired({ balanceMicros: balances[2] ?? 0, neededMicros: usdc.amount, minimumTopUpUsd: cfg.minimumTopUpUsd, basePath: deps.config.basePath });
+    return walletPaymentRequired({
+      balanceMicros: balances[2] ?? 0,
+      neededMicros: usdc.amount,
+      minimumTopUpUsd: cfg.minimumTopUpUsd,
+      basePath: deps.config.basePath,
+    });
   }
 
   /** The holds a request may take, in payment order, each with its key-limit counter. */
-  function holdCandidates(caller: Caller, key: ApiKeyRecord | null, window: { start: number } | null, p: ModelPricing, maxUsd: number): HoldCandidate[] {
+  function holdCandidates(
+    caller: Caller,
+    key: ApiKeyRecord | null,
+    window: { start: number } | null,
+    p: ModelPricing,
+    maxUsd: number,
+  ): HoldCandidate[] {
     const candidates: HoldCandidate[] = [];
     for (const currency of caller.via === 'wallet' ? cfg.paymentOrder.wallet : cfg.paymentOrder.apiKey) {
       const cls = spendClass(currency);
@@ -116,13 +143,22 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
     const candidates = holdCandidates(caller, key, window, p, maxUsd);
     const report = wallet ? WALLET_REPORT : KEY_REPORT;
-    const reserve = { accountId: caller.accountId, requestId, candidates, report: report as Currency[], now, expiresAt: now + cfg.holdTtlMs, counterTtlMs: window?.ttlMs ?? 0 };
+    const reserve = {
+      accountId: caller.accountId,
+      requestId,
+      candidates,
+      report: report as Currency[],
+      now,
+      expiresAt: now + cfg.holdTtlMs,
+      counterTtlMs: window?.ttlMs ?? 0,
+    };
 
     const admitting = deps.limits.admitModel(caller, model, input.estimatedPromptTokens + input.maxCompletionTokens, requestId);
     const reserving = reserveHold(caller, key, window, reserve);
     const [admitted, reserved] = await Promise.allSettled([admitting, reserving]);
     if (admitted.status === 'rejected') {
-      if (reserved.status === 'fulfilled' && reserved.value.status === 'held') await store.release(caller.accountId, requestId, cfg.settledTtlMs);
+      if (reserved.status === 'fulfilled' && reserved.value.status === 'held')
+        await store.release(caller.accountId, requestId, cfg.settledTtlMs);
       throw admitted.reason;
     }
     const admission = admitted.value;
@@ -134,7 +170,11 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         Object.assign(error.headers, admission.headers);
         throw error;
       }
-      const headers: Record<string, string> = { ...admission.headers, 'x-svc-balance-usd': formatMicros(result.balances[0]!), 'x-svc-balance-diem': formatMicros(result.balances[1]!) };
+      const headers: Record<string, string> = {
+        ...admission.headers,
+        'x-svc-balance-usd': formatMicros(result.balances[0]!),
+        'x-svc-balance-diem': formatMicros(result.balances[1]!),
+      };
       if (wallet) headers['x-balance-remaining'] = formatMicros(result.balances[2]!);
       return ticket(caller, key, model, candidates[result.index]!, admission, headers, requestId);
     } catch (error) {
@@ -144,7 +184,12 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   }
 
   /** Reserves in the store, initialising the account's mirror and key counters first when needed. */
-  async function reserveHold(caller: Caller, key: ApiKeyRecord | null, window: { start: number; ttlMs: number } | null, reserve: Parameters<BillingStore['reserve']>[0]) {
+  async function reserveHold(
+    caller: Caller,
+    key: ApiKeyRecord | null,
+    window: { start: number; ttlMs: number } | null,
+    reserve: Parameters<BillingStore['reserve']>[0],
+  ) {
     const init = ensure(caller, key, window, false);
     if (init) await init;
     let result = await store.reserve(reserve);
@@ -157,9 +202,18 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     return result;
   }
 
-  function ticket(caller: Caller, key: ApiKeyRecord | null, model: ModelEntry, held: HoldCandidate, admission: RateLimitAdmission, headers: Record<string, string>, requestId: string): MeterTicket {
+  function ticket(
+    caller: Caller,
+    key: ApiKeyRecord | null,
+    model: ModelEntry,
+    held: HoldCandidate,
+    admission: RateLimitAdmission,
+    headers: Record<string, string>,
+    requestId: string,
+  ): MeterTicket {
     let outcome: Promise<SettledCost> | null = null;
-    const toCost = (currency: Currency, amount: number): SettledCost => (currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 });
+    const toCost = (currency: Currency, amount: number): SettledCost =>
+      currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 };
 
     async function settle(usage: MeteredUsage): Promise<SettledCost> {
       const p = pricingOf(model);
@@ -191,14 +245,27 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       const window = held.counter && key && cls ? keyWindow(key.limitPeriod, at) : null;
       const counter = window && key && cls ? counterName(caller.accountId, key.id, key.limitPeriod, window.start, cls) : '';
       // Sent together with the settlement: one round trip on Redis, as in open().
-      const tokens = admission.settleTokens(usage.promptTokens + usage.completionTokens).catch((error) => deps.log.warn('billing: rate-limit settle failed', { requestId, error: String(error) }));
-      const charged = await store.settle({ accountId: caller.accountId, requestId, currency: held.currency, amount, counter, counterTtlMs: window?.ttlMs ?? 0, rows, settledTtlMs: cfg.settledTtlMs });
+      const tokens = admission
+        .settleTokens(usage.promptTokens + usage.completionTokens)
+        .catch((error) => deps.log.warn('billing: rate-limit settle failed', { requestId, error: String(error) }));
+      const charged = await store.settle({
+        accountId: caller.accountId,
+        requestId,
+        currency: held.currency,
+        amount,
+        counter,
+        counterTtlMs: window?.ttlMs ?? 0,
+        rows,
+        settledTtlMs: cfg.settledTtlMs,
+      });
       await tokens;
       return toCost(charged.currency, charged.amount);
     }
 
     async function release(): Promise<SettledCost> {
-      const tokens = admission.settleTokens(0).catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId, error: String(error) }));
+      const tokens = admission
+        .settleTokens(0)
+        .catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId, error: String(error) }));
       const charged = await store.release(caller.accountId, requestId, cfg.settledTtlMs);
       await tokens;
       return charged ? toCost(charged.currency, charged.amount) : FREE;

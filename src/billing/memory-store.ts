@@ -95,7 +95,13 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
         }
         add(held, key, c.amount);
         if (c.counter) add(held, c.counter + ':h', c.amount);
-        holds.set(input.requestId, { accountId: input.accountId, currency: c.currency, amount: c.amount, counter: c.counter ? c.counter + ':h' : '', expiresAt: input.expiresAt });
+        holds.set(input.requestId, {
+          accountId: input.accountId,
+          currency: c.currency,
+          amount: c.amount,
+          counter: c.counter ? c.counter + ':h' : '',
+          expiresAt: input.expiresAt,
+        });
         if (input.expiresAt < earliest) earliest = input.expiresAt;
         return { status: 'held', index: i, balances };
       }
@@ -124,7 +130,8 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
       return null;
     },
     async initBalances(accountId, values) {
-      for (const [currency, v] of Object.entries(values)) if (!mirrors.has(mk(accountId, currency))) mirrors.set(mk(accountId, currency), v ?? 0);
+      for (const [currency, v] of Object.entries(values))
+        if (!mirrors.has(mk(accountId, currency))) mirrors.set(mk(accountId, currency), v ?? 0);
     },
     async initCounter(counter, spent, ttlMs) {
       const now = opts.now();

@@ -29,7 +29,10 @@ export function spendClass(currency: Currency): SpendClass | null {
 export async function initBalanceMirror(db: Database, store: BillingStore, accountId: string): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.execute(accountLock(accountId));
-    const rows = await tx.select({ currency: balances.currency, amount: balances.amountMicros }).from(balances).where(eq(balances.accountId, accountId));
+    const rows = await tx
+      .select({ currency: balances.currency, amount: balances.amountMicros })
+      .from(balances)
+      .where(eq(balances.accountId, accountId));
     const values: Partial<Record<Currency, number>> = {};
     for (const c of CURRENCIES) values[c] = 0;
     for (const r of rows) values[r.currency] = r.amount;
@@ -79,6 +82,7 @@ export async function initKeyCounters(
       const cls = spendClass(r.currency);
       if (cls) spent[cls] -= Number(r.sum);
     }
-    for (const cls of ['usd', 'diem', 'vcu'] as const) await store.initCounter(counterName(k.accountId, k.keyId, k.period, window.start, cls), spent[cls], window.ttlMs);
+    for (const cls of ['usd', 'diem', 'vcu'] as const)
+      await store.initCounter(counterName(k.accountId, k.keyId, k.period, window.start, cls), spent[cls], window.ttlMs);
   });
 }

@@ -16,7 +16,12 @@ const usd = (micros: number) => Number(formatMicros(micros));
  * 402 variant 3 (API-NOTES 12) for a signed-in wallet whose USDC balance does not cover the
  * request: how much is there, how much to top up, and how (POST {basePath}/x402/top-up).
  */
-export function walletPaymentRequired(o: { balanceMicros: number; neededMicros: number; minimumTopUpUsd: number; basePath: string }): ServiceError {
+export function walletPaymentRequired(o: {
+  balanceMicros: number;
+  neededMicros: number;
+  minimumTopUpUsd: number;
+  basePath: string;
+}): ServiceError {
   const shortfall = Math.max(0, o.neededMicros - o.balanceMicros);
   const suggested = Math.max(o.minimumTopUpUsd, Math.ceil(shortfall / MICROS));
   const topUp = `POST ${o.basePath}/x402/top-up`;

@@ -54,7 +54,12 @@ function extrasCost(extras: readonly ExtraCharge[] | undefined): number {
 }
 
 /** Maximum cost (micro-USD) of a request: the estimate priced like a settlement, plus declared extras. */
-export function reservationMicros(p: ModelPricing, promptTokens: number, completionTokens: number, extras?: readonly ExtraCharge[]): number {
+export function reservationMicros(
+  p: ModelPricing,
+  promptTokens: number,
+  completionTokens: number,
+  extras?: readonly ExtraCharge[],
+): number {
   return tokenCostMicros(promptTokens, p.input) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
 }
 
@@ -66,11 +71,26 @@ export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsag
   const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
   const fresh = usage.promptTokens - cached;
   const lines: CostLine[] = [
-    { sku: `${model.id}-llm-input-mtoken`, units: formatMicros(fresh), pricePerUnitUsd: p.inputText, usdMicros: tokenCostMicros(fresh, p.input) },
-    { sku: `${model.id}-llm-output-mtoken`, units: formatMicros(usage.completionTokens), pricePerUnitUsd: p.outputText, usdMicros: tokenCostMicros(usage.completionTokens, p.output) },
+    {
+      sku: `${model.id}-llm-input-mtoken`,
+      units: formatMicros(fresh),
+      pricePerUnitUsd: p.inputText,
+      usdMicros: tokenCostMicros(fresh, p.input),
+    },
+    {
+      sku: `${model.id}-llm-output-mtoken`,
+      units: formatMicros(usage.completionTokens),
+      pricePerUnitUsd: p.outputText,
+      usdMicros: tokenCostMicros(usage.completionTokens, p.output),
+    },
   ];
   if (cached > 0)
-    lines.push({ sku: `${model.id}-llm-cache-input-mtoken`, units: formatMicros(cached), pricePerUnitUsd: p.cacheInputText, usdMicros: tokenCostMicros(cached, p.cacheInput) });
+    lines.push({
+      sku: `${model.id}-llm-cache-input-mtoken`,
+      units: formatMicros(cached),
+      pricePerUnitUsd: p.cacheInputText,
+      usdMicros: tokenCostMicros(cached, p.cacheInput),
+    });
   if (usage.extras)
     for (const e of usage.extras) {
       if (!(e.units > 0)) continue;

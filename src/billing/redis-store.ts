@@ -46,7 +46,16 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
   return {
     backend: 'redis',
     async reserve(input): Promise<ReserveResult> {
-      const args = [base(input.accountId), input.requestId, String(input.now), String(input.expiresAt), String(input.counterTtlMs), String(input.report.length), ...input.report, String(input.candidates.length)];
+      const args = [
+        base(input.accountId),
+        input.requestId,
+        String(input.now),
+        String(input.expiresAt),
+        String(input.counterTtlMs),
+        String(input.report.length),
+        ...input.report,
+        String(input.candidates.length),
+      ];
       for (const c of input.candidates) args.push(c.currency, String(c.amount), c.counter ? prefix + c.counter : '', String(c.limit));
       const reply = (await run(RESERVE, [], args)) as (number | string)[];
       const status = STATUS[Number(reply[0])];
@@ -56,17 +65,21 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
       return { status: status as 'held' | 'limit', index: Number(reply[1]), balances };
     },
     async settle(input) {
-      const reply = await run(SETTLE, [], [
-        base(input.accountId),
-        input.requestId,
-        input.currency,
-        String(input.amount),
-        input.counter ? prefix + input.counter : '',
-        String(input.counterTtlMs),
-        String(input.settledTtlMs),
-        queueKey,
-        JSON.stringify(input.rows),
-      ]);
+      const reply = await run(
+        SETTLE,
+        [],
+        [
+          base(input.accountId),
+          input.requestId,
+          input.currency,
+          String(input.amount),
+          input.counter ? prefix + input.counter : '',
+          String(input.counterTtlMs),
+          String(input.settledTtlMs),
+          queueKey,
+          JSON.stringify(input.rows),
+        ],
+      );
       return parseCharged(reply) as Charged;
     },
     async release(accountId, requestId, settledTtlMs) {
@@ -83,14 +96,21 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
       await redis.send('SET', [...args, 'NX']);
     },
     async addIfMirrored(accountId, currency, amount, requestId) {
-      const reply = await run(ADD_IF_MIRRORED, [`${base(accountId)}bal:${currency}`, `${base(accountId)}applied:${requestId}`], [String(amount), String(APPLIED_TTL_MS)]);
+      const reply = await run(
+        ADD_IF_MIRRORED,
+        [`${base(accountId)}bal:${currency}`, `${base(accountId)}applied:${requestId}`],
+        [String(amount), String(APPLIED_TTL_MS)],
+      );
       return Number(reply) === 1;
     },
     async undoAdd(accountId, currency, amount, requestId) {
       await run(UNDO_ADD, [`${base(accountId)}bal:${currency}`, `${base(accountId)}applied:${requestId}`], [String(amount)]);
     },
     async balances(accountId, currencies) {
-      const reply = (await redis.send('MGET', currencies.map((c) => `${base(accountId)}bal:${c}`))) as (string | null)[];
+      const reply = (await redis.send(
+        'MGET',
+        currencies.map((c) => `${base(accountId)}bal:${c}`),
+      )) as (string | null)[];
       return reply.map((v) => (v === null ? null : Number(v)));
     },
     async takeBatch(max) {

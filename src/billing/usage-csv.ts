@@ -2,7 +2,19 @@ import { formatMicros } from './money';
 import type { UsageRow } from './usage-query';
 
 /** CSV columns: the entry fields, with inferenceDetails flattened. */
-export const USAGE_CSV_COLUMNS = ['timestamp', 'sku', 'pricePerUnitUsd', 'unit', 'amount', 'currency', 'notes', 'requestId', 'inferenceExecutionTime', 'promptTokens', 'completionTokens'] as const;
+export const USAGE_CSV_COLUMNS = [
+  'timestamp',
+  'sku',
+  'pricePerUnitUsd',
+  'unit',
+  'amount',
+  'currency',
+  'notes',
+  'requestId',
+  'inferenceExecutionTime',
+  'promptTokens',
+  'completionTokens',
+] as const;
 
 /** RFC 4180 field: quoted (quotes doubled) when it holds a comma, quote, CR or LF. */
 function field(value: string): string {

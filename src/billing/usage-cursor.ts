@@ -22,7 +22,9 @@ function mac(secret: Buffer, payload: Buffer): Buffer {
 
 /** An opaque, tamper-evident cursor: base64url of the JSON state followed by a truncated HMAC. */
 export function encodeCursor(secret: Buffer, cursor: UsageCursor): string {
-  const payload = Buffer.from(JSON.stringify([cursor.accountId, cursor.start, cursor.end, cursor.currency, cursor.pageSize, cursor.ts, cursor.id, cursor.exp]));
+  const payload = Buffer.from(
+    JSON.stringify([cursor.accountId, cursor.start, cursor.end, cursor.currency, cursor.pageSize, cursor.ts, cursor.id, cursor.exp]),
+  );
   return Buffer.concat([payload, mac(secret, payload)]).toString('base64url');
 }
 
@@ -45,7 +47,17 @@ export function decodeCursor(secret: Buffer, text: string, nowSeconds: number): 
   }
   if (!Array.isArray(parts) || parts.length !== 8) return null;
   const [accountId, start, end, currency, pageSize, ts, id, exp] = parts;
-  if (!str(accountId) || !strOrNull(start) || !strOrNull(end) || !strOrNull(currency) || !int(pageSize) || !str(ts) || !int(id) || !int(exp)) return null;
+  if (
+    !str(accountId) ||
+    !strOrNull(start) ||
+    !strOrNull(end) ||
+    !strOrNull(currency) ||
+    !int(pageSize) ||
+    !str(ts) ||
+    !int(id) ||
+    !int(exp)
+  )
+    return null;
   if (exp <= nowSeconds) return null;
   return { accountId, start, end, currency, pageSize, ts, id, exp };
 }

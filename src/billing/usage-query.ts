@@ -65,11 +65,21 @@ function whereOf(filter: UsageFilter): SQL {
 }
 
 /** One page by offset, newest or oldest first, with the total count (GET /billing/usage). */
-export async function usagePage(db: Database, filter: UsageFilter, page: { limit: number; offset: number; order: 'asc' | 'desc' }): Promise<{ rows: UsageRow[]; total: number }> {
+export async function usagePage(
+  db: Database,
+  filter: UsageFilter,
+  page: { limit: number; offset: number; order: 'asc' | 'desc' },
+): Promise<{ rows: UsageRow[]; total: number }> {
   const where = whereOf(filter);
   const by = page.order === 'asc' ? asc : desc;
   const [rows, totals] = await Promise.all([
-    db.select(columns).from(ledgerEntries).where(where).orderBy(by(ledgerEntries.createdAt), by(ledgerEntries.id)).limit(page.limit).offset(page.offset),
+    db
+      .select(columns)
+      .from(ledgerEntries)
+      .where(where)
+      .orderBy(by(ledgerEntries.createdAt), by(ledgerEntries.id))
+      .limit(page.limit)
+      .offset(page.offset),
     db.select({ n: count() }).from(ledgerEntries).where(where),
   ]);
   return { rows: rows as UsageRow[], total: Number(totals[0]?.n ?? 0) };
@@ -79,9 +89,21 @@ export async function usagePage(db: Database, filter: UsageFilter, page: { limit
  * Up to `take` lines in ascending (timestamp, id) order strictly after `after`
  * (GET /billing/usage-history). The (account, created_at, id) index serves it.
  */
-export async function usageAfter(db: Database, filter: UsageFilter, after: { ts: string; id: number } | null, take: number): Promise<UsageRow[]> {
-  const where = after ? and(whereOf(filter), sql`(${ledgerEntries.createdAt}, ${ledgerEntries.id}) > (${after.ts}::timestamptz, ${after.id})`) : whereOf(filter);
-  const rows = await db.select(columns).from(ledgerEntries).where(where).orderBy(asc(ledgerEntries.createdAt), asc(ledgerEntries.id)).limit(take);
+export async function usageAfter(
+  db: Database,
+  filter: UsageFilter,
+  after: { ts: string; id: number } | null,
+  take: number,
+): Promise<UsageRow[]> {
+  const where = after
+    ? and(whereOf(filter), sql`(${ledgerEntries.createdAt}, ${ledgerEntries.id}) > (${after.ts}::timestamptz, ${after.id})`)
+    : whereOf(filter);
+  const rows = await db
+    .select(columns)
+    .from(ledgerEntries)
+    .where(where)
+    .orderBy(asc(ledgerEntries.createdAt), asc(ledgerEntries.id))
+    .limit(take);
   return rows as UsageRow[];
 }
 

@@ -27,7 +27,11 @@ export const UsageEntry = t.Object({
 export type UsageEntry = Static<typeof UsageEntry>;
 
 /** Currencies the usage filter of GET /billing/usage accepts. */
-export const UsageCurrency = t.Union([t.Literal('USD'), t.Literal('VCU'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], { description: 'Only entries in this currency' });
+export const UsageCurrency = t.Union([t.Literal('USD'), t.Literal('VCU'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], {
+  description: 'Only entries in this currency',
+});
 
 /** Currencies the usage-history filter accepts (no VCU). */
-export const HistoryCurrency = t.Union([t.Literal('USD'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], { description: 'Only entries in this currency' });
+export const HistoryCurrency = t.Union([t.Literal('USD'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], {
+  description: 'Only entries in this currency',
+});

@@ -1,6 +1,11 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 
-const Slug = T.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'Public identifier used in paths and in character_slug' });
+const Slug = T.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z0-9][a-z0-9-]*$',
+  description: 'Public identifier used in paths and in character_slug',
+});
 const Url = T.String({ pattern: '^https?://', maxLength: 2048 });
 const Nullable = <S extends ReturnType<typeof T.String>>(s: S) => T.Optional(T.Union([s, T.Null()]));
 
@@ -23,7 +28,11 @@ export const CharacterInput = T.Object(
     slug: Slug,
     name: T.String({ minLength: 1, maxLength: 200 }),
     description: Nullable(T.String({ maxLength: 4000 })),
-    systemPrompt: T.String({ minLength: 1, maxLength: 100_000, description: 'Applied when a chat request sets svc_parameters.character_slug' }),
+    systemPrompt: T.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description: 'Applied when a chat request sets svc_parameters.character_slug',
+    }),
     modelId: T.String({ minLength: 1 }),
     author: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
     tags: T.Optional(T.Array(T.String({ minLength: 1, maxLength: 50 }), { maxItems: 20 })),
@@ -41,7 +50,9 @@ export type CharacterInput = Static<typeof CharacterInput>;
 export const SeedCharacter = T.Composite([
   CharacterInput,
   T.Object({
-    reviews: T.Optional(T.Array(T.Composite([ReviewInput, T.Object({ createdAt: T.Optional(T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' })) })]))),
+    reviews: T.Optional(
+      T.Array(T.Composite([ReviewInput, T.Object({ createdAt: T.Optional(T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' })) })])),
+    ),
   }),
 ]);
 

@@ -34,7 +34,10 @@ export async function loadSeed(db: Database, seed: SeedFile): Promise<{ characte
   let reviewCount = 0;
   for (const c of seed.characters) {
     const { reviews = [], ...fields } = c;
-    await db.insert(characters).values({ ...fields, tags: fields.tags ?? [] }).onConflictDoNothing({ target: characters.slug });
+    await db
+      .insert(characters)
+      .values({ ...fields, tags: fields.tags ?? [] })
+      .onConflictDoNothing({ target: characters.slug });
     const [row] = await db.select({ id: characters.id }).from(characters).where(eq(characters.slug, c.slug));
     if (!row || reviews.length === 0) continue;
     const values = reviews.map((r, i) => ({

@@ -69,7 +69,9 @@ const ratingCount = sql<number>`(select count(*)::int from ${characterReviews} r
 const ratingSum = sql<number>`(select coalesce(sum(r.rating), 0)::int from ${characterReviews} r where r.character_id = "characters"."id" and r.visible)`;
 const userRating = (accountId: string | null) =>
   accountId
-    ? sql<number | null>`(select r.rating from ${characterReviews} r where r.character_id = "characters"."id" and r.account_id = ${accountId} and r.visible order by r.created_at desc limit 1)`
+    ? sql<
+        number | null
+      >`(select r.rating from ${characterReviews} r where r.character_id = "characters"."id" and r.account_id = ${accountId} and r.visible order by r.created_at desc limit 1)`
     : sql<number | null>`null::int`;
 
 function presentCharacter(row: CharacterRow & { ratingCount: number; ratingSum: number; userRating: number | null }): CharacterRecord {
@@ -86,7 +88,13 @@ function presentCharacter(row: CharacterRow & { ratingCount: number; ratingSum: 
     updatedAt: row.updatedAt.toISOString(),
     shareUrl: row.shareUrl,
     photoUrl: row.photoUrl,
-    stats: { averageRating: average(row.ratingSum, row.ratingCount), imports: row.imports, ratingCount: row.ratingCount, ratingSum: row.ratingSum, userRating: row.userRating ?? null },
+    stats: {
+      averageRating: average(row.ratingSum, row.ratingCount),
+      imports: row.imports,
+      ratingCount: row.ratingCount,
+      ratingSum: row.ratingSum,
+      userRating: row.userRating ?? null,
+    },
     tags: row.tags,
     modelId: row.modelId,
   };
@@ -124,7 +132,12 @@ function orderOf(q: CharacterQuery): SQL[] {
 
 /** Characters and their reviews in the database (routes and the character_slug plugin). */
 export function characterStore(db: Database) {
-  const columns = (accountId: string | null) => ({ ...getTableColumns(characters), ratingCount, ratingSum, userRating: userRating(accountId) });
+  const columns = (accountId: string | null) => ({
+    ...getTableColumns(characters),
+    ratingCount,
+    ratingSum,
+    userRating: userRating(accountId),
+  });
 
   return {
     /** A page of characters with their stats. */
@@ -173,14 +186,21 @@ export function characterStore(db: Database) {
       const total = totals?.total ?? 0;
       const offset = (page - 1) * pageSize;
       // A page past the end needs no query (and an offset beyond bigint would fail in SQL).
-      const rows = offset >= total ? [] : await db
-        .select()
-        .from(characterReviews)
-        .where(visible)
-        .orderBy(desc(characterReviews.createdAt), desc(characterReviews.id))
-        .limit(pageSize)
-        .offset(offset);
-      return { total, data: rows.map((r) => presentReview(r, accountId)), summary: { averageRating: average(totals?.sum ?? 0, total), totalReviews: total } };
+      const rows =
+        offset >= total
+          ? []
+          : await db
+              .select()
+              .from(characterReviews)
+              .where(visible)
+              .orderBy(desc(characterReviews.createdAt), desc(characterReviews.id))
+              .limit(pageSize)
+              .offset(offset);
+      return {
+        total,
+        data: rows.map((r) => presentReview(r, accountId)),
+        summary: { averageRating: average(totals?.sum ?? 0, total), totalReviews: total },
+      };
     },
 
     /** Adds a character; 409 when the slug is taken. */
@@ -200,7 +220,15 @@ export function characterStore(db: Database) {
       if (!character) return null;
       const [row] = await db
         .insert(characterReviews)
-        .values({ characterId: character.id, accountId, username: input.username, rating: input.rating, message: input.message ?? null, locale: input.locale ?? null, userAvatarUrl: input.userAvatarUrl ?? null })
+        .values({
+          characterId: character.id,
+          accountId,
+          username: input.username,
+          rating: input.rating,
+          message: input.message ?? null,
+          locale: input.locale ?? null,
+          userAvatarUrl: input.userAvatarUrl ?? null,
+        })
         .returning();
       return presentReview(row as ReviewRow, accountId);
     },

@@ -95,11 +95,22 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
     const abort = new AbortController();
     const onClientGone = () => abort.abort();
     request.signal?.addEventListener('abort', onClientGone, { once: true });
-    const ctx: ChatContext = { request: svc, deps, model, params, signal: abort.signal, stream, extraCharges: [], echo: {}, leadingChunks: [] };
+    const ctx: ChatContext = {
+      request: svc,
+      deps,
+      model,
+      params,
+      signal: abort.signal,
+      stream,
+      extraCharges: [],
+      echo: {},
+      leadingChunks: [],
+    };
     const upstreamReq = toUpstream(body, model, stream);
     const estimatedPromptTokens = estimateTokens(body.messages);
     const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : undefined;
-    const maxCompletionTokens = body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
+    const maxCompletionTokens =
+      body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
 
     // Opened before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
     const ticket = await deps.meter.open({ ctx: svc, model, estimatedPromptTokens, maxCompletionTokens, extras: [] });
@@ -123,7 +134,11 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
       return failed(error);
     }
     let replica = '';
-    const routed = deps.providers.router.chat(model, upstreamReq, { signal: abort.signal, cacheKey: body.prompt_cache_key, onAttempt: (id) => (replica = id) });
+    const routed = deps.providers.router.chat(model, upstreamReq, {
+      signal: abort.signal,
+      cacheKey: body.prompt_cache_key,
+      onAttempt: (id) => (replica = id),
+    });
     let result: RoutedResult | null;
     try {
       // A stream waits for the upstream's first byte (so failures stay JSON errors and retry)

@@ -44,7 +44,9 @@ function problem(schema: TSchema, value: unknown): string | null {
 export function parseSuffix(suffix: string, schemas: Map<string, TSchema>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const fail = (option: string, message: string) =>
-    badRequest(`Invalid model suffix option "${option}": ${message}`, [{ path: ['model'], message: `suffix option "${option}": ${message}` }]);
+    badRequest(`Invalid model suffix option "${option}": ${message}`, [
+      { path: ['model'], message: `suffix option "${option}": ${message}` },
+    ]);
   for (const pair of suffix.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');

@@ -13,7 +13,9 @@ const ContentPart = t.Object(
   {
     type: t.String({ minLength: 1, description: 'text | image_url | input_audio | video_url | file' }),
     text: t.Optional(t.String()),
-    image_url: t.Optional(t.Union([t.String(), t.Object({ url: t.String(), detail: t.Optional(t.String()) }, { additionalProperties: true })])),
+    image_url: t.Optional(
+      t.Union([t.String(), t.Object({ url: t.String(), detail: t.Optional(t.String()) }, { additionalProperties: true })]),
+    ),
     input_audio: t.Optional(t.Object({ data: t.String(), format: t.Optional(t.String()) }, { additionalProperties: true })),
     video_url: t.Optional(t.Object({ url: t.String() }, { additionalProperties: true })),
     file: t.Optional(t.Record(t.String(), t.Unknown())),

@@ -22,8 +22,12 @@ export const accounts = pgTable(
   'accounts',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    kind: text('kind', { enum: ['user', 'wallet'] }).notNull().default('user'),
-    tier: text('tier', { enum: ['standard', 'partner'] }).notNull().default('standard'),
+    kind: text('kind', { enum: ['user', 'wallet'] })
+      .notNull()
+      .default('user'),
+    tier: text('tier', { enum: ['standard', 'partner'] })
+      .notNull()
+      .default('standard'),
     /** The operator's account (the bootstrap account): its ADMIN keys may manage other accounts. */
     operator: boolean('operator').notNull().default(false),
     /** Lower-cased EVM address or base58 Solana address for wallet accounts. */
@@ -66,7 +70,9 @@ export const apiKeys = pgTable(
     limitUsdMicros: micros('limit_usd_micros'),
     limitDiemMicros: micros('limit_diem_micros'),
     limitVcuMicros: micros('limit_vcu_micros'),
-    limitPeriod: text('limit_period', { enum: ['EPOCH', 'MONTH', 'LIFETIME'] }).notNull().default('EPOCH'),
+    limitPeriod: text('limit_period', { enum: ['EPOCH', 'MONTH', 'LIFETIME'] })
+      .notNull()
+      .default('EPOCH'),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -76,7 +76,11 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     return ip ? `ip:${ip}` : null;
   }
 
-  async function failureIdentity(request: Request, svc: RequestContext | undefined, server: ServerLike | null): Promise<AbuseIdentity | null> {
+  async function failureIdentity(
+    request: Request,
+    svc: RequestContext | undefined,
+    server: ServerLike | null,
+  ): Promise<AbuseIdentity | null> {
     if (svc?.caller) return `a:${svc.caller.accountId}`;
     // A valid key that failed before or at auth (body validation, wrong key type) is still its
     // account's failure; the lookup is a cache hit, and it only runs on failures.
@@ -108,7 +112,13 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     if (!caller) return;
     const until = guard.accountBlockedUntil(caller.accountId);
     if (until === 0) return;
-    deps.limits.log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: endpointId(path), tier: caller.tier, type: 'FAILED_REQUESTS' });
+    deps.limits.log.record({
+      accountId: caller.accountId,
+      apiKeyId: caller.apiKey?.id ?? null,
+      modelId: endpointId(path),
+      tier: caller.tier,
+      type: 'FAILED_REQUESTS',
+    });
     throw guard.refusal(until);
   };
 

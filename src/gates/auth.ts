@@ -17,7 +17,13 @@ export type Access = 'OPERATOR' | 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
  * option, in the order given (abuse guard, then rate limit). It may throw a ServiceError
  * (429) or set response headers.
  */
-export type AfterAuthStage = (input: { request: Request; path: string; svc: RequestContext; set: { headers: Record<string, string | number> }; access: Access }) => void | Promise<void>;
+export type AfterAuthStage = (input: {
+  request: Request;
+  path: string;
+  svc: RequestContext;
+  set: { headers: Record<string, string | number> };
+  access: Access;
+}) => void | Promise<void>;
 
 /** Alternative authenticators (SIGN-IN-WITH-X) tried when no bearer key is sent. */
 export type WalletAuthenticator = (request: Request, ctx: RequestContext) => Promise<Caller | null>;
@@ -46,14 +52,17 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
       if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
       const admin = access === 'ADMIN' || access === 'OPERATOR';
       if (admin && key.type !== 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
-      if (access === 'OPERATOR' && !key.operator) throw unauthorized("Authentication failed: this endpoint requires an ADMIN API key of the operator's account");
+      if (access === 'OPERATOR' && !key.operator)
+        throw unauthorized("Authentication failed: this endpoint requires an ADMIN API key of the operator's account");
       deps.keys.touch(key.id);
       return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
     }
     // ADMIN routes never run wallet verification, so a sign-in sent there keeps its nonce.
     if (access === 'ADMIN' || access === 'OPERATOR') {
       const signedIn = request.headers.has('sign-in-with-x') || request.headers.has('x-sign-in-with-x');
-      throw unauthorized(signedIn ? 'Authentication failed: this endpoint requires an ADMIN API key' : 'Authentication failed: missing Authorization header');
+      throw unauthorized(
+        signedIn ? 'Authentication failed: this endpoint requires an ADMIN API key' : 'Authentication failed: missing Authorization header',
+      );
     }
     const wallet = deps.wallet ? await deps.wallet(request, ctx) : null;
     if (wallet) return wallet;

@@ -50,7 +50,10 @@ export function errorHandler(log: Logger) {
         return validationBody(error as never);
       case 'PARSE':
         set.status = 400;
-        return { error: 'Malformed request body: expected valid JSON', details: detailsFrom([{ path: ['body'], message: 'Invalid JSON' }]) };
+        return {
+          error: 'Malformed request body: expected valid JSON',
+          details: detailsFrom([{ path: ['body'], message: 'Invalid JSON' }]),
+        };
       case 'NOT_FOUND':
         set.status = 404;
         return { error: 'Not found' };

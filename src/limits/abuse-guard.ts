@@ -10,7 +10,10 @@ export const AbuseGuardConfigSchema = T.Object(
     maxFailures: T.Integer({ minimum: 1, default: 20, description: 'More failures than this within the window block the caller' }),
     windowSeconds: T.Integer({ minimum: 1, maximum: 3600, default: 30 }),
     blockSeconds: T.Integer({ minimum: 1, maximum: 86_400, default: 30 }),
-    trustForwardedFor: T.Boolean({ default: false, description: 'Take the client IP from the last X-Forwarded-For hop (only behind a trusted proxy)' }),
+    trustForwardedFor: T.Boolean({
+      default: false,
+      description: 'Take the client IP from the last X-Forwarded-For hop (only behind a trusted proxy)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -107,7 +110,11 @@ export function createAbuseGuard(deps: { kv: KeyValueStore; now: () => number; c
     const t = now();
     const bucket = Math.floor(t / windowMs);
     const key = (b: number) => `abuse:f:${identity}:${b}`;
-    const [current, previous, existing] = await Promise.all([kv.incrBy(key(bucket), 1, 2 * windowMs), kv.get(key(bucket - 1)), kv.get(`abuse:b:${identity}`)]);
+    const [current, previous, existing] = await Promise.all([
+      kv.incrBy(key(bucket), 1, 2 * windowMs),
+      kv.get(key(bucket - 1)),
+      kv.get(`abuse:b:${identity}`),
+    ]);
     if (existing !== null && Number(existing) > t) {
       // Blocked elsewhere and the announcement was missed (this instance started later).
       remember(identity, Number(existing));

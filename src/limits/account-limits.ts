@@ -38,7 +38,14 @@ export interface AccountLimitsCache {
  * Creates the cache. Entries live `ttlMs` (misses too: an unknown account gets the standard
  * table); a change is published on the KV store, the same way the key cache is invalidated.
  */
-export async function createAccountLimitsCache(deps: { db: Database; kv: KeyValueStore; tables: TierTables; log: Logger; now: () => number; ttlMs: number }): Promise<AccountLimitsCache> {
+export async function createAccountLimitsCache(deps: {
+  db: Database;
+  kv: KeyValueStore;
+  tables: TierTables;
+  log: Logger;
+  now: () => number;
+  ttlMs: number;
+}): Promise<AccountLimitsCache> {
   const cache = new Map<string, { value: AccountLimits; until: number }>();
   const inflight = new Map<string, Promise<AccountLimits>>();
   // Bumped on every invalidation, so a load that raced a change does not cache the old row.
@@ -55,7 +62,11 @@ export async function createAccountLimitsCache(deps: { db: Database; kv: KeyValu
 
   async function load(accountId: string): Promise<AccountLimits> {
     const startedAt = generation;
-    const [row] = await deps.db.select({ tier: accounts.tier, overrides: accounts.rateLimitOverrides }).from(accounts).where(eq(accounts.id, accountId)).limit(1);
+    const [row] = await deps.db
+      .select({ tier: accounts.tier, overrides: accounts.rateLimitOverrides })
+      .from(accounts)
+      .where(eq(accounts.id, accountId))
+      .limit(1);
     const value = settle(accountId, row?.tier ?? 'standard', row?.overrides);
     if (startedAt === generation) {
       if (cache.size > 100_000) cache.clear();

@@ -8,7 +8,9 @@ import { RateLimitOverridesSchema } from './tables';
 export const AccountLimitsBody = T.Object(
   {
     tier: T.Optional(T.Union([T.Literal('standard'), T.Literal('partner')], { description: 'The table of spec 8.1 the account uses' })),
-    overrides: T.Optional(T.Union([RateLimitOverridesSchema, T.Null()], { description: 'Replaces the account overrides; null removes them' })),
+    overrides: T.Optional(
+      T.Union([RateLimitOverridesSchema, T.Null()], { description: 'Replaces the account overrides; null removes them' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -30,16 +32,25 @@ function problemsOf(schema: Parameters<typeof Value.Errors>[0], value: unknown, 
  * ids the catalog does not know. Throws 400 naming each bad field.
  */
 export function parseAccountLimitsChange(body: unknown, isModel: (id: string) => boolean): AccountLimitsChange {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Invalid body parameters: body', [{ path: ['body'], message: 'Expected an object' }]);
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw badRequest('Invalid body parameters: body', [{ path: ['body'], message: 'Expected an object' }]);
   const raw = body as Record<string, unknown>;
   const problems: Problem[] = [];
-  for (const key of Object.keys(raw)) if (key !== 'tier' && key !== 'overrides') problems.push({ path: [key], message: 'Unexpected property' });
-  if (raw.tier !== undefined) problems.push(...problemsOf(AccountLimitsBody.properties.tier, raw.tier, ['tier']).map((p) => ({ ...p, message: 'Expected one of: standard, partner' })));
+  for (const key of Object.keys(raw))
+    if (key !== 'tier' && key !== 'overrides') problems.push({ path: [key], message: 'Unexpected property' });
+  if (raw.tier !== undefined)
+    problems.push(
+      ...problemsOf(AccountLimitsBody.properties.tier, raw.tier, ['tier']).map((p) => ({
+        ...p,
+        message: 'Expected one of: standard, partner',
+      })),
+    );
   if (raw.overrides !== undefined && raw.overrides !== null) {
     problems.push(...problemsOf(RateLimitOverridesSchema, raw.overrides, ['overrides']));
     const models = (raw.overrides as { models?: unknown }).models;
     if (models && typeof models === 'object')
-      for (const id of Object.keys(models)) if (!isModel(id)) problems.push({ path: ['overrides', 'models', id], message: 'Unknown model id' });
+      for (const id of Object.keys(models))
+        if (!isModel(id)) problems.push({ path: ['overrides', 'models', id], message: 'Unknown model id' });
   }
   if (problems.length) {
     const fields = [...new Set(problems.map((p) => p.path.join('.')))];

@@ -10,7 +10,11 @@ export const RateLimitsConfigSchema = T.Object(
   {
     standard: T.Optional(LimitTablePatchSchema),
     partner: T.Optional(LimitTablePatchSchema),
-    apiRpm: T.Integer({ minimum: 0, default: 600, description: 'Requests per minute per account on authenticated routes not bound to a model (keys, billing, characters, ...)' }),
+    apiRpm: T.Integer({
+      minimum: 0,
+      default: 600,
+      description: 'Requests per minute per account on authenticated routes not bound to a model (keys, billing, characters, ...)',
+    }),
     logFlushMs: T.Integer({ minimum: 10, default: 1_000, description: 'How often refusals are written to rate_limit_logs' }),
     accountCacheMs: T.Integer({ minimum: 0, default: 30_000, description: 'How long an account tier and overrides are cached in process' }),
   },

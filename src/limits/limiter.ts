@@ -28,19 +28,40 @@ export async function createRateLimiter(
 ): Promise<RateLimiter> {
   const config = parseRateLimitsConfig(deps.config.rateLimits);
   const tables = tierTables(config);
-  const store = opts.store ?? (deps.kv.redis ? createRedisLimitStore(deps.kv.redis, deps.kv.prefix) : createMemoryLimitStore({ now: deps.now }));
-  const accounts = await createAccountLimitsCache({ db: deps.storage.db, kv: deps.kv, tables, log: deps.log, now: deps.now, ttlMs: config.accountCacheMs });
+  const store =
+    opts.store ?? (deps.kv.redis ? createRedisLimitStore(deps.kv.redis, deps.kv.prefix) : createMemoryLimitStore({ now: deps.now }));
+  const accounts = await createAccountLimitsCache({
+    db: deps.storage.db,
+    kv: deps.kv,
+    tables,
+    log: deps.log,
+    now: deps.now,
+    ttlMs: config.accountCacheMs,
+  });
   const log = createRefusalLog({ db: deps.storage.db, now: deps.now, log: deps.log, flushMs: config.logFlushMs });
 
-  async function admit(caller: Caller, model: ModelEntry, video: VideoOperation, reservedTokens: number, requestId: string): Promise<RateLimitAdmission> {
+  async function admit(
+    caller: Caller,
+    model: ModelEntry,
+    video: VideoOperation,
+    reservedTokens: number,
+    requestId: string,
+  ): Promise<RateLimitAdmission> {
     const account = await accounts.get(caller.accountId);
     const limits = modelLimits(account.table, account.models, model, video);
     const reserve = limits.tpm === null || !(reservedTokens > 0) ? 0 : Math.ceil(reservedTokens);
-    const key = video === 'retrieve' && model.type === 'video' ? `${caller.accountId}:${model.id}:retrieve` : `${caller.accountId}:${model.id}`;
+    const key =
+      video === 'retrieve' && model.type === 'video' ? `${caller.accountId}:${model.id}:retrieve` : `${caller.accountId}:${model.id}`;
     const result = await store.admit(key, limits.rpm, limits.tpm === null ? null : { limit: limits.tpm, reserve });
     const headers = rateLimitHeaders(limits, result);
     if (result.refused) {
-      log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: model.id, tier: account.tier, type: result.refused });
+      log.record({
+        accountId: caller.accountId,
+        apiKeyId: caller.apiKey?.id ?? null,
+        modelId: model.id,
+        tier: account.tier,
+        type: result.refused,
+      });
       deps.log.debug('rate limit refused', { requestId, model: model.id, type: result.refused });
       throw tooManyRequests('Rate limit exceeded', headers);
     }
@@ -63,7 +84,13 @@ export async function createRateLimiter(
     const headers = rateLimitHeaders(routeLimits, result);
     if (!result.refused) return headers;
     const account = await accounts.get(caller.accountId);
-    log.record({ accountId: caller.accountId, apiKeyId: caller.apiKey?.id ?? null, modelId: endpointId(path), tier: account.tier, type: 'RPM' });
+    log.record({
+      accountId: caller.accountId,
+      apiKeyId: caller.apiKey?.id ?? null,
+      modelId: endpointId(path),
+      tier: account.tier,
+      type: 'RPM',
+    });
     deps.log.debug('rate limit refused', { requestId, path });
     throw tooManyRequests('Rate limit exceeded', headers);
   }

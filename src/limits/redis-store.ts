@@ -65,7 +65,9 @@ export function createRedisLimitStore(client: RedisClient, prefix: string, opts:
       const limiter = requestsLimiter(rpm);
       const [req, tok] = await Promise.all([
         limiter.limit(key),
-        tokens ? (runScript(client, RESERVE_TOKENS, [tokenKey], [tokens.limit, tokens.reserve, windowMs + 1_000]) as Promise<[number, number]>) : null,
+        tokens
+          ? (runScript(client, RESERVE_TOKENS, [tokenKey], [tokens.limit, tokens.reserve, windowMs + 1_000]) as Promise<[number, number]>)
+          : null,
       ]);
       const tokensOk = tok === null || tok[0] === 1;
       let requests = rpm - req.remaining;

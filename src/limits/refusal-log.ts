@@ -88,7 +88,13 @@ export function createRefusalLog(deps: { db: Database; now: () => number; log: L
         .where(eq(rateLimitLogs.accountId, accountId))
         .orderBy(desc(rateLimitLogs.createdAt), desc(rateLimitLogs.id))
         .limit(limit);
-      return rows.map((r) => ({ apiKeyId: r.apiKeyId, modelId: r.modelId, rateLimitTier: r.tier, rateLimitType: r.type, timestamp: r.createdAt.toISOString() }));
+      return rows.map((r) => ({
+        apiKeyId: r.apiKeyId,
+        modelId: r.modelId,
+        rateLimitTier: r.tier,
+        rateLimitType: r.type,
+        timestamp: r.createdAt.toISOString(),
+      }));
     },
     async close() {
       clearInterval(timer);

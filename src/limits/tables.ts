@@ -11,7 +11,12 @@ const TierLimits = T.Object(
 /** Part of a limit table (spec 8.1): what a config section or an account override may set. */
 export const LimitTablePatchSchema = T.Object(
   {
-    text: T.Optional(T.Object({ XS: T.Optional(TierLimits), S: T.Optional(TierLimits), M: T.Optional(TierLimits), L: T.Optional(TierLimits) }, { additionalProperties: false })),
+    text: T.Optional(
+      T.Object(
+        { XS: T.Optional(TierLimits), S: T.Optional(TierLimits), M: T.Optional(TierLimits), L: T.Optional(TierLimits) },
+        { additionalProperties: false },
+      ),
+    ),
     image: T.Optional(Count),
     audio: T.Optional(Count),
     embedding: T.Optional(Count),
@@ -27,7 +32,9 @@ export type LimitTablePatch = Static<typeof LimitTablePatchSchema>;
 export const RateLimitOverridesSchema = T.Object(
   {
     ...LimitTablePatchSchema.properties,
-    models: T.Optional(T.Record(T.String({ minLength: 1 }), TierLimits, { description: 'Model id -> limits; wins over the type and tier values' })),
+    models: T.Optional(
+      T.Record(T.String({ minLength: 1 }), TierLimits, { description: 'Model id -> limits; wins over the type and tier values' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -100,7 +107,12 @@ export interface ModelLimits {
 }
 
 /** The limits a table (plus per-model overrides) sets for `model`. */
-export function modelLimits(table: LimitTable, perModel: RateLimitOverrides['models'], model: ModelEntry, video: VideoOperation = 'queue'): ModelLimits {
+export function modelLimits(
+  table: LimitTable,
+  perModel: RateLimitOverrides['models'],
+  model: ModelEntry,
+  video: VideoOperation = 'queue',
+): ModelLimits {
   const own = perModel?.[model.id];
   let base: ModelLimits;
   switch (model.type) {

@@ -71,7 +71,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * window there is a known residual risk.
  */
 async function checkUrl(url: URL, o: GuardOptions, signal: AbortSignal): Promise<{ target: string; host?: string }> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('protocol', `Only http and https URLs are fetched (got ${url.protocol})`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UrlRefused('protocol', `Only http and https URLs are fetched (got ${url.protocol})`);
   if (o.allowPrivate) return { target: url.href };
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   let addresses: string[];
@@ -145,7 +146,11 @@ export async function guardedFetch(input: string, o: GuardOptions): Promise<Fetc
   try {
     for (let hop = 0; ; hop++) {
       const { target, host } = await checkUrl(url, o, signal);
-      const headers: Record<string, string> = { 'user-agent': 'svc-scraper/1.0', accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5', ...o.headers };
+      const headers: Record<string, string> = {
+        'user-agent': 'svc-scraper/1.0',
+        accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5',
+        ...o.headers,
+      };
       if (host) headers.host = host;
       const res = await doFetch(target, { redirect: 'manual', signal, headers });
       if (REDIRECTS.has(res.status)) {

@@ -63,7 +63,13 @@ export interface ChatCompletion {
   model: string;
   choices: {
     index: number;
-    message: { role: 'assistant'; content: string | null; reasoning_content?: string | null; tool_calls?: unknown[]; [field: string]: unknown };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: unknown[];
+      [field: string]: unknown;
+    };
     finish_reason: string | null;
     logprobs: unknown;
     [field: string]: unknown;
@@ -128,8 +134,7 @@ export interface ChunkTransformer {
 /** What a provider returns for a chat call. */
 export type ProviderChatResult =
   /** Upstream SSE bytes (already `data: {chunk}\n\n` framed), passed on untouched when no plugin transforms. */
-  | { kind: 'stream'; body: ReadableStream<Uint8Array>; replica: string }
-  | { kind: 'json'; body: ChatCompletion; replica: string };
+  { kind: 'stream'; body: ReadableStream<Uint8Array>; replica: string } | { kind: 'json'; body: ChatCompletion; replica: string };
 
 /**
  * A provider turns a normalized request into an upstream call (DESIGN "Provider").

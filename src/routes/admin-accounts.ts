@@ -18,7 +18,9 @@ const MAX_CREDIT_MICROS = 1_000_000_000 * MICROS;
 const Params = t.Object({ accountId: t.String({ description: 'Account id (UUID)' }) });
 const CreditBody = t.Object({
   currency: t.Union([t.Literal('USD'), t.Literal('DIEM'), t.Literal('VCU'), t.Literal('BUNDLED_CREDITS'), t.Literal('USDC')]),
-  amount: t.Union([t.String({ maxLength: 32 }), t.Number()], { description: 'Whole units, > 0, at most 6 decimals: "12.50" (exact) or 12.5' }),
+  amount: t.Union([t.String({ maxLength: 32 }), t.Number()], {
+    description: 'Whole units, > 0, at most 6 decimals: "12.50" (exact) or 12.5',
+  }),
   notes: t.Optional(t.String({ maxLength: 500 })),
   idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'A retried credit with the same key is applied once' })),
 });
@@ -46,9 +48,15 @@ const AccountResult = t.Object({
 /** The credit amount in micro-units; 400 naming `amount` unless it is an exact positive decimal. */
 function creditMicros(amount: string | number): number {
   const text = typeof amount === 'number' ? (Number.isFinite(amount) ? String(amount) : '') : amount.trim();
-  if (!AMOUNT.test(text)) throw badRequest('Invalid request parameters: amount', [{ path: ['amount'], message: 'Expected a positive decimal with at most 6 decimals' }]);
+  if (!AMOUNT.test(text))
+    throw badRequest('Invalid request parameters: amount', [
+      { path: ['amount'], message: 'Expected a positive decimal with at most 6 decimals' },
+    ]);
   const micros = toMicros(text);
-  if (micros <= 0 || micros > MAX_CREDIT_MICROS) throw badRequest('Invalid request parameters: amount', [{ path: ['amount'], message: 'Expected an amount above 0 and at most 1000000000' }]);
+  if (micros <= 0 || micros > MAX_CREDIT_MICROS)
+    throw badRequest('Invalid request parameters: amount', [
+      { path: ['amount'], message: 'Expected an amount above 0 and at most 1000000000' },
+    ]);
   return micros;
 }
 
@@ -60,38 +68,67 @@ export function adminAccountRoutes(deps: AppDeps, auth: AuthGate) {
   const db = deps.storage.db;
 
   async function accountRow(accountId: string) {
-    if (!UUID.test(accountId)) throw badRequest('Invalid request parameters: accountId', [{ path: ['accountId'], message: 'Invalid uuid' }]);
+    if (!UUID.test(accountId))
+      throw badRequest('Invalid request parameters: accountId', [{ path: ['accountId'], message: 'Invalid uuid' }]);
     const [row] = await db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
     if (!row) throw notFound('Account not found');
     return row;
   }
-  const numbers = (held: Partial<Record<Currency, number>>) => Object.fromEntries(Object.entries(held).map(([c, m]) => [c, microsToNumber(m ?? 0)]));
+  const numbers = (held: Partial<Record<Currency, number>>) =>
+    Object.fromEntries(Object.entries(held).map(([c, m]) => [c, microsToNumber(m ?? 0)]));
 
   return new Elysia({ name: 'svc.routes.admin-accounts' })
     .use(auth)
-    .post('/admin/accounts/:accountId/credits', async function creditAccountByOperator({ params, body }) {
-      const micros = creditMicros(body.amount);
-      const account = await accountRow(params.accountId);
-      // Namespaced by account, so one key reused for two accounts credits both.
-      const requestId = `operator-credit:${account.id}:${body.idempotencyKey ?? randomUUID()}`;
-      const applied = await deps.meter.credit({ accountId: account.id, currency: body.currency, amountMicros: micros, requestId, sku: 'operator-credit', notes: body.notes, kind: 'CREDIT' });
-      const balance = (await deps.meter.balances(account.id))[body.currency] ?? 0;
-      return { success: true as const, data: { accountId: account.id, currency: body.currency, amount: microsToNumber(micros), applied, balance: microsToNumber(balance) } };
-    }, {
-      auth: 'OPERATOR',
-      params: Params,
-      body: CreditBody,
-      response: { 200: CreditResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
-      detail: { operationId: 'creditAccount', summary: "Credit an account (ADMIN key of the operator's account)", tags },
-    })
-    .get('/admin/accounts/:accountId', async function getAccountByOperator({ params }) {
-      const row = await accountRow(params.accountId);
-      const balances = numbers(await deps.meter.balances(row.id));
-      return { data: { id: row.id, kind: row.kind, tier: row.tier, operator: row.operator, createdAt: row.createdAt.toISOString(), balances } };
-    }, {
-      auth: 'OPERATOR',
-      params: Params,
-      response: { 200: AccountResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
-      detail: { operationId: 'getAccount', summary: "An account and its live balances (ADMIN key of the operator's account)", tags },
-    });
+    .post(
+      '/admin/accounts/:accountId/credits',
+      async function creditAccountByOperator({ params, body }) {
+        const micros = creditMicros(body.amount);
+        const account = await accountRow(params.accountId);
+        // Namespaced by account, so one key reused for two accounts credits both.
+        const requestId = `operator-credit:${account.id}:${body.idempotencyKey ?? randomUUID()}`;
+        const applied = await deps.meter.credit({
+          accountId: account.id,
+          currency: body.currency,
+          amountMicros: micros,
+          requestId,
+          sku: 'operator-credit',
+          notes: body.notes,
+          kind: 'CREDIT',
+        });
+        const balance = (await deps.meter.balances(account.id))[body.currency] ?? 0;
+        return {
+          success: true as const,
+          data: {
+            accountId: account.id,
+            currency: body.currency,
+            amount: microsToNumber(micros),
+            applied,
+            balance: microsToNumber(balance),
+          },
+        };
+      },
+      {
+        auth: 'OPERATOR',
+        params: Params,
+        body: CreditBody,
+        response: { 200: CreditResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        detail: { operationId: 'creditAccount', summary: "Credit an account (ADMIN key of the operator's account)", tags },
+      },
+    )
+    .get(
+      '/admin/accounts/:accountId',
+      async function getAccountByOperator({ params }) {
+        const row = await accountRow(params.accountId);
+        const balances = numbers(await deps.meter.balances(row.id));
+        return {
+          data: { id: row.id, kind: row.kind, tier: row.tier, operator: row.operator, createdAt: row.createdAt.toISOString(), balances },
+        };
+      },
+      {
+        auth: 'OPERATOR',
+        params: Params,
+        response: { 200: AccountResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        detail: { operationId: 'getAccount', summary: "An account and its live balances (ADMIN key of the operator's account)", tags },
+      },
+    );
 }

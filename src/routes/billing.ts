@@ -14,7 +14,8 @@ import type { Caller } from '../http/request-context';
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 const errors = { 400: ErrorBody, 401: ErrorBody, 500: ErrorBody };
 const tags = ['Billing'];
-const DEPRECATION_MESSAGE = 'This endpoint is deprecated and will be removed in a future release. Use GET /api/v1/billing/usage-history instead, which provides the same data with keyset pagination.';
+const DEPRECATION_MESSAGE =
+  'This endpoint is deprecated and will be removed in a future release. Use GET /api/v1/billing/usage-history instead, which provides the same data with keyset pagination.';
 const CURSOR_ERROR = 'Invalid or expired cursor; restart from the first page';
 const CURSOR_TTL_SECONDS = 24 * 3600;
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -25,7 +26,9 @@ const UsageQuery = t.Object({
   endDate: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date or date-time, exclusive' })),
   limit: t.Optional(t.Integer({ default: 200, description: 'Entries per page, 0 < limit <= 500; default 200' })),
   page: t.Optional(t.Integer({ default: 1, description: 'Page number, > 0; default 1' })),
-  sortOrder: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')], { default: 'desc', description: 'Order of createdAt; default desc' })),
+  sortOrder: t.Optional(
+    t.Union([t.Literal('asc'), t.Literal('desc')], { default: 'desc', description: 'Order of createdAt; default desc' }),
+  ),
 });
 const UsageList = t.Object({
   warningMessage: t.String(),
@@ -39,13 +42,21 @@ const HistoryQuery = t.Object({
   endTimestamp: t.Optional(t.String({ maxLength: 40, description: 'ISO 8601 date-time, exclusive' })),
   currency: t.Optional(HistoryCurrency),
   pageSize: t.Optional(t.Integer({ default: 1000, description: 'Entries per page, 10..1000; default 1000' })),
-  cursor: t.Optional(t.String({ maxLength: 512, pattern: '^[A-Za-z0-9_-]+$', description: 'nextCursor of the previous page; a continuation sends only this' })),
+  cursor: t.Optional(
+    t.String({
+      maxLength: 512,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'nextCursor of the previous page; a continuation sends only this',
+    }),
+  ),
 });
 const HistoryPage = t.Object({ data: t.Array(UsageEntry, { maxItems: 1000 }), nextCursor: t.Union([t.String(), t.Null()]) });
 
 const Balance = t.Object({
   canConsume: t.Boolean(),
-  consumptionCurrency: t.Union([t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS'), t.Literal('USD'), t.Literal('USDC'), t.Null()], { description: 'What the next request is paid in; USDC for wallet callers' }),
+  consumptionCurrency: t.Union([t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS'), t.Literal('USD'), t.Literal('USDC'), t.Null()], {
+    description: 'What the next request is paid in; USDC for wallet callers',
+  }),
   balances: t.Object({
     diem: t.Union([t.Number(), t.Null()]),
     usd: t.Union([t.Number(), t.Null()]),
@@ -110,103 +121,152 @@ export function billingRoutes(deps: AppDeps, auth: AuthGate) {
 
   return new Elysia({ name: 'svc.routes.billing' })
     .use(auth)
-    .get('/billing/usage', async function getBillingUsage({ svc, query, request, set }) {
-      const limit = bounded('limit', query.limit, 200, 1, 500);
-      const page = bounded('page', query.page, 1, 1, Number.MAX_SAFE_INTEGER);
-      const start = isoDate('startDate', query.startDate);
-      const end = isoDate('endDate', query.endDate);
-      ordered('startDate', start, end);
-      // Charges reach the ledger in batches: write them so a caller reads its own requests.
-      await deps.meter.flush();
-      const filter: UsageFilter = { accountId: accountOf(svc.caller).accountId, currency: query.currency, start, end };
-      const offset = (page - 1) * limit;
-      const { rows, total } = offset > Number.MAX_SAFE_INTEGER / 2 ? { rows: [], total: 0 } : await usagePage(db, filter, { limit, offset, order: query.sortOrder ?? 'desc' });
-      const totalPages = Math.ceil(total / limit);
-      Object.assign(set.headers, { 'x-pagination-limit': String(limit), 'x-pagination-page': String(page), 'x-pagination-total': String(total), 'x-pagination-total-pages': String(totalPages) });
-      if (wantsCsv(request.headers.get('accept'))) return csvResponse(usageCsv(rows), 'billing_usage.csv', set.headers as Record<string, string>);
-      return { warningMessage: DEPRECATION_MESSAGE, data: rows.map(usageEntry), pagination: { limit, page, total, totalPages } };
-    }, {
-      auth: 'ADMIN',
-      // Before validation and auth, so errors carry the deprecation headers too.
-      transform: function announceDeprecation({ set }) {
-        set.headers.deprecation = '@1783555200';
-        set.headers.link = `<${successor}>; rel="successor-version"`;
+    .get(
+      '/billing/usage',
+      async function getBillingUsage({ svc, query, request, set }) {
+        const limit = bounded('limit', query.limit, 200, 1, 500);
+        const page = bounded('page', query.page, 1, 1, Number.MAX_SAFE_INTEGER);
+        const start = isoDate('startDate', query.startDate);
+        const end = isoDate('endDate', query.endDate);
+        ordered('startDate', start, end);
+        // Charges reach the ledger in batches: write them so a caller reads its own requests.
+        await deps.meter.flush();
+        const filter: UsageFilter = { accountId: accountOf(svc.caller).accountId, currency: query.currency, start, end };
+        const offset = (page - 1) * limit;
+        const { rows, total } =
+          offset > Number.MAX_SAFE_INTEGER / 2
+            ? { rows: [], total: 0 }
+            : await usagePage(db, filter, { limit, offset, order: query.sortOrder ?? 'desc' });
+        const totalPages = Math.ceil(total / limit);
+        Object.assign(set.headers, {
+          'x-pagination-limit': String(limit),
+          'x-pagination-page': String(page),
+          'x-pagination-total': String(total),
+          'x-pagination-total-pages': String(totalPages),
+        });
+        if (wantsCsv(request.headers.get('accept')))
+          return csvResponse(usageCsv(rows), 'billing_usage.csv', set.headers as Record<string, string>);
+        return { warningMessage: DEPRECATION_MESSAGE, data: rows.map(usageEntry), pagination: { limit, page, total, totalPages } };
       },
-      query: UsageQuery,
-      response: { 200: UsageList, ...errors },
-      detail: { operationId: 'getBillingUsage', deprecated: true, summary: 'Billing usage (deprecated: use usage-history). Accept: application/json or text/csv', tags },
-    })
-    .get('/billing/usage-history', async function getBillingUsageHistory({ svc, query, request, set }) {
-      const accountId = accountOf(svc.caller).accountId;
-      const names = [...new URL(request.url).searchParams.keys()];
-      const unknown = names.find((n) => !HISTORY_PARAMS.has(n));
-      if (unknown) throw field(unknown, 'Unknown parameter');
-      let filter: UsageFilter;
-      let pageSize: number;
-      let after: { ts: string; id: number } | null = null;
-      if (query.cursor !== undefined) {
-        const extra = names.find((n) => n !== 'cursor');
-        if (extra) throw badRequest(CURSOR_ERROR, [{ path: [extra], message: 'A continuation sends only cursor' }]);
-        const c = decodeCursor(await cursorSecret(), query.cursor, Math.floor(deps.now() / 1000));
-        if (!c || c.accountId !== accountId) throw badRequest(CURSOR_ERROR, [{ path: ['cursor'], message: 'Invalid or expired cursor' }]);
-        filter = { accountId, currency: c.currency ?? undefined, start: c.start ? new Date(c.start) : undefined, end: c.end ? new Date(c.end) : undefined };
-        pageSize = c.pageSize;
-        after = { ts: c.ts, id: c.id };
-      } else {
-        pageSize = bounded('pageSize', query.pageSize, 1000, 10, 1000);
-        const start = isoDate('startTimestamp', query.startTimestamp);
-        const end = isoDate('endTimestamp', query.endTimestamp);
-        ordered('startTimestamp', start, end);
-        filter = { accountId, currency: query.currency, start, end };
-      }
-      await deps.meter.flush();
-      const rows = await usageAfter(db, filter, after, pageSize + 1);
-      const page = rows.slice(0, pageSize);
-      const last = page[page.length - 1];
-      const nextCursor =
-        rows.length > pageSize && last
-          ? encodeCursor(await cursorSecret(), {
-              accountId,
-              start: filter.start?.toISOString() ?? null,
-              end: filter.end?.toISOString() ?? null,
-              currency: filter.currency ?? null,
-              pageSize,
-              ts: last.ts,
-              id: last.id,
-              exp: Math.floor(deps.now() / 1000) + CURSOR_TTL_SECONDS,
-            })
-          : null;
-      if (wantsCsv(request.headers.get('accept'))) {
-        if (nextCursor) set.headers['x-next-cursor'] = nextCursor;
-        return csvResponse(usageCsv(page), historyFilename(deps.now()), set.headers as Record<string, string>);
-      }
-      return { data: page.map(usageEntry), nextCursor };
-    }, {
-      auth: 'ADMIN',
-      query: HistoryQuery,
-      response: { 200: HistoryPage, ...errors },
-      detail: { operationId: 'getBillingUsageHistory', summary: 'Billing usage with keyset pagination, oldest first. Accept: application/json or text/csv (next cursor in x-next-cursor)', tags },
-    })
-    .get('/billing/balance', async function getBillingBalance({ svc }) {
-      const caller = accountOf(svc.caller);
-      const held = await deps.meter.balances(caller.accountId);
-      const amount = (c: Currency) => held[c] ?? 0;
-      if (caller.via === 'wallet') {
-        const usdc = amount('USDC');
-        return { canConsume: usdc > 0, consumptionCurrency: usdc > 0 ? ('USDC' as const) : null, balances: { diem: null, usd: null, usdc: microsToNumber(usdc) }, diemEpochAllocation: 0 };
-      }
-      // The order the meter pays in: DIEM, then bundled credits, then USD.
-      const payer = (['DIEM', 'BUNDLED_CREDITS', 'USD'] as const).find((c) => amount(c) > 0) ?? null;
-      const bundled = amount('BUNDLED_CREDITS');
-      return {
-        canConsume: payer !== null,
-        consumptionCurrency: payer,
-        balances: { diem: microsToNumber(amount('DIEM')), usd: microsToNumber(amount('USD')), ...(bundled ? { bundledCredits: microsToNumber(bundled) } : {}) },
-        diemEpochAllocation: 0,
-      };
-    }, {
-      auth: 'INFERENCE',
-      response: { 200: Balance, 401: ErrorBody, 500: ErrorBody },
-      detail: { operationId: 'getBillingBalance', summary: 'Balances and the currency the next request is paid in (any key or wallet)', tags },
-    });
+      {
+        auth: 'ADMIN',
+        // Before validation and auth, so errors carry the deprecation headers too.
+        transform: function announceDeprecation({ set }) {
+          set.headers.deprecation = '@1783555200';
+          set.headers.link = `<${successor}>; rel="successor-version"`;
+        },
+        query: UsageQuery,
+        response: { 200: UsageList, ...errors },
+        detail: {
+          operationId: 'getBillingUsage',
+          deprecated: true,
+          summary: 'Billing usage (deprecated: use usage-history). Accept: application/json or text/csv',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/billing/usage-history',
+      async function getBillingUsageHistory({ svc, query, request, set }) {
+        const accountId = accountOf(svc.caller).accountId;
+        const names = [...new URL(request.url).searchParams.keys()];
+        const unknown = names.find((n) => !HISTORY_PARAMS.has(n));
+        if (unknown) throw field(unknown, 'Unknown parameter');
+        let filter: UsageFilter;
+        let pageSize: number;
+        let after: { ts: string; id: number } | null = null;
+        if (query.cursor !== undefined) {
+          const extra = names.find((n) => n !== 'cursor');
+          if (extra) throw badRequest(CURSOR_ERROR, [{ path: [extra], message: 'A continuation sends only cursor' }]);
+          const c = decodeCursor(await cursorSecret(), query.cursor, Math.floor(deps.now() / 1000));
+          if (!c || c.accountId !== accountId) throw badRequest(CURSOR_ERROR, [{ path: ['cursor'], message: 'Invalid or expired cursor' }]);
+          filter = {
+            accountId,
+            currency: c.currency ?? undefined,
+            start: c.start ? new Date(c.start) : undefined,
+            end: c.end ? new Date(c.end) : undefined,
+          };
+          pageSize = c.pageSize;
+          after = { ts: c.ts, id: c.id };
+        } else {
+          pageSize = bounded('pageSize', query.pageSize, 1000, 10, 1000);
+          const start = isoDate('startTimestamp', query.startTimestamp);
+          const end = isoDate('endTimestamp', query.endTimestamp);
+          ordered('startTimestamp', start, end);
+          filter = { accountId, currency: query.currency, start, end };
+        }
+        await deps.meter.flush();
+        const rows = await usageAfter(db, filter, after, pageSize + 1);
+        const page = rows.slice(0, pageSize);
+        const last = page[page.length - 1];
+        const nextCursor =
+          rows.length > pageSize && last
+            ? encodeCursor(await cursorSecret(), {
+                accountId,
+                start: filter.start?.toISOString() ?? null,
+                end: filter.end?.toISOString() ?? null,
+                currency: filter.currency ?? null,
+                pageSize,
+                ts: last.ts,
+                id: last.id,
+                exp: Math.floor(deps.now() / 1000) + CURSOR_TTL_SECONDS,
+              })
+            : null;
+        if (wantsCsv(request.headers.get('accept'))) {
+          if (nextCursor) set.headers['x-next-cursor'] = nextCursor;
+          return csvResponse(usageCsv(page), historyFilename(deps.now()), set.headers as Record<string, string>);
+        }
+        return { data: page.map(usageEntry), nextCursor };
+      },
+      {
+        auth: 'ADMIN',
+        query: HistoryQuery,
+        response: { 200: HistoryPage, ...errors },
+        detail: {
+          operationId: 'getBillingUsageHistory',
+          summary:
+            'Billing usage with keyset pagination, oldest first. Accept: application/json or text/csv (next cursor in x-next-cursor)',
+          tags,
+        },
+      },
+    )
+    .get(
+      '/billing/balance',
+      async function getBillingBalance({ svc }) {
+        const caller = accountOf(svc.caller);
+        const held = await deps.meter.balances(caller.accountId);
+        const amount = (c: Currency) => held[c] ?? 0;
+        if (caller.via === 'wallet') {
+          const usdc = amount('USDC');
+          return {
+            canConsume: usdc > 0,
+            consumptionCurrency: usdc > 0 ? ('USDC' as const) : null,
+            balances: { diem: null, usd: null, usdc: microsToNumber(usdc) },
+            diemEpochAllocation: 0,
+          };
+        }
+        // The order the meter pays in: DIEM, then bundled credits, then USD.
+        const payer = (['DIEM', 'BUNDLED_CREDITS', 'USD'] as const).find((c) => amount(c) > 0) ?? null;
+        const bundled = amount('BUNDLED_CREDITS');
+        return {
+          canConsume: payer !== null,
+          consumptionCurrency: payer,
+          balances: {
+            diem: microsToNumber(amount('DIEM')),
+            usd: microsToNumber(amount('USD')),
+            ...(bundled ? { bundledCredits: microsToNumber(bundled) } : {}),
+          },
+          diemEpochAllocation: 0,
+        };
+      },
+      {
+        auth: 'INFERENCE',
+        response: { 200: Balance, 401: ErrorBody, 500: ErrorBody },
+        detail: {
+          operationId: 'getBillingBalance',
+          summary: 'Balances and the currency the next request is paid in (any key or wallet)',
+          tags,
+        },
+      },
+    );
 }

@@ -18,7 +18,13 @@ const Character = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
   shareUrl: t.Union([t.String(), t.Null()]),
   photoUrl: t.Union([t.String(), t.Null()]),
-  stats: t.Object({ averageRating: t.Number(), imports: t.Integer(), ratingCount: t.Integer(), ratingSum: t.Integer(), userRating: t.Union([t.Integer(), t.Null()]) }),
+  stats: t.Object({
+    averageRating: t.Number(),
+    imports: t.Integer(),
+    ratingCount: t.Integer(),
+    ratingSum: t.Integer(),
+    userRating: t.Union([t.Integer(), t.Null()]),
+  }),
   tags: t.Array(t.String()),
   modelId: t.String(),
 });
@@ -38,7 +44,12 @@ const Review = t.Object({
 const ReviewList = t.Object({
   data: t.Array(Review),
   object: t.Literal('list'),
-  pagination: t.Object({ page: t.Integer({ minimum: 1 }), pageSize: t.Integer({ minimum: 1 }), total: t.Integer({ minimum: 0 }), totalPages: t.Integer({ minimum: 0 }) }),
+  pagination: t.Object({
+    page: t.Integer({ minimum: 1 }),
+    pageSize: t.Integer({ minimum: 1 }),
+    total: t.Integer({ minimum: 0 }),
+    totalPages: t.Integer({ minimum: 0 }),
+  }),
   summary: t.Object({ averageRating: t.Number(), totalReviews: t.Integer({ minimum: 0 }) }),
 });
 
@@ -51,7 +62,12 @@ const ListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 200 })),
   isAdult: t.Optional(Bool),
   isWebEnabled: t.Optional(Bool),
-  tags: t.Optional(t.Array(t.String({ maxLength: 50 }), { maxItems: 20, description: 'Characters having all these tags (repeat the parameter or comma-separate)' })),
+  tags: t.Optional(
+    t.Array(t.String({ maxLength: 50 }), {
+      maxItems: 20,
+      description: 'Characters having all these tags (repeat the parameter or comma-separate)',
+    }),
+  ),
   modelId: t.Optional(t.Array(t.String({ maxLength: 200 }), { maxItems: 20, description: 'Characters of any of these models' })),
   sortBy: t.Optional(t.Union(['featured', 'highestRating', 'mostRecent', 'ratingCount', 'imports'].map((v) => t.Literal(v)))),
   sortOrder: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
@@ -64,8 +80,12 @@ const SlugParams = t.Object({ slug: t.String({ minLength: 1 }) });
 /** A query integer within bounds, or its default; 400 DetailedError naming the field otherwise. */
 function bounded(name: string, value: number | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (value < min) throw badRequest(`Invalid request parameters: ${name}`, [{ path: [name], message: `Expected integer to be greater or equal to ${min}` }]);
-  if (value > max) throw badRequest(`Invalid request parameters: ${name}`, [{ path: [name], message: `Expected integer to be less or equal to ${max}` }]);
+  if (value < min)
+    throw badRequest(`Invalid request parameters: ${name}`, [
+      { path: [name], message: `Expected integer to be greater or equal to ${min}` },
+    ]);
+  if (value > max)
+    throw badRequest(`Invalid request parameters: ${name}`, [{ path: [name], message: `Expected integer to be less or equal to ${max}` }]);
   return value;
 }
 const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
@@ -89,10 +109,21 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
     .get(
       '/characters',
       async function listCharacters({ query, svc }) {
-        const q = { ...query, limit: bounded('limit', query.limit, 50, 1, 100), offset: bounded('offset', query.offset, 0, 0), isAdult: flag(query.isAdult), isWebEnabled: flag(query.isWebEnabled) };
+        const q = {
+          ...query,
+          limit: bounded('limit', query.limit, 50, 1, 100),
+          offset: bounded('offset', query.offset, 0, 0),
+          isAdult: flag(query.isAdult),
+          isWebEnabled: flag(query.isWebEnabled),
+        };
         return { object: 'list' as const, data: await (await store()).list(q, accountOf(svc.caller)) };
       },
-      { auth: 'INFERENCE', query: ListQuery, response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(Character) }) }, detail: { operationId: 'listCharacters', summary: 'List characters', tags } },
+      {
+        auth: 'INFERENCE',
+        query: ListQuery,
+        response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(Character) }) },
+        detail: { operationId: 'listCharacters', summary: 'List characters', tags },
+      },
     )
     .get(
       '/characters/:slug',
@@ -101,7 +132,12 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         if (!data) throw characterNotFound();
         return { object: 'character' as const, data };
       },
-      { auth: 'INFERENCE', params: SlugParams, response: { 200: t.Object({ object: t.Literal('character'), data: Character }) }, detail: { operationId: 'getCharacterBySlug', summary: 'Get a character by slug', tags } },
+      {
+        auth: 'INFERENCE',
+        params: SlugParams,
+        response: { 200: t.Object({ object: t.Literal('character'), data: Character }) },
+        detail: { operationId: 'getCharacterBySlug', summary: 'Get a character by slug', tags },
+      },
     )
     .get(
       '/characters/:slug/reviews',
@@ -115,7 +151,12 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         set.headers['x-pagination-page'] = String(page);
         set.headers['x-pagination-total'] = String(found.total);
         set.headers['x-pagination-total-pages'] = String(totalPages);
-        return { data: found.data, object: 'list' as const, pagination: { page, pageSize, total: found.total, totalPages }, summary: found.summary };
+        return {
+          data: found.data,
+          object: 'list' as const,
+          pagination: { page, pageSize, total: found.total, totalPages },
+          summary: found.summary,
+        };
       },
       {
         auth: 'INFERENCE',
@@ -130,7 +171,12 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
       async function createCharacter({ body }) {
         return { object: 'character' as const, data: await (await store()).create(body) };
       },
-      { auth: 'ADMIN', body: CharacterInput, response: { 200: t.Object({ object: t.Literal('character'), data: Character }) }, detail: { operationId: 'createCharacter', summary: 'Add a character (ADMIN)', tags } },
+      {
+        auth: 'ADMIN',
+        body: CharacterInput,
+        response: { 200: t.Object({ object: t.Literal('character'), data: Character }) },
+        detail: { operationId: 'createCharacter', summary: 'Add a character (ADMIN)', tags },
+      },
     )
     .post(
       '/characters/:slug/reviews',

@@ -10,13 +10,18 @@ import type { RequestPlugin } from '../pipeline/types';
 
 const error = (description: string) => ({
   description,
-  content: { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, details: { type: 'object' } } } } },
+  content: {
+    'application/json': {
+      schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, details: { type: 'object' } } },
+    },
+  },
 });
 
 // Documentation only: responses are not validated on the hot path.
 const RESPONSES = {
   200: {
-    description: 'A chat.completion (JSON) with `cost` and the `svc_parameters` echo, or an SSE stream of chat.completion.chunk events ending with `data: [DONE]`.',
+    description:
+      'A chat.completion (JSON) with `cost` and the `svc_parameters` echo, or an SSE stream of chat.completion.chunk events ending with `data: [DONE]`.',
     content: {
       'application/json': { schema: { type: 'object', required: ['id', 'object', 'created', 'model', 'choices', 'usage'] } },
       'text/event-stream': { schema: { type: 'string' } },

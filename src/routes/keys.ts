@@ -16,8 +16,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function deleteId(query: { id?: string }, body: unknown): string {
   const fromBody = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : undefined;
   const id = query.id ?? fromBody;
-  if (id === undefined || id === null || id === '') throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Required' }]);
-  if (typeof id !== 'string' || !UUID.test(id)) throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
+  if (id === undefined || id === null || id === '')
+    throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Required' }]);
+  if (typeof id !== 'string' || !UUID.test(id))
+    throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
   return id;
 }
 
@@ -41,7 +43,11 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
     keys: service,
     staking: wallets.web3Keys.staking,
     eligibility: eligibilityFromConfig(wallets.web3Keys, deps.fetch),
-    tokens: createWeb3Tokens({ secret: () => tokenSecret(deps.config.tokenSecret, deps.kv), ttlSeconds: wallets.web3Keys.tokenTtlSeconds, now: deps.now }),
+    tokens: createWeb3Tokens({
+      secret: () => tokenSecret(deps.config.tokenSecret, deps.kv),
+      ttlSeconds: wallets.web3Keys.tokenTtlSeconds,
+      now: deps.now,
+    }),
   });
 
   async function limitCreations(accountId: string) {
@@ -53,38 +59,93 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
   const tags = ['API Keys'];
   return new Elysia({ name: 'svc.routes.keys' })
     .use(auth)
-    .get('/api_keys', async function listApiKeys({ svc }) {
-      // Usage comes from the ledger, which charges reach in batches: write pending ones first.
-      await deps.meter.flush();
-      return { object: 'list' as const, data: await service.list(accountOf(svc.caller)) };
-    }, { auth: 'ADMIN', response: { 200: KeyResponses.list }, detail: { operationId: 'getApiKeys', summary: 'List API keys', tags } })
-    .post('/api_keys', async function createApiKey({ svc, body }) {
-      const accountId = accountOf(svc.caller);
-      await limitCreations(accountId);
-      return { success: true, data: await service.create(accountId, body) };
-    }, { auth: 'ADMIN', body: CreateKeyBody, response: { 200: KeyResponses.created }, detail: { operationId: 'createApiKey', summary: 'Create an API key (the secret is shown once)', tags } })
-    .patch('/api_keys', async function updateApiKey({ svc, body }) {
-      const { id, ...changes } = body;
-      return { success: true, data: await service.update(accountOf(svc.caller), id, changes) };
-    }, { auth: 'ADMIN', body: UpdateKeyBody, response: { 200: KeyResponses.updated }, detail: { operationId: 'updateApiKey', summary: 'Update an API key', tags } })
-    .delete('/api_keys', async function deleteApiKey({ svc, query, body }) {
-      await service.remove(accountOf(svc.caller), deleteId(query, body));
-      return { success: true };
-    }, {
-      auth: 'ADMIN',
-      response: { 200: KeyResponses.deleted },
-      query: t.Object({ id: t.Optional(t.String({ description: 'The ID of the API key to delete' })) }),
-      detail: { operationId: 'deleteApiKey', summary: 'Delete an API key (id in the query or a JSON body)', tags },
-    })
-    .get('/api_keys/generate_web3_key', async function getWeb3KeyToken() {
-      return { success: true, data: { token: await web3.issueToken() } };
-    }, { response: { 200: KeyResponses.token }, detail: { operationId: 'getApiKeyGenerateWeb3Key', summary: 'Get a token for a wallet to sign (15 min, single use)', tags, security: [] } })
-    .post('/api_keys/generate_web3_key', async function postWeb3Key({ body }) {
-      return { success: true, data: await web3.redeem(body) };
-    }, { body: Web3KeyBody, response: { 200: KeyResponses.created }, detail: { operationId: 'postApiKeyGenerateWeb3Key', summary: 'Create an API key with a wallet signature of the token', tags, security: [] } })
-    .get('/api_keys/:id', async function getApiKeyById({ svc, params }) {
-      if (!UUID.test(params.id)) throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
-      await deps.meter.flush();
-      return { data: await service.get(accountOf(svc.caller), params.id) };
-    }, { auth: 'ADMIN', response: { 200: KeyResponses.one }, detail: { operationId: 'getApiKeyById', summary: 'Get an API key', tags } });
+    .get(
+      '/api_keys',
+      async function listApiKeys({ svc }) {
+        // Usage comes from the ledger, which charges reach in batches: write pending ones first.
+        await deps.meter.flush();
+        return { object: 'list' as const, data: await service.list(accountOf(svc.caller)) };
+      },
+      { auth: 'ADMIN', response: { 200: KeyResponses.list }, detail: { operationId: 'getApiKeys', summary: 'List API keys', tags } },
+    )
+    .post(
+      '/api_keys',
+      async function createApiKey({ svc, body }) {
+        const accountId = accountOf(svc.caller);
+        await limitCreations(accountId);
+        return { success: true, data: await service.create(accountId, body) };
+      },
+      {
+        auth: 'ADMIN',
+        body: CreateKeyBody,
+        response: { 200: KeyResponses.created },
+        detail: { operationId: 'createApiKey', summary: 'Create an API key (the secret is shown once)', tags },
+      },
+    )
+    .patch(
+      '/api_keys',
+      async function updateApiKey({ svc, body }) {
+        const { id, ...changes } = body;
+        return { success: true, data: await service.update(accountOf(svc.caller), id, changes) };
+      },
+      {
+        auth: 'ADMIN',
+        body: UpdateKeyBody,
+        response: { 200: KeyResponses.updated },
+        detail: { operationId: 'updateApiKey', summary: 'Update an API key', tags },
+      },
+    )
+    .delete(
+      '/api_keys',
+      async function deleteApiKey({ svc, query, body }) {
+        await service.remove(accountOf(svc.caller), deleteId(query, body));
+        return { success: true };
+      },
+      {
+        auth: 'ADMIN',
+        response: { 200: KeyResponses.deleted },
+        query: t.Object({ id: t.Optional(t.String({ description: 'The ID of the API key to delete' })) }),
+        detail: { operationId: 'deleteApiKey', summary: 'Delete an API key (id in the query or a JSON body)', tags },
+      },
+    )
+    .get(
+      '/api_keys/generate_web3_key',
+      async function getWeb3KeyToken() {
+        return { success: true, data: { token: await web3.issueToken() } };
+      },
+      {
+        response: { 200: KeyResponses.token },
+        detail: {
+          operationId: 'getApiKeyGenerateWeb3Key',
+          summary: 'Get a token for a wallet to sign (15 min, single use)',
+          tags,
+          security: [],
+        },
+      },
+    )
+    .post(
+      '/api_keys/generate_web3_key',
+      async function postWeb3Key({ body }) {
+        return { success: true, data: await web3.redeem(body) };
+      },
+      {
+        body: Web3KeyBody,
+        response: { 200: KeyResponses.created },
+        detail: {
+          operationId: 'postApiKeyGenerateWeb3Key',
+          summary: 'Create an API key with a wallet signature of the token',
+          tags,
+          security: [],
+        },
+      },
+    )
+    .get(
+      '/api_keys/:id',
+      async function getApiKeyById({ svc, params }) {
+        if (!UUID.test(params.id)) throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
+        await deps.meter.flush();
+        return { data: await service.get(accountOf(svc.caller), params.id) };
+      },
+      { auth: 'ADMIN', response: { 200: KeyResponses.one }, detail: { operationId: 'getApiKeyById', summary: 'Get an API key', tags } },
+    );
 }

@@ -9,7 +9,12 @@ const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upsca
 const TypeQuery = t.Object({
   // A union of literals, not t.UnionEnum: Elysia 1.4 fills an omitted optional UnionEnum
   // query value with the first member.
-  type: t.Optional(t.Union([...MODEL_TYPES, 'all', 'code'].map((v) => t.Literal(v)), { description: 'Model type; text when omitted' })),
+  type: t.Optional(
+    t.Union(
+      [...MODEL_TYPES, 'all', 'code'].map((v) => t.Literal(v)),
+      { description: 'Model type; text when omitted' },
+    ),
+  ),
 });
 
 const ModelRecord = t.Object(
@@ -20,7 +25,9 @@ const ModelRecord = t.Object(
     type: t.String(),
     created: t.Integer(),
     context_length: t.Optional(t.Integer()),
-    model_spec: t.Record(t.String(), t.Unknown(), { description: 'name, privacy, pricing, capabilities, constraints, deprecation, traits' }),
+    model_spec: t.Record(t.String(), t.Unknown(), {
+      description: 'name, privacy, pricing, capabilities, constraints, deprecation, traits',
+    }),
   },
   { additionalProperties: true },
 );
@@ -36,7 +43,8 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, auth: AuthGate) {
       '/models',
       function listModels({ query }) {
         const type: string = query.type ?? 'text';
-        let entries = type === 'all' ? deps.models.list() : type === 'code' ? deps.models.list('text') : deps.models.list(type as ModelType);
+        let entries =
+          type === 'all' ? deps.models.list() : type === 'code' ? deps.models.list('text') : deps.models.list(type as ModelType);
         if (type === 'code') entries = entries.filter((m) => m.config.capabilities?.optimizedForCode);
         return { object: 'list' as const, type, data: entries.map((m) => presentModel(m, createdAt)) };
       },
@@ -53,7 +61,12 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, auth: AuthGate) {
         const type = (query.type ?? 'text') as ModelType;
         return { object: 'list' as const, type, data: deps.models.traits(type) };
       },
-      { auth: 'OPTIONAL', query: TypeQuery, response: { 200: NameMap }, detail: { operationId: 'listModelTraits', summary: 'Model traits', tags: ['Models'] } },
+      {
+        auth: 'OPTIONAL',
+        query: TypeQuery,
+        response: { 200: NameMap },
+        detail: { operationId: 'listModelTraits', summary: 'Model traits', tags: ['Models'] },
+      },
     )
     .get(
       '/models/compatibility_mapping',

@@ -61,49 +61,69 @@ export function rateLimitRoutes(deps: AppDeps, auth: AuthGate) {
 
   return new Elysia({ name: 'svc.routes.rate-limits' })
     .use(auth)
-    .get('/api_keys/rate_limits', async function getApiKeyRateLimits({ svc }) {
-      const caller = callerOf(svc.caller);
-      const [limits, balances] = await Promise.all([deps.limits.limitsFor(caller.accountId), deps.meter.balances(caller.accountId)]);
-      const rateLimits = deps.models.list().map((model) => {
-        const inForce = limits.of(model);
-        const list: { amount: number; type: 'RPM' | 'TPM' }[] = [];
-        if (inForce) {
-          list.push({ amount: inForce.rpm, type: 'RPM' });
-          if (inForce.tpm !== null) list.push({ amount: inForce.tpm, type: 'TPM' });
-        }
-        return { apiModelId: model.id, rateLimits: list };
-      });
-      const shown: { USD?: number; DIEM?: number } = {};
-      if (balances.USD !== undefined) shown.USD = microsToNumber(balances.USD);
-      if (balances.DIEM !== undefined) shown.DIEM = microsToNumber(balances.DIEM);
-      return {
-        data: {
-          accessPermitted: true,
-          apiTier: { id: limits.tier, isCharged: true },
-          balances: shown,
-          keyExpiration: caller.apiKey?.expiresAt?.toISOString() ?? null,
-          nextEpochBegins: nextEpoch(deps.now()),
-          rateLimits,
-        },
-      };
-    }, { auth: 'INFERENCE', response: { 200: RateLimitsResponse }, detail: { operationId: 'getApiKeyRateLimits', summary: 'Rate limits in force for the caller, and its balances', tags } })
-    .get('/api_keys/rate_limits/log', listLogs, { ...logRoute, detail: { operationId: 'getApiKeyRateLimitLogs', summary: 'The last 50 requests of the account refused by a rate limit', tags } })
-    .get('/api_keys/rate_limit_logs', listLogs, { ...logRoute, detail: { operationId: 'getApiKeyRateLimitLogsAlias', summary: 'Same as /api_keys/rate_limits/log', tags } })
-    .put('/admin/accounts/:accountId/rate_limits', async function putAccountRateLimits({ params, body }) {
-      const change = parseAccountLimitsChange(body, (id) => deps.models.get(id) !== undefined);
-      const updated: AccountLimits | null = UUID.test(params.accountId) ? await deps.limits.updateAccount(params.accountId, change) : null;
-      if (!updated) throw notFound('Account not found');
-      return { success: true, data: { accountId: params.accountId, tier: updated.tier, overrides: updated.overrides } };
-    }, {
-      auth: 'OPERATOR',
-      params: t.Object({ accountId: t.String({ description: 'The account id (UUID)' }) }),
-      response: { 200: AccountLimitsResponse },
-      detail: {
-        operationId: 'putAccountRateLimits',
-        summary: "Set an account's rate-limit tier and overrides (operator)",
-        tags: ['Admin'],
-        // Documented by hand: the body is validated strictly in the handler, not by Elysia (see admin-body.ts).
-        requestBody: { required: true, content: { 'application/json': { schema: AccountLimitsBody as unknown as { type: 'object' } } } },
+    .get(
+      '/api_keys/rate_limits',
+      async function getApiKeyRateLimits({ svc }) {
+        const caller = callerOf(svc.caller);
+        const [limits, balances] = await Promise.all([deps.limits.limitsFor(caller.accountId), deps.meter.balances(caller.accountId)]);
+        const rateLimits = deps.models.list().map((model) => {
+          const inForce = limits.of(model);
+          const list: { amount: number; type: 'RPM' | 'TPM' }[] = [];
+          if (inForce) {
+            list.push({ amount: inForce.rpm, type: 'RPM' });
+            if (inForce.tpm !== null) list.push({ amount: inForce.tpm, type: 'TPM' });
+          }
+          return { apiModelId: model.id, rateLimits: list };
+        });
+        const shown: { USD?: number; DIEM?: number } = {};
+        if (balances.USD !== undefined) shown.USD = microsToNumber(balances.USD);
+        if (balances.DIEM !== undefined) shown.DIEM = microsToNumber(balances.DIEM);
+        return {
+          data: {
+            accessPermitted: true,
+            apiTier: { id: limits.tier, isCharged: true },
+            balances: shown,
+            keyExpiration: caller.apiKey?.expiresAt?.toISOString() ?? null,
+            nextEpochBegins: nextEpoch(deps.now()),
+            rateLimits,
+          },
+        };
       },
-    });
+      {
+        auth: 'INFERENCE',
+        response: { 200: RateLimitsResponse },
+        detail: { operationId: 'getApiKeyRateLimits', summary: 'Rate limits in force for the caller, and its balances', tags },
+      },
+    )
+    .get('/api_keys/rate_limits/log', listLogs, {
+      ...logRoute,
+      detail: { operationId: 'getApiKeyRateLimitLogs', summary: 'The last 50 requests of the account refused by a rate limit', tags },
+    })
+    .get('/api_keys/rate_limit_logs', listLogs, {
+      ...logRoute,
+      detail: { operationId: 'getApiKeyRateLimitLogsAlias', summary: 'Same as /api_keys/rate_limits/log', tags },
+    })
+    .put(
+      '/admin/accounts/:accountId/rate_limits',
+      async function putAccountRateLimits({ params, body }) {
+        const change = parseAccountLimitsChange(body, (id) => deps.models.get(id) !== undefined);
+        const updated: AccountLimits | null = UUID.test(params.accountId)
+          ? await deps.limits.updateAccount(params.accountId, change)
+          : null;
+        if (!updated) throw notFound('Account not found');
+        return { success: true, data: { accountId: params.accountId, tier: updated.tier, overrides: updated.overrides } };
+      },
+      {
+        auth: 'OPERATOR',
+        params: t.Object({ accountId: t.String({ description: 'The account id (UUID)' }) }),
+        response: { 200: AccountLimitsResponse },
+        detail: {
+          operationId: 'putAccountRateLimits',
+          summary: "Set an account's rate-limit tier and overrides (operator)",
+          tags: ['Admin'],
+          // Documented by hand: the body is validated strictly in the handler, not by Elysia (see admin-body.ts).
+          requestBody: { required: true, content: { 'application/json': { schema: AccountLimitsBody as unknown as { type: 'object' } } } },
+        },
+      },
+    );
 }

@@ -47,7 +47,13 @@ for (const backend of BACKENDS)
       for (let k = 0; k < 25; k++) expect((await c.a.request(FAILING)).status).toBe(429);
       await c.a.settled();
       expect(c.refusals.length).toBe(26);
-      expect(c.refusals[0]).toEqual({ accountId: c.adminAccountId, apiKeyId: expect.any(String), modelId: 'endpoint:api/v1/api_keys', tier: 'standard', type: 'FAILED_REQUESTS' });
+      expect(c.refusals[0]).toEqual({
+        accountId: c.adminAccountId,
+        apiKeyId: expect.any(String),
+        modelId: 'endpoint:api/v1/api_keys',
+        tier: 'standard',
+        type: 'FAILED_REQUESTS',
+      });
       c.clock.now += 28_999;
       expect((await c.a.request(VALID)).status).toBe(429);
       c.clock.now += 1;
@@ -129,7 +135,13 @@ for (const backend of BACKENDS)
 
 describe('abuseGuard config', () => {
   test('defaults', () => {
-    expect(parseAbuseGuardConfig(undefined)).toEqual({ enabled: true, maxFailures: 20, windowSeconds: 30, blockSeconds: 30, trustForwardedFor: false });
+    expect(parseAbuseGuardConfig(undefined)).toEqual({
+      enabled: true,
+      maxFailures: 20,
+      windowSeconds: 30,
+      blockSeconds: 30,
+      trustForwardedFor: false,
+    });
   });
   test('a bad field is named', () => {
     expect(() => parseAbuseGuardConfig({ maxFailures: 0 })).toThrow('abuseGuard.maxFailures');

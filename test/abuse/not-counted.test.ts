@@ -18,14 +18,19 @@ beforeAll(async () => {
     .use(errorHandler(t.deps.log))
     .use(abuse.plugin)
     .use(authGate({ keys: t.deps.keys, now: t.deps.now, after: abuse.stage ? [abuse.stage] : [] }))
-    .get('/status/:code', ({ params, set }) => {
-      set.status = Number(params.code);
-      return { error: 'probe' };
-    }, { auth: 'ADMIN' }) as unknown as Elysia;
+    .get(
+      '/status/:code',
+      ({ params, set }) => {
+        set.status = Number(params.code);
+        return { error: 'probe' };
+      },
+      { auth: 'ADMIN' },
+    ) as unknown as Elysia;
 });
 afterAll(() => t.close());
 
-const hit = async (code: number) => (await probe.handle(new Request(`http://localhost/status/${code}`, { headers: { authorization: `Bearer ${t.adminKey}` } }))).status;
+const hit = async (code: number) =>
+  (await probe.handle(new Request(`http://localhost/status/${code}`, { headers: { authorization: `Bearer ${t.adminKey}` } }))).status;
 
 test('25 responses of 429 and 25 of 499 do not block; 21 of 400 do', async () => {
   for (let k = 0; k < 25; k++) expect(await hit(429)).toBe(429);

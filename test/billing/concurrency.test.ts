@@ -15,7 +15,10 @@ beforeAll(() => {
 afterAll(() => up.close());
 
 async function dbBalance(storage: Storage, accountId: string) {
-  const [row] = await storage.db.select().from(balances).where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
+  const [row] = await storage.db
+    .select()
+    .from(balances)
+    .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
   return row?.amountMicros ?? 0;
 }
 
@@ -93,7 +96,12 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('three instances sh
     expect(await burst(instances, secret, 200)).toMatchObject({ ok: 50, refused: 150 });
 
     const limited = await newAccount(storage, { usd: 50 * COST, limitPeriod: 'MONTH' });
-    await instances[2]!.meter.credit({ accountId: limited.accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${limited.accountId}` });
+    await instances[2]!.meter.credit({
+      accountId: limited.accountId,
+      currency: 'USD',
+      amountMicros: 1_000_000,
+      requestId: `c-${limited.accountId}`,
+    });
     expect(await burst(instances, limited.secret, 200)).toMatchObject({ ok: 50, refused: 150 });
 
     for (const i of instances) await i.meter.flush();

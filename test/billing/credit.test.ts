@@ -10,14 +10,20 @@ for (const backend of BACKENDS)
     });
     afterAll(() => f.t.close());
 
-    const credit = (accountId: string, json: unknown, key?: string) => f.t.request(`/admin/accounts/${accountId}/credits`, { method: 'POST', json, key });
+    const credit = (accountId: string, json: unknown, key?: string) =>
+      f.t.request(`/admin/accounts/${accountId}/credits`, { method: 'POST', json, key });
     const balance = (key?: string | null) => f.t.request('/billing/balance', { key });
 
     test('GET /billing/balance: USD pays while there is no DIEM; any key', async () => {
       for (const key of [undefined, f.inferenceKey]) {
         const res = await balance(key);
         expect(res.status).toBe(200);
-        expect(await res.json()).toEqual({ canConsume: true, consumptionCurrency: 'USD', balances: { diem: 0, usd: 100 }, diemEpochAllocation: 0 });
+        expect(await res.json()).toEqual({
+          canConsume: true,
+          consumptionCurrency: 'USD',
+          balances: { diem: 0, usd: 100 },
+          diemEpochAllocation: 0,
+        });
       }
       expect((await balance(null)).status).toBe(401);
       expect((await balance('bad-key')).status).toBe(401);
@@ -27,15 +33,29 @@ for (const backend of BACKENDS)
       const body = { currency: 'DIEM', amount: '12.50', notes: 'promo', idempotencyKey: 'promo-1' };
       const first = await credit(f.otherAccountId, body);
       expect(first.status).toBe(200);
-      expect(await first.json()).toEqual({ success: true, data: { accountId: f.otherAccountId, currency: 'DIEM', amount: 12.5, applied: true, balance: 12.5 } });
+      expect(await first.json()).toEqual({
+        success: true,
+        data: { accountId: f.otherAccountId, currency: 'DIEM', amount: 12.5, applied: true, balance: 12.5 },
+      });
       const again = await (await credit(f.otherAccountId, body)).json();
       expect(again.data).toMatchObject({ applied: false, balance: 12.5 });
       const usd = await (await credit(f.otherAccountId, { currency: 'USD', amount: 0.000001 })).json();
       expect(usd.data).toMatchObject({ applied: true, amount: 0.000001, balance: 5.000001 });
       const res = await balance(f.otherAdminKey);
-      expect(await res.json()).toEqual({ canConsume: true, consumptionCurrency: 'DIEM', balances: { diem: 12.5, usd: 5.000001 }, diemEpochAllocation: 0 });
+      expect(await res.json()).toEqual({
+        canConsume: true,
+        consumptionCurrency: 'DIEM',
+        balances: { diem: 12.5, usd: 5.000001 },
+        diemEpochAllocation: 0,
+      });
       const account = await (await f.t.request(`/admin/accounts/${f.otherAccountId}`)).json();
-      expect(account.data).toMatchObject({ id: f.otherAccountId, kind: 'user', tier: 'standard', operator: false, balances: { USD: 5.000001, DIEM: 12.5 } });
+      expect(account.data).toMatchObject({
+        id: f.otherAccountId,
+        kind: 'user',
+        tier: 'standard',
+        operator: false,
+        balances: { USD: 5.000001, DIEM: 12.5 },
+      });
     });
 
     test('bad inputs name the field; unknown account 404', async () => {

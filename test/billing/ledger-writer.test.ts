@@ -35,21 +35,43 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
     ...over,
   });
   const balanceOf = async (accountId: string, currency: LedgerRow['currency'] = 'USD') =>
-    (await storage.db.select().from(balances).where(and(eq(balances.accountId, accountId), eq(balances.currency, currency))))[0]?.amountMicros ?? 0;
+    (
+      await storage.db
+        .select()
+        .from(balances)
+        .where(and(eq(balances.accountId, accountId), eq(balances.currency, currency)))
+    )[0]?.amountMicros ?? 0;
 
   test('every field arrives exactly, including quotes, commas and newlines in text; a replayed batch inserts nothing', async () => {
     const { accountId, keyId } = await newAccount(storage);
     const tricky = 'a "quoted", comma\nand a newline; 🦦 and \\ backslash';
     const rows = [
       row(accountId, 'req-1', { apiKeyId: keyId }),
-      row(accountId, 'req-1', { apiKeyId: keyId, sku: 'web,search "extra"', units: '3', pricePerUnitUsd: '0.005000', amount: -15_000, notes: tricky }),
+      row(accountId, 'req-1', {
+        apiKeyId: keyId,
+        sku: 'web,search "extra"',
+        units: '3',
+        pricePerUnitUsd: '0.005000',
+        amount: -15_000,
+        notes: tricky,
+      }),
       row(accountId, 'req-2', { currency: 'DIEM', amount: -(2 ** 40), promptTokens: 0, completionTokens: 0, executionMs: 0 }),
     ];
     if (backend.name === 'embedded') expect(pgliteOf(storage.db)).not.toBeNull();
     expect(await writeLedgerBatch(storage.db, rows)).toBe(3);
 
     const usd = (await charges(storage, accountId)).sort((a, b) => a.sku.localeCompare(b.sku));
-    expect(usd.map((r) => ({ apiKeyId: r.apiKeyId, requestId: r.requestId, sku: r.sku, units: r.units, price: r.pricePerUnitUsd, amount: r.amountMicros, notes: r.notes }))).toEqual([
+    expect(
+      usd.map((r) => ({
+        apiKeyId: r.apiKeyId,
+        requestId: r.requestId,
+        sku: r.sku,
+        units: r.units,
+        price: r.pricePerUnitUsd,
+        amount: r.amountMicros,
+        notes: r.notes,
+      })),
+    ).toEqual([
       { apiKeyId: keyId, requestId: 'req-1', sku: 'm-llm-input-mtoken', units: '0.000012', price: '0.150000', amount: -2, notes: null },
       { apiKeyId: keyId, requestId: 'req-1', sku: 'web,search "extra"', units: '3', price: '0.005000', amount: -15_000, notes: tricky },
     ]);
@@ -58,7 +80,9 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
       expect(r.createdAt.toISOString()).toBe('2026-11-23T12:00:00.123Z');
     }
     const diem = await charges(storage, accountId, 'DIEM');
-    expect(diem.map((r) => ({ apiKeyId: r.apiKeyId, amount: r.amountMicros, notes: r.notes }))).toEqual([{ apiKeyId: null, amount: -(2 ** 40), notes: null }]);
+    expect(diem.map((r) => ({ apiKeyId: r.apiKeyId, amount: r.amountMicros, notes: r.notes }))).toEqual([
+      { apiKeyId: null, amount: -(2 ** 40), notes: null },
+    ]);
     expect(await balanceOf(accountId)).toBe(-15_002);
     expect(await balanceOf(accountId, 'DIEM')).toBe(-(2 ** 40));
 

@@ -33,7 +33,15 @@ export interface MeterInstance {
 }
 
 /** Builds an instance whose models route to the fixture upstream at `upstreamUrl`. */
-export async function instance(opts: { storage: Storage; kv: KeyValueStore; upstreamUrl: string; now?: () => number; limits?: RateLimiter; billing?: Record<string, unknown>; config?: Record<string, unknown> }): Promise<MeterInstance> {
+export async function instance(opts: {
+  storage: Storage;
+  kv: KeyValueStore;
+  upstreamUrl: string;
+  now?: () => number;
+  limits?: RateLimiter;
+  billing?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+}): Promise<MeterInstance> {
   const config = parseConfig({
     logLevel: 'silent',
     providers: [fixtureProvider('up', opts.upstreamUrl)],
@@ -45,7 +53,14 @@ export async function instance(opts: { storage: Storage; kv: KeyValueStore; upst
   });
   const now = opts.now ?? Date.now;
   const limits = opts.limits ?? unlimited;
-  const meter = createUsageMeter({ db: opts.storage.db, kv: opts.kv, limits, now, log: { debug() {}, info() {}, warn() {}, error() {} }, config });
+  const meter = createUsageMeter({
+    db: opts.storage.db,
+    kv: opts.kv,
+    limits,
+    now,
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    config,
+  });
   const deps = await createDeps(config, { storage: opts.storage, kv: opts.kv, now, limits, meter });
   const app = createApp(deps);
   return {
@@ -92,7 +107,12 @@ export async function openMeterSuite(backend: TestBackend, opts: Omit<Parameters
 /** A new account without balance and an INFERENCE key on it. */
 export async function newAccount(storage: Storage, key: { limitPeriod?: LimitPeriod; usd?: number | null; diem?: number | null } = {}) {
   const accountId = await createAccount(storage.db, {});
-  const { secret, row } = await createApiKey(storage.db, { accountId, type: 'INFERENCE', limitPeriod: key.limitPeriod, limits: { usd: key.usd ?? null, diem: key.diem ?? null } });
+  const { secret, row } = await createApiKey(storage.db, {
+    accountId,
+    type: 'INFERENCE',
+    limitPeriod: key.limitPeriod,
+    limits: { usd: key.usd ?? null, diem: key.diem ?? null },
+  });
   return { accountId, secret, keyId: row.id };
 }
 

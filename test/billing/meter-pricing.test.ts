@@ -5,7 +5,13 @@ import { parseBillingConfig } from '../../src/billing/config';
 
 const catalog = createCatalog({
   models: [
-    { id: 'm', type: 'text', routes: [{ provider: 'p', weight: 1 }], pricing: { input: '0.70', output: '2.80', cacheInput: '0.35', diemPerUsd: '1.5' }, traits: [] },
+    {
+      id: 'm',
+      type: 'text',
+      routes: [{ provider: 'p', weight: 1 }],
+      pricing: { input: '0.70', output: '2.80', cacheInput: '0.35', diemPerUsd: '1.5' },
+      traits: [],
+    },
     { id: 'img', type: 'image', routes: [{ provider: 'p', weight: 1 }], pricing: { perUnit: '0.04' }, traits: [] },
   ] as never,
   simulatorProviders: new Set(),

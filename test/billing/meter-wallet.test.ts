@@ -37,7 +37,9 @@ describe('402 body for wallets (variant 3)', () => {
     const steps = error.body.topUpInstructions as Record<string, string>;
     expect(steps.step1).toContain('POST /api/v1/x402/top-up');
     expect(steps.step3).toContain('PAYMENT-SIGNATURE');
-    expect(walletPaymentRequired({ balanceMicros: 0, neededMicros: 20, minimumTopUpUsd: 5, basePath: '/v1' }).body.suggestedTopUpUsd).toBe(5);
+    expect(walletPaymentRequired({ balanceMicros: 0, neededMicros: 20, minimumTopUpUsd: 5, basePath: '/v1' }).body.suggestedTopUpUsd).toBe(
+      5,
+    );
   });
 });
 
@@ -52,16 +54,32 @@ describe.each(BACKENDS)('wallet callers on $name', (backend) => {
   });
   afterAll(() => close());
 
-  const walletChat = async (wallet: ReturnType<typeof newEvmWallet>) => m.chat('', {}, { headers: { 'SIGN-IN-WITH-X': await evmSignIn(wallet) } });
+  const walletChat = async (wallet: ReturnType<typeof newEvmWallet>) =>
+    m.chat('', {}, { headers: { 'SIGN-IN-WITH-X': await evmSignIn(wallet) } });
 
   test('too little USDC is a 402 with top-up instructions; after a USDC credit the wallet pays and sees X-Balance-Remaining', async () => {
     const wallet = newEvmWallet();
     const refused = await walletChat(wallet);
     expect(refused.status).toBe(402);
-    expect(await refused.json()).toMatchObject({ code: 'PAYMENT_REQUIRED', reason: 'insufficient_balance', currentBalanceUsd: 0, minimumTopUpUsd: 5, supportedTokens: ['USDC'] });
+    expect(await refused.json()).toMatchObject({
+      code: 'PAYMENT_REQUIRED',
+      reason: 'insufficient_balance',
+      currentBalanceUsd: 0,
+      minimumTopUpUsd: 5,
+      supportedTokens: ['USDC'],
+    });
 
-    const [account] = await storage.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, wallet.address.toLowerCase()));
-    await m.meter.credit({ accountId: account!.id, currency: 'USDC', amountMicros: 5_000_000, requestId: `x402-${account!.id}`, kind: 'TOP_UP' });
+    const [account] = await storage.db
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(eq(accounts.walletAddress, wallet.address.toLowerCase()));
+    await m.meter.credit({
+      accountId: account!.id,
+      currency: 'USDC',
+      amountMicros: 5_000_000,
+      requestId: `x402-${account!.id}`,
+      kind: 'TOP_UP',
+    });
     const paid = await walletChat(wallet);
     expect(paid.status).toBe(200);
     // A JSON answer reports what is left after its own cost.
@@ -101,35 +119,38 @@ describe('rate limits inside open()', () => {
     }
   });
 
-  test.each(BACKENDS)('on $name, a request the rate limiter refuses (429) holds and charges nothing, though its reservation went out in the same tick', async (backend) => {
-    let refuse = true;
-    const limits: RateLimiter = {
-      ...unlimited,
-      async admitModel(caller, model, reservedTokens, requestId) {
-        if (refuse) throw new ServiceError(429, { error: 'Rate limit exceeded' });
-        return unlimited.admitModel(caller, model, reservedTokens, requestId);
-      },
-    };
-    const { storage, kv } = await backendPair(backend);
-    const m = await instance({ storage, kv, upstreamUrl: up.url, limits });
-    try {
-      const { accountId, secret } = await newAccount(storage);
-      await m.meter.credit({ accountId, currency: 'USD', amountMicros: COST, requestId: `f-${accountId}` });
-      const limited = await m.chat(secret);
-      expect(limited.status).toBe(429);
-      expect(await limited.json()).toEqual({ error: 'Rate limit exceeded' });
-      refuse = false;
-      // The balance covers exactly one request: a hold left by the 429 would make this a 402.
-      const ok = await m.chat(secret);
-      expect(ok.status).toBe(200);
-      await ok.arrayBuffer();
-      expect((await m.meter.balances(accountId)).USD).toBe(0);
-      await m.meter.flush();
-      expect((await charges(storage, accountId)).map((r) => r.requestId)).not.toContain(limited.headers.get('cf-ray'));
-    } finally {
-      await closeInstance(m);
-      await kv.close();
-      await storage.close();
-    }
-  });
+  test.each(BACKENDS)(
+    'on $name, a request the rate limiter refuses (429) holds and charges nothing, though its reservation went out in the same tick',
+    async (backend) => {
+      let refuse = true;
+      const limits: RateLimiter = {
+        ...unlimited,
+        async admitModel(caller, model, reservedTokens, requestId) {
+          if (refuse) throw new ServiceError(429, { error: 'Rate limit exceeded' });
+          return unlimited.admitModel(caller, model, reservedTokens, requestId);
+        },
+      };
+      const { storage, kv } = await backendPair(backend);
+      const m = await instance({ storage, kv, upstreamUrl: up.url, limits });
+      try {
+        const { accountId, secret } = await newAccount(storage);
+        await m.meter.credit({ accountId, currency: 'USD', amountMicros: COST, requestId: `f-${accountId}` });
+        const limited = await m.chat(secret);
+        expect(limited.status).toBe(429);
+        expect(await limited.json()).toEqual({ error: 'Rate limit exceeded' });
+        refuse = false;
+        // The balance covers exactly one request: a hold left by the 429 would make this a 402.
+        const ok = await m.chat(secret);
+        expect(ok.status).toBe(200);
+        await ok.arrayBuffer();
+        expect((await m.meter.balances(accountId)).USD).toBe(0);
+        await m.meter.flush();
+        expect((await charges(storage, accountId)).map((r) => r.requestId)).not.toContain(limited.headers.get('cf-ray'));
+      } finally {
+        await closeInstance(m);
+        await kv.close();
+        await storage.close();
+      }
+    },
+  );
 });

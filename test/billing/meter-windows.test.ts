@@ -3,7 +3,17 @@ import type { Storage } from '../../src/db/database';
 import type { KeyValueStore } from '../../src/kv/store';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { backendPair, callerOf, closeInstance, COST, instance, MODEL, newAccount, type MeterInstance, openMeterSuite } from './meter-helpers';
+import {
+  backendPair,
+  callerOf,
+  closeInstance,
+  COST,
+  instance,
+  MODEL,
+  newAccount,
+  type MeterInstance,
+  openMeterSuite,
+} from './meter-helpers';
 
 let up: FixtureUpstream;
 beforeAll(() => {
@@ -21,7 +31,11 @@ describe.each(BACKENDS)('key limit windows and hold expiry on $name (injected cl
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ storage, kv, m, close } = await openMeterSuite(backend, { upstreamUrl: up.url, now: () => clock.now, billing: { holdTtlMs: HOLD_TTL_MS } }));
+    ({ storage, kv, m, close } = await openMeterSuite(backend, {
+      upstreamUrl: up.url,
+      now: () => clock.now,
+      billing: { holdTtlMs: HOLD_TTL_MS },
+    }));
   });
   afterAll(() => close());
 
@@ -77,7 +91,12 @@ describe.each(BACKENDS)('key limit windows and hold expiry on $name (injected cl
     await m.meter.credit({ accountId, currency: 'USD', amountMicros: COST, requestId: `f-${accountId}` });
     const caller = await callerOf(m.deps, secret);
     // Opened and dropped: the process "crashed" before settle or release.
-    await m.meter.open({ ctx: { requestId: `lost-${accountId}`, startedAt: 0, caller }, model: m.deps.models.get(MODEL)!, estimatedPromptTokens: 10, maxCompletionTokens: 5 });
+    await m.meter.open({
+      ctx: { requestId: `lost-${accountId}`, startedAt: 0, caller },
+      model: m.deps.models.get(MODEL)!,
+      estimatedPromptTokens: 10,
+      maxCompletionTokens: 5,
+    });
     expect(await status(secret)).toBe('402 Insufficient USD or Diem balance to complete request.');
     clock.now += HOLD_TTL_MS - 1;
     expect(await status(secret)).toBe('402 Insufficient USD or Diem balance to complete request.');

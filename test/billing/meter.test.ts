@@ -8,7 +8,18 @@ import type { Storage } from '../../src/db/database';
 import type { KeyValueStore } from '../../src/kv/store';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { backendPair, callerOf, charges, closeInstance, COST, instance, MODEL, newAccount, type MeterInstance, openMeterSuite } from './meter-helpers';
+import {
+  backendPair,
+  callerOf,
+  charges,
+  closeInstance,
+  COST,
+  instance,
+  MODEL,
+  newAccount,
+  type MeterInstance,
+  openMeterSuite,
+} from './meter-helpers';
 
 let up: FixtureUpstream;
 beforeAll(() => {
@@ -29,11 +40,21 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
 
   async function funded(currency: Currency = 'USD', micros = 1_000_000, key: Parameters<typeof newAccount>[1] = {}) {
     const account = await newAccount(storage, key);
-    await m.meter.credit({ accountId: account.accountId, currency, amountMicros: micros, requestId: `fund-${currency}-${account.accountId}` });
+    await m.meter.credit({
+      accountId: account.accountId,
+      currency,
+      amountMicros: micros,
+      requestId: `fund-${currency}-${account.accountId}`,
+    });
     return account;
   }
   const dbBalance = async (accountId: string, currency: Currency = 'USD') =>
-    (await storage.db.select().from(balances).where(and(eq(balances.accountId, accountId), eq(balances.currency, currency))))[0]?.amountMicros ?? 0;
+    (
+      await storage.db
+        .select()
+        .from(balances)
+        .where(and(eq(balances.accountId, accountId), eq(balances.currency, currency)))
+    )[0]?.amountMicros ?? 0;
 
   test('balance headers show the balance before the request; usage and cost match the ledger rows', async () => {
     const { accountId, secret, keyId } = await funded();
@@ -50,11 +71,16 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
 
     await m.meter.flush();
     const rows = (await charges(storage, accountId)).filter((r) => r.requestId === first.headers.get('cf-ray'));
-    expect(rows.map((r) => ({ sku: r.sku, units: r.units, price: r.pricePerUnitUsd, amount: r.amountMicros })).sort((a, b) => a.sku.localeCompare(b.sku))).toEqual([
+    expect(
+      rows
+        .map((r) => ({ sku: r.sku, units: r.units, price: r.pricePerUnitUsd, amount: r.amountMicros }))
+        .sort((a, b) => a.sku.localeCompare(b.sku)),
+    ).toEqual([
       { sku: `${MODEL}-llm-input-mtoken`, units: '0.000010', price: '1.000000', amount: -10 },
       { sku: `${MODEL}-llm-output-mtoken`, units: '0.000005', price: '2.000000', amount: -10 },
     ]);
-    for (const r of rows) expect(r).toMatchObject({ apiKeyId: keyId, modelId: MODEL, promptTokens: 10, completionTokens: 5, currency: 'USD' });
+    for (const r of rows)
+      expect(r).toMatchObject({ apiKeyId: keyId, modelId: MODEL, promptTokens: 10, completionTokens: 5, currency: 'USD' });
     expect(rows[0]!.executionMs).toBeGreaterThanOrEqual(0);
     expect(await dbBalance(accountId)).toBe(1_000_000 - 2 * COST);
   });
@@ -131,14 +157,28 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
     const { accountId, secret } = await funded();
     const caller = await callerOf(m.deps, secret);
     const ctx = { requestId: `direct-${accountId}`, startedAt: performance.now(), caller };
-    const ticket: MeterTicket = await m.meter.open({ ctx, model: m.deps.models.get(MODEL)!, estimatedPromptTokens: 10, maxCompletionTokens: 5 });
+    const ticket: MeterTicket = await m.meter.open({
+      ctx,
+      model: m.deps.models.get(MODEL)!,
+      estimatedPromptTokens: 10,
+      maxCompletionTokens: 5,
+    });
     const usage = { promptTokens: 10, completionTokens: 5, executionMs: 3 };
     const [a, b] = await Promise.all([ticket.settle(usage), ticket.settle(usage)]);
     await ticket.release();
     expect(a).toEqual({ usdMicros: COST, diemMicros: 0 });
     expect(b).toEqual(a);
     // Another instance settling the same request id (a retried settlement) is a no-op too.
-    const again = await m.meter.store.settle({ accountId, requestId: ctx.requestId, currency: 'USD', amount: 999, counter: '', counterTtlMs: 0, rows: [], settledTtlMs: 60_000 });
+    const again = await m.meter.store.settle({
+      accountId,
+      requestId: ctx.requestId,
+      currency: 'USD',
+      amount: 999,
+      counter: '',
+      counterTtlMs: 0,
+      rows: [],
+      settledTtlMs: 60_000,
+    });
     expect(again).toEqual({ currency: 'USD', amount: COST });
     expect((await m.meter.balances(accountId)).USD).toBe(1_000_000 - COST);
     await m.meter.flush();

@@ -11,7 +11,12 @@ describe('money arithmetic', () => {
     expect(tokenCostMicros(1_000_001, 150_000)).toBe(150_001);
     // 9e15 * 7 is past 2^53: the BigInt path gives the exact ceiling.
     expect(tokenCostMicros(9_000_000_000_000_000, 7)).toBe(Number((9_000_000_000_000_000n * 7n + 999_999n) / 1_000_000n));
-    for (const [tokens, price] of [[123_457, 2_500_000], [999_999, 999_999], [4_096, 60_000_000], [7, 3]] as const)
+    for (const [tokens, price] of [
+      [123_457, 2_500_000],
+      [999_999, 999_999],
+      [4_096, 60_000_000],
+      [7, 3],
+    ] as const)
       expect(tokenCostMicros(tokens, price)).toBe(Number((BigInt(tokens) * BigInt(price) + 999_999n) / 1_000_000n));
   });
 

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { BACKENDS } from '../helpers/backends';
 import { csvEntries, startUsageApp, type UsageFixture } from './usage-helpers';
 
-type Entry = { sku: string; amount: number; currency: string; inferenceDetails: { requestId: string; promptTokens?: number; completionTokens?: number } | null };
+type Entry = {
+  sku: string;
+  amount: number;
+  currency: string;
+  inferenceDetails: { requestId: string; promptTokens?: number; completionTokens?: number } | null;
+};
 
 for (const backend of BACKENDS)
   describe(`usage of real chat requests (${backend.name})`, () => {
@@ -11,7 +16,11 @@ for (const backend of BACKENDS)
     beforeAll(async () => {
       f = await startUsageApp(backend);
       for (const stream of [false, true]) {
-        const res = await f.t.request('/chat/completions', { method: 'POST', key: f.inferenceKey, json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 20, stream } });
+        const res = await f.t.request('/chat/completions', {
+          method: 'POST',
+          key: f.inferenceKey,
+          json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 20, stream },
+        });
         expect(res.status).toBe(200);
         await res.text();
         rays.push(res.headers.get('cf-ray')!);

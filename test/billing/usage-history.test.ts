@@ -23,7 +23,9 @@ for (const backend of BACKENDS)
       await insertLines(f.t, lines);
       await insertLines(f.t, [{ accountId: f.otherAccountId, at: new Date(T0), amountMicros: -7 }]);
       const { sql } = await import('drizzle-orm');
-      await f.t.deps.storage.db.execute(sql`update ledger_entries set created_at = created_at + interval '300 microseconds' where request_id = 'h09'`);
+      await f.t.deps.storage.db.execute(
+        sql`update ledger_entries set created_at = created_at + interval '300 microseconds' where request_id = 'h09'`,
+      );
     });
     afterAll(() => f.t.close());
 
@@ -71,7 +73,9 @@ for (const backend of BACKENDS)
     });
 
     test('filters travel inside the cursor', async () => {
-      const { pages } = await walk(`?pageSize=10&currency=USD&startTimestamp=${new Date(T0 + 1000).toISOString()}&endTimestamp=${new Date(T0 + 12_000).toISOString()}`);
+      const { pages } = await walk(
+        `?pageSize=10&currency=USD&startTimestamp=${new Date(T0 + 1000).toISOString()}&endTimestamp=${new Date(T0 + 12_000).toISOString()}`,
+      );
       const expected = ALL.filter((_, i) => i % 5 !== 0 && i >= 2 && i < 24);
       expect(ids(pages.flat())).toEqual(expected);
       expect(pages.length).toBe(2);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { BACKENDS } from '../helpers/backends';
 import { csvEntries, insertLines, startUsageApp, type UsageFixture } from './usage-helpers';
 
-const WARNING = 'This endpoint is deprecated and will be removed in a future release. Use GET /api/v1/billing/usage-history instead, which provides the same data with keyset pagination.';
+const WARNING =
+  'This endpoint is deprecated and will be removed in a future release. Use GET /api/v1/billing/usage-history instead, which provides the same data with keyset pagination.';
 const T0 = Date.parse('2026-07-01T00:00:00.000Z');
 const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 const details = (requestId: string) => ({ requestId, inferenceExecutionTime: 321, promptTokens: 12, completionTokens: 150 });
@@ -31,18 +32,63 @@ for (const backend of BACKENDS)
 
     const get = (query = '', init: RequestInit & { key?: string | null } = {}) => f.t.request(`/billing/usage${query}`, init);
     const ALL = [
-      { timestamp: at(4).toISOString(), sku: 'web-search', pricePerUnitUsd: 2.8, unit: 0.00015, amount: 0.01, currency: 'USD', notes: null, inferenceDetails: null },
-      { timestamp: at(3).toISOString(), sku: 'llama-3.3-70b-llm-output-mtoken', pricePerUnitUsd: 2.8, unit: 0.00015, amount: -0.00042, currency: 'USD', notes: 'refund', inferenceDetails: details('r1') },
-      { timestamp: at(2).toISOString(), sku: 'llama-3.3-70b-llm-output-mtoken', pricePerUnitUsd: 2.8, unit: 0.00015, amount: 1.5, currency: 'DIEM', notes: 'comma, "quote"\nand newline', inferenceDetails: details('r2') },
-      { timestamp: at(1).toISOString(), sku: 'llama-3.3-70b-llm-output-mtoken', pricePerUnitUsd: 2.8, unit: 0.00015, amount: 0.00042, currency: 'USD', notes: 'plain', inferenceDetails: details('r1') },
+      {
+        timestamp: at(4).toISOString(),
+        sku: 'web-search',
+        pricePerUnitUsd: 2.8,
+        unit: 0.00015,
+        amount: 0.01,
+        currency: 'USD',
+        notes: null,
+        inferenceDetails: null,
+      },
+      {
+        timestamp: at(3).toISOString(),
+        sku: 'llama-3.3-70b-llm-output-mtoken',
+        pricePerUnitUsd: 2.8,
+        unit: 0.00015,
+        amount: -0.00042,
+        currency: 'USD',
+        notes: 'refund',
+        inferenceDetails: details('r1'),
+      },
+      {
+        timestamp: at(2).toISOString(),
+        sku: 'llama-3.3-70b-llm-output-mtoken',
+        pricePerUnitUsd: 2.8,
+        unit: 0.00015,
+        amount: 1.5,
+        currency: 'DIEM',
+        notes: 'comma, "quote"\nand newline',
+        inferenceDetails: details('r2'),
+      },
+      {
+        timestamp: at(1).toISOString(),
+        sku: 'llama-3.3-70b-llm-output-mtoken',
+        pricePerUnitUsd: 2.8,
+        unit: 0.00015,
+        amount: 0.00042,
+        currency: 'USD',
+        notes: 'plain',
+        inferenceDetails: details('r1'),
+      },
     ];
 
-    test('JSON: newest first, the caller\'s charges (positive) and refunds (negative), envelope and headers', async () => {
+    test("JSON: newest first, the caller's charges (positive) and refunds (negative), envelope and headers", async () => {
       const res = await get();
       expect(res.status).toBe(200);
       expectDeprecation(res);
-      expect([...['limit', 'page', 'total', 'total-pages'].map((h) => res.headers.get(`x-pagination-${h}`))]).toEqual(['200', '1', '4', '1']);
-      expect(await res.json()).toEqual({ warningMessage: WARNING, data: ALL, pagination: { limit: 200, page: 1, total: 4, totalPages: 1 } });
+      expect([...['limit', 'page', 'total', 'total-pages'].map((h) => res.headers.get(`x-pagination-${h}`))]).toEqual([
+        '200',
+        '1',
+        '4',
+        '1',
+      ]);
+      expect(await res.json()).toEqual({
+        warningMessage: WARNING,
+        data: ALL,
+        pagination: { limit: 200, page: 1, total: 4, totalPages: 1 },
+      });
     });
 
     test('filters, order and pages', async () => {
@@ -64,7 +110,9 @@ for (const backend of BACKENDS)
       expect(res.headers.get('x-pagination-total')).toBe('4');
       expectDeprecation(res);
       const text = await res.text();
-      expect(text).toStartWith('timestamp,sku,pricePerUnitUsd,unit,amount,currency,notes,requestId,inferenceExecutionTime,promptTokens,completionTokens\r\n');
+      expect(text).toStartWith(
+        'timestamp,sku,pricePerUnitUsd,unit,amount,currency,notes,requestId,inferenceExecutionTime,promptTokens,completionTokens\r\n',
+      );
       expect(text).toContain('"comma, ""quote""\nand newline"');
       expect(text).toContain(',1.500000,DIEM,');
       expect(csvEntries(text)).toEqual(ALL);

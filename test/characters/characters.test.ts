@@ -35,7 +35,23 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
       expect(slugs).toContain('code-reviewer');
       const alan = body.data.find((c: { slug: string }) => c.slug === 'alan-watts');
       expect(Object.keys(alan).sort()).toEqual(
-        ['adult', 'author', 'createdAt', 'description', 'featured', 'id', 'modelId', 'name', 'photoUrl', 'shareUrl', 'slug', 'stats', 'tags', 'updatedAt', 'webEnabled'].sort(),
+        [
+          'adult',
+          'author',
+          'createdAt',
+          'description',
+          'featured',
+          'id',
+          'modelId',
+          'name',
+          'photoUrl',
+          'shareUrl',
+          'slug',
+          'stats',
+          'tags',
+          'updatedAt',
+          'webEnabled',
+        ].sort(),
       );
       expect(alan.stats).toEqual({ averageRating: 4, imports: 0, ratingCount: 3, ratingSum: 12, userRating: null });
       expect(alan).not.toHaveProperty('systemPrompt');
@@ -82,7 +98,13 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body.object).toBe('character');
-      expect(body.data).toMatchObject({ slug: 'code-reviewer', name: 'Strict Code Reviewer', webEnabled: true, modelId: 'qwen3-235b-a22b-thinking-2507', tags: ['coding', 'review'] });
+      expect(body.data).toMatchObject({
+        slug: 'code-reviewer',
+        name: 'Strict Code Reviewer',
+        webEnabled: true,
+        modelId: 'qwen3-235b-a22b-thinking-2507',
+        tags: ['coding', 'review'],
+      });
       expect(body.data.stats).toMatchObject({ ratingCount: 2, ratingSum: 9, averageRating: 4.5 });
     });
 
@@ -110,7 +132,17 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
       expect(body.summary).toEqual({ averageRating: 4, totalReviews: 3 });
       expect(body.data).toHaveLength(3);
       for (const r of body.data)
-        expect(Object.keys(r).sort()).toEqual(['characterId', 'createdAt', 'id', 'isOwner', 'locale', 'message', 'rating', 'userAvatarUrl', 'username']);
+        expect(Object.keys(r).sort()).toEqual([
+          'characterId',
+          'createdAt',
+          'id',
+          'isOwner',
+          'locale',
+          'message',
+          'rating',
+          'userAvatarUrl',
+          'username',
+        ]);
       // Newest first; nullable fields present as null.
       expect(body.data.map((r: { username: string }) => r.username)).toEqual(['anon', 'nightowl', 'seeker42']);
       expect(body.data[0]).toMatchObject({ message: null, locale: null, userAvatarUrl: null, isOwner: false, rating: 3 });
@@ -174,7 +206,10 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
 
   describe('ADMIN additions and isOwner', () => {
     test('POST /characters/{slug}/reviews: isOwner true for the author account, false for others; summary follows', async () => {
-      const add = await t.request('/characters/code-reviewer/reviews', { method: 'POST', json: { username: 'me', rating: 1, message: 'Too harsh' } });
+      const add = await t.request('/characters/code-reviewer/reviews', {
+        method: 'POST',
+        json: { username: 'me', rating: 1, message: 'Too harsh' },
+      });
       expect(add.status).toBe(200);
       const added = (await add.json()).data;
       expect(added).toMatchObject({ username: 'me', rating: 1, isOwner: true, locale: null });
@@ -206,7 +241,10 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
       const res = await t.request('/characters', { method: 'POST', json: input });
       expect(res.status).toBe(200);
       const body = await res.json();
-      expect(body).toMatchObject({ object: 'character', data: { slug: 'pirate', name: 'Pirate', tags: ['fun'], description: null, stats: { ratingCount: 0, averageRating: 0 } } });
+      expect(body).toMatchObject({
+        object: 'character',
+        data: { slug: 'pirate', name: 'Pirate', tags: ['fun'], description: null, stats: { ratingCount: 0, averageRating: 0 } },
+      });
       expect((await t.request('/characters/pirate')).status).toBe(200);
       const dup = await t.request('/characters', { method: 'POST', json: input });
       expect(dup.status).toBe(409);
@@ -217,8 +255,19 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
     });
 
     test('INFERENCE keys may not add characters or reviews (401)', async () => {
-      expect((await t.request('/characters', { method: 'POST', key: inferenceKey, json: { slug: 'x', name: 'x', systemPrompt: 'x', modelId: 'x' } })).status).toBe(401);
-      expect((await t.request('/characters/alan-watts/reviews', { method: 'POST', key: inferenceKey, json: { username: 'x', rating: 3 } })).status).toBe(401);
+      expect(
+        (
+          await t.request('/characters', {
+            method: 'POST',
+            key: inferenceKey,
+            json: { slug: 'x', name: 'x', systemPrompt: 'x', modelId: 'x' },
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (await t.request('/characters/alan-watts/reviews', { method: 'POST', key: inferenceKey, json: { username: 'x', rating: 3 } }))
+          .status,
+      ).toBe(401);
     });
   });
 
@@ -241,10 +290,15 @@ describe('seed file', () => {
 
   test('an invalid seed file stops createApp with a message naming the field', async () => {
     const path = join(dir, 'bad.yaml');
-    writeFileSync(path, 'characters:\n  - slug: ok\n    name: X\n    systemPrompt: p\n    modelId: m\n    reviews:\n      - username: u\n        rating: 9\n');
+    writeFileSync(
+      path,
+      'characters:\n  - slug: ok\n    name: X\n    systemPrompt: p\n    modelId: m\n    reviews:\n      - username: u\n        rating: 9\n',
+    );
     const t = await startTestApp({ config: { charactersFile: join(dir, 'missing.yaml') } });
     try {
-      expect(() => createApp({ ...t.deps, config: { ...t.deps.config, charactersFile: path } })).toThrow(/characters\.0\.reviews\.0\.rating/);
+      expect(() => createApp({ ...t.deps, config: { ...t.deps.config, charactersFile: path } })).toThrow(
+        /characters\.0\.reviews\.0\.rating/,
+      );
     } finally {
       await t.close();
     }

@@ -58,7 +58,12 @@ describe('happy path', () => {
     const body = await res.json();
     expect(body).toMatchObject({ object: 'chat.completion', model: 'fix-one', cost: { usd: 0.001234, diem: 0 } });
     expect(body.choices[0].message.content).toBe('Hello from the fixture.');
-    expect(body.svc_parameters).toMatchObject({ enable_e2ee: true, enable_web_search: 'off', include_svc_system_prompt: true, test_flag: false });
+    expect(body.svc_parameters).toMatchObject({
+      enable_e2ee: true,
+      enable_web_search: 'off',
+      include_svc_system_prompt: true,
+      test_flag: false,
+    });
     expect(body.svc_parameters.unknown_key).toBeUndefined();
     const sent = a.requests[0]?.body as Record<string, unknown>;
     expect(sent).toMatchObject({ model: 'up-a-model', temperature: 0.5 });
@@ -98,7 +103,10 @@ describe('happy path', () => {
       a.set(behaviour);
       const viaSvc = await (await chat({ stream: true })).text();
       const direct = await (
-        await fetch(`${a.url}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'up-a-model', messages: user(), stream: true }) })
+        await fetch(`${a.url}/chat/completions`, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'up-a-model', messages: user(), stream: true }),
+        })
       ).text();
       expect(viaSvc).toBe(direct);
     }
@@ -153,9 +161,21 @@ describe('bad input', () => {
     ['bad svc_parameters enum', { svc_parameters: { test_mode: 'z' } }, ['svc_parameters', 'test_mode']],
     ['invalid suffix value', { model: 'fix-one:test_mode=z' }, ['model']],
     ['malformed suffix', { model: 'fix-one:test_mode' }, ['model']],
-    ['image on a text-only model', { messages: user([{ type: 'image_url', image_url: { url: 'https://x/y.png' } }]) }, ['messages', '0', 'content', '0', 'type']],
-    ['audio on a text-only model', { messages: user([{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }]) }, ['messages', '0', 'content', '0', 'type']],
-    ['video on a vision model', { model: 'fix-vision', messages: user([{ type: 'video_url', video_url: { url: 'https://x/v.mp4' } }]) }, ['messages', '0', 'content', '0', 'type']],
+    [
+      'image on a text-only model',
+      { messages: user([{ type: 'image_url', image_url: { url: 'https://x/y.png' } }]) },
+      ['messages', '0', 'content', '0', 'type'],
+    ],
+    [
+      'audio on a text-only model',
+      { messages: user([{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }]) },
+      ['messages', '0', 'content', '0', 'type'],
+    ],
+    [
+      'video on a vision model',
+      { model: 'fix-vision', messages: user([{ type: 'video_url', video_url: { url: 'https://x/v.mp4' } }]) },
+      ['messages', '0', 'content', '0', 'type'],
+    ],
     ['embedding model', { model: 'fix-embed' }, ['model']],
   ];
   for (const [name, json, path] of cases)
@@ -341,9 +361,17 @@ describe('pipeline edges', () => {
 describe('body parsing', () => {
   test('the body is JSON whatever the Content-Type; malformed JSON is a 400', async () => {
     const body = JSON.stringify({ model: 'fix-one', messages: user() });
-    const form = await t.request('/chat/completions', { method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.request('/chat/completions', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(200);
-    const bad = await t.request('/chat/completions', { method: 'POST', body: '{"model":', headers: { 'content-type': 'application/json' } });
+    const bad = await t.request('/chat/completions', {
+      method: 'POST',
+      body: '{"model":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).details.body._errors.length).toBeGreaterThan(0);
   });

@@ -62,7 +62,13 @@ export const upperPlugin: RequestPlugin = {
   transformRequest(_req, ctx) {
     ctx.extraCharges.push({ sku: 'test', units: 1, unitPriceMicros: 5 });
     ctx.echo.test_note = 'upper';
-    ctx.leadingChunks.push({ id: 'lead', object: 'chat.completion.chunk', created: 1, model: ctx.model.id, choices: [{ index: 0, delta: { content: 'LEAD ' }, finish_reason: null }] });
+    ctx.leadingChunks.push({
+      id: 'lead',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: ctx.model.id,
+      choices: [{ index: 0, delta: { content: 'LEAD ' }, finish_reason: null }],
+    });
   },
   transformStream: () => ({
     transform(c, emit) {
@@ -81,7 +87,8 @@ export const upperPlugin: RequestPlugin = {
 /** Reads an SSE response into its data payloads (JSON-parsed, `[DONE]` kept as a string). */
 export async function sseData(res: Response): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const e of readSseEvents(res.body as ReadableStream<Uint8Array>)) out.push(e.data === '[DONE]' ? '[DONE]' : JSON.parse(e.data));
+  for await (const e of readSseEvents(res.body as ReadableStream<Uint8Array>))
+    out.push(e.data === '[DONE]' ? '[DONE]' : JSON.parse(e.data));
   return out;
 }
 

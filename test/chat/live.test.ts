@@ -57,7 +57,12 @@ describe('official openai SDK against a listening server', () => {
 
   test('the simulator streams <think> for reasoning models, and not when disabled', async () => {
     const run = async (extra: Record<string, unknown>) => {
-      const stream = await client().chat.completions.create({ model: 'sim-think', messages: [{ role: 'user', content: 'Why?' }], stream: true, ...extra });
+      const stream = await client().chat.completions.create({
+        model: 'sim-think',
+        messages: [{ role: 'user', content: 'Why?' }],
+        stream: true,
+        ...extra,
+      });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       return text;

@@ -7,7 +7,11 @@ import { openAICompatible } from '../../providers/openai-compatible';
 import { simulator } from '../../providers/simulator';
 
 const signal = () => new AbortController().signal;
-const req = (extra: Partial<UpstreamChatRequest> = {}): UpstreamChatRequest => ({ model: 'svc-id', messages: [{ role: 'user', content: 'Hello world!' }], ...extra });
+const req = (extra: Partial<UpstreamChatRequest> = {}): UpstreamChatRequest => ({
+  model: 'svc-id',
+  messages: [{ role: 'user', content: 'Hello world!' }],
+  ...extra,
+});
 
 /** A fetch that records its call and answers with `answer`. */
 function recordingFetch(answer: () => Response) {
@@ -21,7 +25,14 @@ function recordingFetch(answer: () => Response) {
 
 describe('openAICompatible (injected fetch)', () => {
   test('posts to <baseURL>/chat/completions with the key and the upstream model name', async () => {
-    const completion = { id: 'x', object: 'chat.completion', created: 1, model: 'up', choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+    const completion = {
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: 'up',
+      choices: [],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    };
     const { f, calls } = recordingFetch(() => Response.json(completion));
     const p = openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1/', apiKey: 'sk-test', fetch: f });
     const out = await p.chat(req(), { signal: signal(), upstreamModel: 'org/Model', timeoutMs: 1000 });
@@ -52,7 +63,9 @@ describe('openAICompatible (injected fetch)', () => {
   });
 
   test('an upstream that closes its stream before any byte is a retryable 502', async () => {
-    const { f } = recordingFetch(() => new Response(new ReadableStream({ start: (c) => c.close() }), { headers: { 'content-type': 'text/event-stream' } }));
+    const { f } = recordingFetch(
+      () => new Response(new ReadableStream({ start: (c) => c.close() }), { headers: { 'content-type': 'text/event-stream' } }),
+    );
     const p = openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch: f });
     const err = await p.chat(req({ stream: true }), { signal: signal(), upstreamModel: 'm', timeoutMs: 1000 }).catch((e) => e);
     expect(err).toMatchObject({ status: 502, retryable: true });
@@ -61,7 +74,12 @@ describe('openAICompatible (injected fetch)', () => {
 
 describe('simulator', () => {
   const sim = (options: Record<string, unknown> = {}) =>
-    simulator({ id: 'sim', options: { latencyMs: 0, tokensPerSecond: 0, ...options }, isReasoning: (m) => m === 'thinker', log: createLogger('silent') });
+    simulator({
+      id: 'sim',
+      options: { latencyMs: 0, tokensPerSecond: 0, ...options },
+      isReasoning: (m) => m === 'thinker',
+      log: createLogger('silent'),
+    });
 
   test('JSON with real usage counts and max_tokens -> finish_reason length', async () => {
     const full = (await sim().chat(req(), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as { body: ChatCompletion };
@@ -69,14 +87,20 @@ describe('simulator', () => {
     expect(full.body.usage.completion_tokens).toBeGreaterThan(5);
     expect(full.body.choices[0]?.finish_reason).toBe('stop');
     expect(full.body.choices[0]?.message.content).toContain('Hello world!');
-    const cut = (await sim().chat(req({ max_tokens: 4 }), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as { body: ChatCompletion };
+    const cut = (await sim().chat(req({ max_tokens: 4 }), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as {
+      body: ChatCompletion;
+    };
     expect(cut.body.usage.completion_tokens).toBe(4);
     expect(cut.body.choices[0]?.finish_reason).toBe('length');
   });
 
   test('SSE: role chunk, tokens, finish, usage when asked, [DONE]; <think> for reasoning models unless disabled', async () => {
     const run = async (extra: Partial<UpstreamChatRequest>, model = 'thinker') => {
-      const out = await sim().chat(req({ stream: true, stream_options: { include_usage: true }, ...extra }), { signal: signal(), upstreamModel: model, timeoutMs: 1000 });
+      const out = await sim().chat(req({ stream: true, stream_options: { include_usage: true }, ...extra }), {
+        signal: signal(),
+        upstreamModel: model,
+        timeoutMs: 1000,
+      });
       const events = await Array.fromAsync(readSseEvents((out as { body: ReadableStream<Uint8Array> }).body));
       return events.map((e) => (e.data === '[DONE]' ? '[DONE]' : JSON.parse(e.data)));
     };
@@ -96,7 +120,11 @@ describe('simulator', () => {
 
   test('latency and tokens/second pace the stream', async () => {
     const started = performance.now();
-    const out = await sim({ latencyMs: 30, tokensPerSecond: 500 }).chat(req({ stream: true }), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 });
+    const out = await sim({ latencyMs: 30, tokensPerSecond: 500 }).chat(req({ stream: true }), {
+      signal: signal(),
+      upstreamModel: 'plain',
+      timeoutMs: 1000,
+    });
     await new Response((out as { body: ReadableStream<Uint8Array> }).body).text();
     // ~20 tokens at 2 ms each after 30 ms of latency.
     expect(performance.now() - started).toBeGreaterThan(50);

@@ -5,7 +5,14 @@ import type { ChatProvider } from '../../src/pipeline/types';
 import { UpstreamFailure } from '../../providers/errors';
 import { createRouter, orderReplicas, type Replica } from '../../providers/router';
 
-const replica = (id: string, weight = 1): Replica => ({ id, provider: {} as ChatProvider, upstreamModel: 'm', weight, timeoutMs: 1000, inFlight: 0 });
+const replica = (id: string, weight = 1): Replica => ({
+  id,
+  provider: {} as ChatProvider,
+  upstreamModel: 'm',
+  weight,
+  timeoutMs: 1000,
+  inFlight: 0,
+});
 const keys = Array.from({ length: 2000 }, (_, i) => `conversation-${i}`);
 const firstChoice = (replicas: Replica[]) => new Map(keys.map((k) => [k, orderReplicas(replicas, k, 0)[0]?.id]));
 
@@ -32,7 +39,7 @@ describe('consistent hashing on prompt_cache_key', () => {
     expect(moved).toBeLessThan(650);
   });
 
-  test('removing a replica moves only that replica\'s keys', () => {
+  test("removing a replica moves only that replica's keys", () => {
     const after = firstChoice([three[0] as Replica, three[2] as Replica]);
     for (const k of keys) if (before.get(k) !== 'r2') expect(after.get(k)).toBe(before.get(k) as string);
   });
@@ -57,7 +64,14 @@ describe('load balancing and retries', () => {
 
   function modelWith(providers: string[]): ModelEntry {
     const id = providers.join('+');
-    const config = { id, type: 'text', routes: providers.map((provider) => ({ provider, weight: 1 })), pricing: {}, traits: [], privacy: 'private' } as ModelConfig;
+    const config = {
+      id,
+      type: 'text',
+      routes: providers.map((provider) => ({ provider, weight: 1 })),
+      pricing: {},
+      traits: [],
+      privacy: 'private',
+    } as ModelConfig;
     return createCatalog({ models: [config], simulatorProviders: new Set() }).get(id) as ModelEntry;
   }
 

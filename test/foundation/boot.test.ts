@@ -11,7 +11,16 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function start(env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'info', SVC_CONFIG: '', DATABASE_URL: '', REDIS_URL: '', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      SVC_DATA_DIR: dataDir,
+      SVC_LOG_LEVEL: 'info',
+      SVC_CONFIG: '',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      ...env,
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   });

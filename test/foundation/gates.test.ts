@@ -53,7 +53,12 @@ describe('auth gate', () => {
   });
 
   test('missing, malformed, unknown and expired credentials are 401 StandardErrors', async () => {
-    for (const res of [await call('/inference'), await call('/inference', 'svc_unknown'), await call('/inference', undefined, 'Basic abc'), await call('/inference', expiredKey)]) {
+    for (const res of [
+      await call('/inference'),
+      await call('/inference', 'svc_unknown'),
+      await call('/inference', undefined, 'Basic abc'),
+      await call('/inference', expiredKey),
+    ]) {
       expect(res.status).toBe(401);
       expect(Object.keys(res.body)).toEqual(['error']);
       expect(JSON.stringify(res.body)).not.toContain('svc_');

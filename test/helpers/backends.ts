@@ -23,7 +23,7 @@ let pgliteTemplate: Promise<Blob> | null = null;
 function migratedPgliteDump(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
     const storage = await openPglite();
-    const dump = await ((storage as unknown as { db: { $client: PGlite } }).db.$client).dumpDataDir('none');
+    const dump = await (storage as unknown as { db: { $client: PGlite } }).db.$client.dumpDataDir('none');
     await storage.close();
     return dump;
   })();

@@ -56,7 +56,14 @@ describe('key cache', () => {
 describe('wallets config', () => {
   test('defaults: Base and Solana mainnet, 5 min window, 30 s skew, 5.5 min nonce memory, 15 min tokens', () => {
     const w = parseWalletsConfig({});
-    expect(w.siwx).toMatchObject({ enabled: true, evmChainIds: [8453], solanaChainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', maxAgeSeconds: 300, maxFutureSeconds: 30, nonceTtlSeconds: 330 });
+    expect(w.siwx).toMatchObject({
+      enabled: true,
+      evmChainIds: [8453],
+      solanaChainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      maxAgeSeconds: 300,
+      maxFutureSeconds: 30,
+      nonceTtlSeconds: 330,
+    });
     expect(w.web3Keys).toEqual({ tokenTtlSeconds: 900, allowList: [] });
   });
 

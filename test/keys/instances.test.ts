@@ -26,7 +26,8 @@ describe.each(BACKENDS)('two instances sharing one database and KV on $name', (b
   beforeAll(async () => {
     a = await startTestApp({ backend, config: { wallets: { web3Keys: { allowList: [wallet.address] } } } });
     // Instance B: its own key cache and (for Redis) its own connections, same database and prefix.
-    const kv = a.deps.kv.backend === 'redis' ? await createRedisStore(process.env.REDIS_URL as string, { prefix: a.deps.kv.prefix }) : a.deps.kv;
+    const kv =
+      a.deps.kv.backend === 'redis' ? await createRedisStore(process.env.REDIS_URL as string, { prefix: a.deps.kv.prefix }) : a.deps.kv;
     bDeps = await createDeps(a.deps.config, { storage: a.deps.storage, kv });
     b = createApp(bDeps);
     closers.push(() => bDeps.keys.close());
@@ -51,7 +52,9 @@ describe.each(BACKENDS)('two instances sharing one database and KV on $name', (b
   }
 
   test('a key deleted on A stops working on B as soon as the invalidation arrives', async () => {
-    const created = await (await a.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'shared' } })).json();
+    const created = await (
+      await a.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'shared' } })
+    ).json();
     const secret: string = created.data.apiKey;
     expect((await onB('/models', secret)).status).toBe(200); // now cached on B
     const wait = await nextInvalidationOnB();
@@ -62,11 +65,14 @@ describe.each(BACKENDS)('two instances sharing one database and KV on $name', (b
     expect((await onB('/models', secret)).status).toBe(401);
     expect((await a.request('/models', { key: secret })).status).toBe(401);
     expect(deliveredAt - start).toBeLessThan(1_000);
-    if (process.env.SVC_TEST_VERBOSE) console.log(`invalidation delivered to B ${(deliveredAt - start).toFixed(2)} ms after DELETE was sent`);
+    if (process.env.SVC_TEST_VERBOSE)
+      console.log(`invalidation delivered to B ${(deliveredAt - start).toFixed(2)} ms after DELETE was sent`);
   });
 
   test('an update on A reaches the cached copy on B', async () => {
-    const created = await (await a.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'limits' } })).json();
+    const created = await (
+      await a.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'limits' } })
+    ).json();
     const hash = hashSecret(created.data.apiKey);
     expect((await bDeps.keys.lookup(hash))?.limits.usd).toBeNull();
     const wait = await nextInvalidationOnB();
@@ -116,7 +122,8 @@ describe('routing', () => {
       .get('/api_keys/rate_limits', () => ({ from: 'rate_limits' }))
       .get('/api_keys/rate_limits/log', () => ({ from: 'log' }))
       .get('/api_keys/rate_limit_logs', () => ({ from: 'logs' }));
-    const get = async (path: string) => (await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${t.adminKey}` } }))).json();
+    const get = async (path: string) =>
+      (await app.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Bearer ${t.adminKey}` } }))).json();
     expect(await get('/api_keys/rate_limits')).toEqual({ from: 'rate_limits' });
     expect(await get('/api_keys/rate_limits/log')).toEqual({ from: 'log' });
     expect(await get('/api_keys/rate_limit_logs')).toEqual({ from: 'logs' });

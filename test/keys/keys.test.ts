@@ -78,20 +78,43 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
   });
 
   test('usage sums the ledger by key: trailing seven days and the current limit period', async () => {
-    const key = (await (await create({ apiKeyType: 'INFERENCE', description: 'metered', consumptionLimit: { usd: 5 }, limitPeriod: 'LIFETIME' })).json()).data;
+    const key = (
+      await (
+        await create({ apiKeyType: 'INFERENCE', description: 'metered', consumptionLimit: { usd: 5 }, limitPeriod: 'LIFETIME' })
+      ).json()
+    ).data;
     const unlimited = (await (await create({ apiKeyType: 'INFERENCE', description: 'unlimited' })).json()).data;
-    const [{ accountId }] = (await t.deps.storage.db.select({ accountId: apiKeys.accountId }).from(apiKeys).where(eq(apiKeys.id, key.id))) as [{ accountId: string }];
-    const entry = (requestId: string, currency: 'USD' | 'DIEM', amountMicros: number, ageMs: number, kind: 'CHARGE' | 'REFUND' = 'CHARGE', apiKeyId = key.id) => ({
-      accountId, apiKeyId, requestId, kind, currency, sku: 'llama-3.3-70b-llm-output', amountMicros, createdAt: new Date(clock - ageMs),
+    const [{ accountId }] = (await t.deps.storage.db
+      .select({ accountId: apiKeys.accountId })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, key.id))) as [{ accountId: string }];
+    const entry = (
+      requestId: string,
+      currency: 'USD' | 'DIEM',
+      amountMicros: number,
+      ageMs: number,
+      kind: 'CHARGE' | 'REFUND' = 'CHARGE',
+      apiKeyId = key.id,
+    ) => ({
+      accountId,
+      apiKeyId,
+      requestId,
+      kind,
+      currency,
+      sku: 'llama-3.3-70b-llm-output',
+      amountMicros,
+      createdAt: new Date(clock - ageMs),
     });
-    await t.deps.storage.db.insert(ledgerEntries).values([
-      entry('r1', 'USD', -1_234_500, 60_000),
-      entry('r2', 'USD', -500_000, 2 * DAY),
-      entry('r2', 'USD', 100_000, 2 * DAY, 'REFUND'),
-      entry('r3', 'DIEM', -2_000_000, 3 * DAY),
-      entry('r4', 'USD', -7_000_000, 10 * DAY),
-      entry('r5', 'USD', -9_000_000, 60_000, 'CHARGE', unlimited.id),
-    ]);
+    await t.deps.storage.db
+      .insert(ledgerEntries)
+      .values([
+        entry('r1', 'USD', -1_234_500, 60_000),
+        entry('r2', 'USD', -500_000, 2 * DAY),
+        entry('r2', 'USD', 100_000, 2 * DAY, 'REFUND'),
+        entry('r3', 'DIEM', -2_000_000, 3 * DAY),
+        entry('r4', 'USD', -7_000_000, 10 * DAY),
+        entry('r5', 'USD', -9_000_000, 60_000, 'CHARGE', unlimited.id),
+      ]);
     const got = (await (await t.request(`/api_keys/${key.id}`)).json()).data;
     expect(got.usage.trailingSevenDays).toEqual({ usd: '1.6345', vcu: '0.0000', diem: '2.0000' });
     expect(got.currentPeriodUsage).toEqual({ usd: '8.6345', diem: '2.0000' });
@@ -106,7 +129,12 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(Object.keys(body)).toEqual(['data']);
-    expect(body.data).toMatchObject({ id: own.id, apiKeyType: 'ADMIN', description: 'get me', consumptionLimits: { usd: null, diem: null, vcu: null } });
+    expect(body.data).toMatchObject({
+      id: own.id,
+      apiKeyType: 'ADMIN',
+      description: 'get me',
+      consumptionLimits: { usd: null, diem: null, vcu: null },
+    });
     expect((await t.request(`/api_keys/${otherKeyId}`)).status).toBe(404);
     expect((await t.request('/api_keys/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     const bad = await t.request('/api_keys/not-a-uuid');
@@ -117,11 +145,23 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
   test('PATCH updates description, limits, period and expiry; "" and null remove the expiry', async () => {
     const key = (await (await create({ apiKeyType: 'INFERENCE', description: 'before', expiresAt: '2999-05-05T10:00:00Z' })).json()).data;
     const patch = (json: unknown) => t.request('/api_keys', { method: 'PATCH', json });
-    let res = await patch({ id: key.id, description: 'after', consumptionLimit: { usd: 1.25 }, limitPeriod: 'EPOCH', expiresAt: '2998-01-01T00:00:00.000Z' });
+    let res = await patch({
+      id: key.id,
+      description: 'after',
+      consumptionLimit: { usd: 1.25 },
+      limitPeriod: 'EPOCH',
+      expiresAt: '2998-01-01T00:00:00.000Z',
+    });
     expect(res.status).toBe(200);
     let body = await res.json();
     expect(body.success).toBe(true);
-    expect(body.data).toMatchObject({ id: key.id, description: 'after', consumptionLimits: { usd: 1.25, diem: null, vcu: null }, limitPeriod: 'EPOCH', expiresAt: '2998-01-01T00:00:00.000Z' });
+    expect(body.data).toMatchObject({
+      id: key.id,
+      description: 'after',
+      consumptionLimits: { usd: 1.25, diem: null, vcu: null },
+      limitPeriod: 'EPOCH',
+      expiresAt: '2998-01-01T00:00:00.000Z',
+    });
     expect(body.data.usage).toBeUndefined();
     body = await (await patch({ id: key.id, expiresAt: '' })).json();
     expect(body.data.expiresAt).toBeNull();
@@ -131,7 +171,7 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     expect(body.data.description).toBe('after');
   });
 
-  test('PATCH refuses a missing id (400 naming id), a past expiry, and another account\'s key (404)', async () => {
+  test("PATCH refuses a missing id (400 naming id), a past expiry, and another account's key (404)", async () => {
     let res = await t.request('/api_keys', { method: 'PATCH', json: { description: 'x' } });
     expect(res.status).toBe(400);
     expect((await res.json()).details.id).toBeDefined();
@@ -216,7 +256,15 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
   });
 
   test('an expired key is refused; last_used_at is written in batches off the request path', async () => {
-    const key = (await (await create({ apiKeyType: 'ADMIN', description: 'short-lived', expiresAt: new Date(clock + DAY).toISOString().replace(/\.\d+Z$/, 'Z') })).json()).data;
+    const key = (
+      await (
+        await create({
+          apiKeyType: 'ADMIN',
+          description: 'short-lived',
+          expiresAt: new Date(clock + DAY).toISOString().replace(/\.\d+Z$/, 'Z'),
+        })
+      ).json()
+    ).data;
     expect((await t.request('/api_keys', { key: key.apiKey })).status).toBe(200);
     const before = await t.deps.storage.db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.id, key.id));
     expect(before[0]!.at).toBeNull();

@@ -12,7 +12,12 @@ describe('rate limit tables and config', () => {
   test('spec 8.1 defaults, partner falling back to standard where it has no value', () => {
     const { standard, partner } = tierTables(parseRateLimitsConfig(undefined));
     expect(standard).toEqual(STANDARD_LIMITS);
-    expect(partner.text).toEqual({ XS: { rpm: 500, tpm: 2_000_000 }, S: { rpm: 150, tpm: 1_500_000 }, M: { rpm: 100, tpm: 1_500_000 }, L: { rpm: 60, tpm: 1_000_000 } });
+    expect(partner.text).toEqual({
+      XS: { rpm: 500, tpm: 2_000_000 },
+      S: { rpm: 150, tpm: 1_500_000 },
+      M: { rpm: 100, tpm: 1_500_000 },
+      L: { rpm: 60, tpm: 1_000_000 },
+    });
     expect([partner.image, partner.audio, partner.embedding, partner.videoQueue, partner.videoRetrieve]).toEqual([60, 120, 500, 40, 120]);
   });
 
@@ -29,7 +34,9 @@ describe('rate limit tables and config', () => {
   });
 
   test('config patches the standard table, and partner inherits what it does not set', () => {
-    const { standard, partner } = tierTables(parseRateLimitsConfig({ standard: { text: { M: { rpm: 5 } }, videoQueue: 4 }, partner: { image: 99 } }));
+    const { standard, partner } = tierTables(
+      parseRateLimitsConfig({ standard: { text: { M: { rpm: 5 } }, videoQueue: 4 }, partner: { image: 99 } }),
+    );
     expect(standard.text.M).toEqual({ rpm: 5, tpm: 750_000 });
     expect(partner.text.M).toEqual({ rpm: 100, tpm: 1_500_000 });
     expect([partner.videoQueue, partner.image]).toEqual([4, 99]);

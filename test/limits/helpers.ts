@@ -16,7 +16,12 @@ export function limitsMeter(deps: () => AppDeps): UsageMeter {
     async open(input) {
       const caller = input.ctx.caller;
       if (!caller) throw new Error('meter opened without a caller');
-      const admission = await deps().limits.admitModel(caller, input.model, input.estimatedPromptTokens + input.maxCompletionTokens, input.ctx.requestId);
+      const admission = await deps().limits.admitModel(
+        caller,
+        input.model,
+        input.estimatedPromptTokens + input.maxCompletionTokens,
+        input.ctx.requestId,
+      );
       return {
         headers: admission.headers,
         async settle(usage) {
@@ -50,7 +55,12 @@ export async function newAccount(db: Database, tier: 'standard' | 'partner' = 's
 }
 
 /** A small chat request body for `model`. */
-export const chatBody = (model: string, extra: Record<string, unknown> = {}) => ({ model, messages: [{ role: 'user', content: 'Say hi' }], max_tokens: 16, ...extra });
+export const chatBody = (model: string, extra: Record<string, unknown> = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'Say hi' }],
+  max_tokens: 16,
+  ...extra,
+});
 
 /** Sends one chat completion with `key`. */
 export const chat = (t: TestApp, key: string, model: string, extra: Record<string, unknown> = {}) =>

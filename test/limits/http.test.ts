@@ -19,15 +19,22 @@ for (const backend of BACKENDS)
     });
     afterAll(() => t.close());
 
-    const setLimits = (accountId: string, body: unknown, key = t.adminKey) => t.request(`/admin/accounts/${accountId}/rate_limits`, { method: 'PUT', json: body, key });
-    const logOf = async (key: string) => (await (await t.request('/api_keys/rate_limits/log', { key })).json()).data as Record<string, unknown>[];
+    const setLimits = (accountId: string, body: unknown, key = t.adminKey) =>
+      t.request(`/admin/accounts/${accountId}/rate_limits`, { method: 'PUT', json: body, key });
+    const logOf = async (key: string) =>
+      (await (await t.request('/api_keys/rate_limits/log', { key })).json()).data as Record<string, unknown>[];
 
     test('a burst beyond the tier limit gets 429 with the 8.2 headers and a StandardError', async () => {
       const a = await newAccount(t.deps.storage.db);
       const first = await chat(t, a.inferenceKey, L_MODEL);
       expect(first.status).toBe(200);
       const h = limitHeaders(first);
-      expect(h).toMatchObject({ 'x-ratelimit-limit-requests': '20', 'x-ratelimit-remaining-requests': '19', 'x-ratelimit-limit-tokens': '500000', 'x-ratelimit-type': 'user' });
+      expect(h).toMatchObject({
+        'x-ratelimit-limit-requests': '20',
+        'x-ratelimit-remaining-requests': '19',
+        'x-ratelimit-limit-tokens': '500000',
+        'x-ratelimit-type': 'user',
+      });
       const resetAt = Number(h['x-ratelimit-reset-requests']);
       const nowS = (fakeClock ? clock : Date.now()) / 1000;
       expect(resetAt).toBeGreaterThan(nowS);
@@ -41,7 +48,12 @@ for (const backend of BACKENDS)
       const refused = await chat(t, a.inferenceKey, L_MODEL);
       expect(refused.status).toBe(429);
       expect(await refused.json()).toEqual({ error: 'Rate limit exceeded' });
-      expect(limitHeaders(refused)).toMatchObject({ 'x-ratelimit-limit-requests': '20', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': String(resetAt), 'x-ratelimit-type': 'user' });
+      expect(limitHeaders(refused)).toMatchObject({
+        'x-ratelimit-limit-requests': '20',
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': String(resetAt),
+        'x-ratelimit-type': 'user',
+      });
       // Another model of the same account has its own counter.
       expect((await chat(t, a.inferenceKey, M_MODEL)).status).toBe(200);
 
@@ -60,7 +72,10 @@ for (const backend of BACKENDS)
       const body = await (await t.request('/api_keys/rate_limits', { key: p.inferenceKey })).json();
       expect(body.data.apiTier).toEqual({ id: 'partner', isCharged: true });
       const l = body.data.rateLimits.find((m: { apiModelId: string }) => m.apiModelId === L_MODEL);
-      expect(l.rateLimits).toEqual([{ amount: 60, type: 'RPM' }, { amount: 1_000_000, type: 'TPM' }]);
+      expect(l.rateLimits).toEqual([
+        { amount: 60, type: 'RPM' },
+        { amount: 1_000_000, type: 'TPM' },
+      ]);
     });
 
     test('tokens are reserved from max_tokens and corrected after settle', async () => {
@@ -92,7 +107,10 @@ for (const backend of BACKENDS)
     test('concurrent reservations count before any of them settles', async () => {
       const a = await newAccount(t.deps.storage.db);
       await setLimits(a.accountId, { overrides: { models: { [XS_MODEL]: { tpm: 1000 } } } });
-      const both = await Promise.all([chat(t, a.inferenceKey, XS_MODEL, { max_tokens: 600 }), chat(t, a.inferenceKey, XS_MODEL, { max_tokens: 600 })]);
+      const both = await Promise.all([
+        chat(t, a.inferenceKey, XS_MODEL, { max_tokens: 600 }),
+        chat(t, a.inferenceKey, XS_MODEL, { max_tokens: 600 }),
+      ]);
       expect(both.map((r) => r.status).sort()).toEqual([200, 429]);
     });
 

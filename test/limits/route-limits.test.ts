@@ -27,7 +27,11 @@ describe.each(BACKENDS)('authenticated routes without a model on $name', (backen
 
   test('model routes use the model limit and leave the account limit alone', async () => {
     const a = await newAccount(t.deps.storage.db);
-    const chat = await t.request('/chat/completions', { method: 'POST', key: a.inferenceKey, json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 } });
+    const chat = await t.request('/chat/completions', {
+      method: 'POST',
+      key: a.inferenceKey,
+      json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 },
+    });
     expect(chat.status).toBe(200);
     expect(chat.headers.get('x-ratelimit-limit-requests')).toBe('50');
     expect(chat.headers.get('x-ratelimit-limit-tokens')).toBe('750000');

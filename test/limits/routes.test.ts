@@ -14,21 +14,47 @@ for (const backend of BACKENDS)
     });
     afterAll(() => t.close());
 
-    const put = (accountId: string, json: unknown, key: string | null = t.adminKey) => t.request(`/admin/accounts/${accountId}/rate_limits`, { method: 'PUT', json, key });
+    const put = (accountId: string, json: unknown, key: string | null = t.adminKey) =>
+      t.request(`/admin/accounts/${accountId}/rate_limits`, { method: 'PUT', json, key });
 
     test('GET /api_keys/rate_limits: the limits in force for every model, with any key', async () => {
       const res = await t.request('/api_keys/rate_limits', { key: a.inferenceKey });
       expect(res.status).toBe(200);
       const { data } = await res.json();
-      expect(Object.keys(data).sort()).toEqual(['accessPermitted', 'apiTier', 'balances', 'keyExpiration', 'nextEpochBegins', 'rateLimits']);
-      expect(data).toMatchObject({ accessPermitted: true, apiTier: { id: 'standard', isCharged: true }, balances: {}, keyExpiration: null });
+      expect(Object.keys(data).sort()).toEqual([
+        'accessPermitted',
+        'apiTier',
+        'balances',
+        'keyExpiration',
+        'nextEpochBegins',
+        'rateLimits',
+      ]);
+      expect(data).toMatchObject({
+        accessPermitted: true,
+        apiTier: { id: 'standard', isCharged: true },
+        balances: {},
+        keyExpiration: null,
+      });
       const midnight = new Date();
       midnight.setUTCHours(24, 0, 0, 0);
       expect(data.nextEpochBegins).toBe(midnight.toISOString());
-      expect(data.rateLimits.map((m: { apiModelId: string }) => m.apiModelId).sort()).toEqual(t.deps.models.list().map((m) => m.id).sort());
-      const byId = Object.fromEntries(data.rateLimits.map((m: { apiModelId: string; rateLimits: unknown }) => [m.apiModelId, m.rateLimits]));
-      expect(byId['qwen3-4b']).toEqual([{ amount: 500, type: 'RPM' }, { amount: 1_000_000, type: 'TPM' }]);
-      expect(byId['llama-3.3-70b']).toEqual([{ amount: 50, type: 'RPM' }, { amount: 750_000, type: 'TPM' }]);
+      expect(data.rateLimits.map((m: { apiModelId: string }) => m.apiModelId).sort()).toEqual(
+        t.deps.models
+          .list()
+          .map((m) => m.id)
+          .sort(),
+      );
+      const byId = Object.fromEntries(
+        data.rateLimits.map((m: { apiModelId: string; rateLimits: unknown }) => [m.apiModelId, m.rateLimits]),
+      );
+      expect(byId['qwen3-4b']).toEqual([
+        { amount: 500, type: 'RPM' },
+        { amount: 1_000_000, type: 'TPM' },
+      ]);
+      expect(byId['llama-3.3-70b']).toEqual([
+        { amount: 50, type: 'RPM' },
+        { amount: 750_000, type: 'TPM' },
+      ]);
       expect(byId['text-embedding-bge-m3']).toEqual([{ amount: 500, type: 'RPM' }]);
     });
 
@@ -44,14 +70,32 @@ for (const backend of BACKENDS)
     });
 
     test('an operator override is in force at once and shows in the limits', async () => {
-      const res = await put(a.accountId, { tier: 'partner', overrides: { text: { XS: { rpm: 7 } }, models: { 'llama-3.3-70b': { tpm: 123 } } } });
+      const res = await put(a.accountId, {
+        tier: 'partner',
+        overrides: { text: { XS: { rpm: 7 } }, models: { 'llama-3.3-70b': { tpm: 123 } } },
+      });
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ success: true, data: { accountId: a.accountId, tier: 'partner', overrides: { text: { XS: { rpm: 7 } }, models: { 'llama-3.3-70b': { tpm: 123 } } } } });
+      expect(await res.json()).toEqual({
+        success: true,
+        data: {
+          accountId: a.accountId,
+          tier: 'partner',
+          overrides: { text: { XS: { rpm: 7 } }, models: { 'llama-3.3-70b': { tpm: 123 } } },
+        },
+      });
       const { data } = await (await t.request('/api_keys/rate_limits', { key: a.inferenceKey })).json();
-      const byId = Object.fromEntries(data.rateLimits.map((m: { apiModelId: string; rateLimits: unknown }) => [m.apiModelId, m.rateLimits]));
+      const byId = Object.fromEntries(
+        data.rateLimits.map((m: { apiModelId: string; rateLimits: unknown }) => [m.apiModelId, m.rateLimits]),
+      );
       expect(data.apiTier.id).toBe('partner');
-      expect(byId['qwen3-4b']).toEqual([{ amount: 7, type: 'RPM' }, { amount: 2_000_000, type: 'TPM' }]);
-      expect(byId['llama-3.3-70b']).toEqual([{ amount: 100, type: 'RPM' }, { amount: 123, type: 'TPM' }]);
+      expect(byId['qwen3-4b']).toEqual([
+        { amount: 7, type: 'RPM' },
+        { amount: 2_000_000, type: 'TPM' },
+      ]);
+      expect(byId['llama-3.3-70b']).toEqual([
+        { amount: 100, type: 'RPM' },
+        { amount: 123, type: 'TPM' },
+      ]);
       // Tier alone keeps the overrides; null clears them.
       expect((await (await put(a.accountId, { tier: 'standard' })).json()).data.overrides).not.toBeNull();
       const cleared = await (await put(a.accountId, { overrides: null })).json();
@@ -87,7 +131,8 @@ for (const backend of BACKENDS)
     });
 
     test('401 without a key, and for keys without the access the route needs', async () => {
-      for (const path of ['/api_keys/rate_limits', '/api_keys/rate_limits/log', '/api_keys/rate_limit_logs']) expect((await t.request(path, { key: null })).status).toBe(401);
+      for (const path of ['/api_keys/rate_limits', '/api_keys/rate_limits/log', '/api_keys/rate_limit_logs'])
+        expect((await t.request(path, { key: null })).status).toBe(401);
       expect((await t.request('/api_keys/rate_limits', { key: 'svc_not-a-key' })).status).toBe(401);
       for (const path of ['/api_keys/rate_limits/log', '/api_keys/rate_limit_logs']) {
         const res = await t.request(path, { key: a.inferenceKey });

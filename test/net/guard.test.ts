@@ -36,7 +36,10 @@ function forbiddenFetch() {
  * routed to the fixture site, so redirects and pinning are tested without leaving 127.0.0.1.
  */
 const PUBLIC_IP = '93.184.216.34';
-const lookup = async (host: string) => ({ 'public.test': [PUBLIC_IP], 'internal.test': ['10.0.0.5'], 'mixed.test': [PUBLIC_IP, '192.168.1.10'], 'v6local.test': ['fd12::1'] })[host] ?? [];
+const lookup = async (host: string) =>
+  ({ 'public.test': [PUBLIC_IP], 'internal.test': ['10.0.0.5'], 'mixed.test': [PUBLIC_IP, '192.168.1.10'], 'v6local.test': ['fd12::1'] })[
+    host
+  ] ?? [];
 const seen: { url: string; host: string | null }[] = [];
 const routedFetch = (async (input: string, init: RequestInit) => {
   const url = new URL(String(input));
@@ -77,9 +80,12 @@ describe('address classification', () => {
     expect(blockedReason(address)).toBe(reason);
   });
 
-  test.each(['8.8.8.8', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001::200e'])('%s is public', (address) => {
-    expect(blockedReason(address)).toBeNull();
-  });
+  test.each(['8.8.8.8', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001::200e'])(
+    '%s is public',
+    (address) => {
+      expect(blockedReason(address)).toBeNull();
+    },
+  );
 });
 
 describe('guard on (allowPrivateUrls false)', () => {
@@ -137,10 +143,13 @@ describe('guard on (allowPrivateUrls false)', () => {
     expect(new TextDecoder().decode(doc.body)).toContain('Otters');
   });
 
-  test.each(['file:///etc/passwd', 'ftp://example.com/x', 'gopher://x/', 'data:text/html,hi', 'not a url'])('%s is refused (only http/https)', async (url) => {
-    const error = await refusal(url, guarded);
-    expect(error.code).toBe('protocol');
-  });
+  test.each(['file:///etc/passwd', 'ftp://example.com/x', 'gopher://x/', 'data:text/html,hi', 'not a url'])(
+    '%s is refused (only http/https)',
+    async (url) => {
+      const error = await refusal(url, guarded);
+      expect(error.code).toBe('protocol');
+    },
+  );
 });
 
 describe('limits (private URLs allowed for the fixture)', () => {

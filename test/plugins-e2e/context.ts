@@ -6,12 +6,36 @@ import type { ChatChunk, ChatContext, ChatMessage, ChunkTransformer, UpstreamCha
 
 /** A catalog entry for plugin unit tests, with the given capability flags. */
 export function testModel(capabilities: Partial<NonNullable<ModelConfig['capabilities']>> = {}, id = 'm'): ModelEntry {
-  const config = { id, type: 'text', routes: [{ provider: 'p', weight: 1 }], pricing: {}, traits: [], privacy: 'private', capabilities } as unknown as ModelConfig;
-  return { id, name: id, type: 'text', tier: 'S', config, prices: { inputPerMillion: 0, outputPerMillion: 0, cacheInputPerMillion: 0, cacheWritePerMillion: 0, perUnit: 0 }, simulated: false };
+  const config = {
+    id,
+    type: 'text',
+    routes: [{ provider: 'p', weight: 1 }],
+    pricing: {},
+    traits: [],
+    privacy: 'private',
+    capabilities,
+  } as unknown as ModelConfig;
+  return {
+    id,
+    name: id,
+    type: 'text',
+    tier: 'S',
+    config,
+    prices: { inputPerMillion: 0, outputPerMillion: 0, cacheInputPerMillion: 0, cacheWritePerMillion: 0, perUnit: 0 },
+    simulated: false,
+  };
 }
 
 /** A ChatContext built by hand, for unit-testing a plugin without the chat route. */
-export function testContext(o: { params?: Record<string, unknown>; config?: Record<string, unknown>; deps?: Partial<AppDeps>; model?: ModelEntry; stream?: boolean } = {}): ChatContext {
+export function testContext(
+  o: {
+    params?: Record<string, unknown>;
+    config?: Record<string, unknown>;
+    deps?: Partial<AppDeps>;
+    model?: ModelEntry;
+    stream?: boolean;
+  } = {},
+): ChatContext {
   const config = parseConfig({ logLevel: 'silent', ...o.config });
   const log = { debug() {}, info() {}, warn() {}, error() {} };
   const deps = { config, log, fetch, now: Date.now, ...o.deps } as unknown as AppDeps;
@@ -32,8 +56,18 @@ export function testContext(o: { params?: Record<string, unknown>; config?: Reco
 export const testRequest = (messages: ChatMessage[]): UpstreamChatRequest => ({ model: 'm', messages });
 
 /** A content chunk as an upstream sends it. */
-export function contentChunk(content: string | null, extra: Partial<ChatChunk['choices'][number]['delta']> = {}, finish: string | null = null): ChatChunk {
-  return { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content, ...extra }, finish_reason: finish }] };
+export function contentChunk(
+  content: string | null,
+  extra: Partial<ChatChunk['choices'][number]['delta']> = {},
+  finish: string | null = null,
+): ChatChunk {
+  return {
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: { content, ...extra }, finish_reason: finish }],
+  };
 }
 
 /** Runs chunks through a chunk transformer (as the proxy does) and collects what comes out. */

@@ -13,7 +13,11 @@ const withSystem = (content = 'Caller rules') => [
   { role: 'system', content },
   { role: 'user', content: 'Hi' },
 ];
-const systemSent = () => w.lastUpstream().messages.filter((m) => m.role === 'system').map((m) => m.content);
+const systemSent = () =>
+  w
+    .lastUpstream()
+    .messages.filter((m) => m.role === 'system')
+    .map((m) => m.content);
 
 describe('include_svc_system_prompt through POST /chat/completions', () => {
   test('default: the service prompt first, the caller prompt after it, one system message upstream', async () => {

@@ -41,7 +41,16 @@ export async function startPluginWorld(opts: { allowPrivateUrls?: boolean; engin
     config: {
       systemPrompt: DEFAULT_PROMPT,
       allowPrivateUrls: opts.allowPrivateUrls ?? true,
-      search: { provider: brave ? 'brave' : 'searxng', baseUrl: engine.url, apiKey: brave ? 'brave-test-key' : undefined, timeoutMs: 1000, maxResults: 3, priceMicros: 10_000, xSearchPriceMicros: 20_000, scraping: { priceMicros: 4_000, timeoutMs: 1000 } },
+      search: {
+        provider: brave ? 'brave' : 'searxng',
+        baseUrl: engine.url,
+        apiKey: brave ? 'brave-test-key' : undefined,
+        timeoutMs: 1000,
+        maxResults: 3,
+        priceMicros: 10_000,
+        xSearchPriceMicros: 20_000,
+        scraping: { priceMicros: 4_000, timeoutMs: 1000 },
+      },
       providers: [fixtureProvider('up', upstream.url)],
       models: [
         fixtureModel('fix-plain', ['up']),
@@ -57,7 +66,11 @@ export async function startPluginWorld(opts: { allowPrivateUrls?: boolean; engin
     engine,
     site,
     meter,
-    chat: (json) => t.request('/chat/completions', { method: 'POST', json: { model: 'fix-plain', messages: [{ role: 'user', content: 'Hi' }], ...json } }),
+    chat: (json) =>
+      t.request('/chat/completions', {
+        method: 'POST',
+        json: { model: 'fix-plain', messages: [{ role: 'user', content: 'Hi' }], ...json },
+      }),
     lastUpstream: () => upstream.requests.at(-1)?.body as ReturnType<PluginWorld['lastUpstream']>,
     reset() {
       upstream.set({});

@@ -21,7 +21,8 @@ test('simulated reasoning model thinks in <think> tags unless asked not to', asy
 });
 
 test('strip_thinking_response removes the simulator think block, JSON and stream', async () => {
-  const json = (await (await chat('qwen3-235b-a22b-thinking-2507:strip_thinking_response=true')).json()).choices[0].message.content as string;
+  const json = (await (await chat('qwen3-235b-a22b-thinking-2507:strip_thinking_response=true')).json()).choices[0].message
+    .content as string;
   expect(json).not.toContain('think>');
   expect(json.length).toBeGreaterThan(0);
   const streamed = contentOf(await sseData(await chat('qwen3-235b-a22b-thinking-2507:strip_thinking_response=true', true)));

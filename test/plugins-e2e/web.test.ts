@@ -60,7 +60,12 @@ describe('enable_web_search through POST /chat/completions', () => {
     const events = (await sseData(res)) as any[];
     expect(events[0]).toMatchObject({ object: 'chat.completion.chunk', choices: [], svc_parameters: { web_search_citations: hits } });
     const call = events[1]!.choices[0].delta.tool_calls[0];
-    expect(call).toMatchObject({ index: 0, id: 'svc_web_search_documents', type: 'function', function: { name: 'svc_web_search_documents' } });
+    expect(call).toMatchObject({
+      index: 0,
+      id: 'svc_web_search_documents',
+      type: 'function',
+      function: { name: 'svc_web_search_documents' },
+    });
     expect(JSON.parse(call.function.arguments).documents.map((d: { url: string }) => d.url)).toEqual(hits.map((h) => h.url));
     expect(contentOf(events)).toBe('Hello from the fixture.');
     expect(events.at(-1)).toBe('[DONE]');
@@ -68,7 +73,9 @@ describe('enable_web_search through POST /chat/completions', () => {
   });
 
   test('JSON: return_search_results_as_documents adds the svc_web_search_documents tool call', async () => {
-    const body = await (await w.chat({ messages: ask('otters'), svc_parameters: { enable_web_search: 'on', return_search_results_as_documents: true } })).json();
+    const body = await (
+      await w.chat({ messages: ask('otters'), svc_parameters: { enable_web_search: 'on', return_search_results_as_documents: true } })
+    ).json();
     const call = body.choices[0].message.tool_calls[0];
     expect(call.function.name).toBe('svc_web_search_documents');
     expect(JSON.parse(call.function.arguments).documents).toHaveLength(3);
@@ -106,7 +113,9 @@ describe('enable_web_scraping through POST /chat/completions', () => {
   });
 
   test('as a suffix, streaming', async () => {
-    const events = await sseData(await w.chat({ model: 'fix-plain:enable_web_scraping=true', stream: true, messages: ask(`${w.site.origin}/second`) }));
+    const events = await sseData(
+      await w.chat({ model: 'fix-plain:enable_web_scraping=true', stream: true, messages: ask(`${w.site.origin}/second`) }),
+    );
     expect(systemText()).toContain('lighthouses');
     expect(contentOf(events)).toBe('Hello from the fixture.');
   });
@@ -114,7 +123,11 @@ describe('enable_web_scraping through POST /chat/completions', () => {
 
 describe('enable_x_search through POST /chat/completions', () => {
   test('supporting model: native search_parameters upstream, web search bypassed, x-search charged', async () => {
-    const res = await w.chat({ model: 'fix-x', messages: ask('trending otters'), svc_parameters: { enable_x_search: true, enable_web_search: 'on' } });
+    const res = await w.chat({
+      model: 'fix-x',
+      messages: ask('trending otters'),
+      svc_parameters: { enable_x_search: true, enable_web_search: 'on' },
+    });
     expect(res.status).toBe(200);
     expect(w.lastUpstream().search_parameters).toEqual({ mode: 'on', sources: [{ type: 'web' }, { type: 'x' }], return_citations: true });
     expect(w.engine.queries).toEqual([]);
@@ -144,7 +157,13 @@ describe('SSRF guard on (allowPrivateUrls false)', () => {
 
   test('loopback, private, link-local and IPv6 URLs in the message are not fetched and not charged', async () => {
     const before = guarded.site.hits.get('/article') ?? 0;
-    const urls = [`${guarded.site.origin}/article`, `http://[::1]:${guarded.site.port}/article`, `http://[::ffff:127.0.0.1]:${guarded.site.port}/article`, 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/'];
+    const urls = [
+      `${guarded.site.origin}/article`,
+      `http://[::1]:${guarded.site.port}/article`,
+      `http://[::ffff:127.0.0.1]:${guarded.site.port}/article`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+    ];
     const res = await guarded.chat({ messages: ask(urls.join(' ')), svc_parameters: { enable_web_scraping: true } });
     expect(res.status).toBe(200);
     expect(guarded.site.hits.get('/article') ?? 0).toBe(before);

@@ -12,7 +12,8 @@ const guard = { allowPrivate: true, timeoutMs: 1000, maxBytes: 100_000 };
 
 describe('extractUrls', () => {
   test('finds http(s) URLs in order, trims punctuation, dedupes, caps at 5', () => {
-    const text = 'See https://a.example/x, and (http://b.example/y). Also https://a.example/x again; ftp://c.example no. ' +
+    const text =
+      'See https://a.example/x, and (http://b.example/y). Also https://a.example/x again; ftp://c.example no. ' +
       'https://en.wikipedia.org/wiki/Otter_(disambiguation) https://d.example https://e.example/q?x=1&y=2 https://f.example https://g.example';
     expect(extractUrls(text)).toEqual([
       'https://a.example/x',
@@ -24,7 +25,10 @@ describe('extractUrls', () => {
   });
 
   test('bracketed IPv6 hosts are kept whole', () => {
-    expect(extractUrls('see http://[::1]:8080/a and http://[::ffff:127.0.0.1]/b, ok')).toEqual(['http://[::1]:8080/a', 'http://[::ffff:7f00:1]/b']);
+    expect(extractUrls('see http://[::1]:8080/a and http://[::ffff:127.0.0.1]/b, ok')).toEqual([
+      'http://[::1]:8080/a',
+      'http://[::ffff:7f00:1]/b',
+    ]);
   });
 
   test('no URLs -> empty', () => {

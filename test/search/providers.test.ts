@@ -19,8 +19,16 @@ const signal = () => new AbortController().signal;
 const expected = FIXTURE_HITS.slice(0, 3).map(({ date, ...h }) => (date ? { ...h, date } : h));
 
 const engines: [string, () => FixtureEngine, () => SearchProvider][] = [
-  ['searxng', () => searxng, () => createSearchProvider(parseSearchConfig({ provider: 'searxng', baseUrl: `${searxng.url}/`, timeoutMs: 300 }), fetch)!],
-  ['brave', () => brave, () => createSearchProvider(parseSearchConfig({ provider: 'brave', baseUrl: brave.url, apiKey: 'brave-key', timeoutMs: 300 }), fetch)!],
+  [
+    'searxng',
+    () => searxng,
+    () => createSearchProvider(parseSearchConfig({ provider: 'searxng', baseUrl: `${searxng.url}/`, timeoutMs: 300 }), fetch)!,
+  ],
+  [
+    'brave',
+    () => brave,
+    () => createSearchProvider(parseSearchConfig({ provider: 'brave', baseUrl: brave.url, apiKey: 'brave-key', timeoutMs: 300 }), fetch)!,
+  ],
 ];
 
 describe.each(engines)('%s adapter', (name, engine, provider) => {

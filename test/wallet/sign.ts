@@ -55,7 +55,10 @@ export function siweText(address: string, o: SignInOptions = {}): string {
 }
 
 /** A SIGN-IN-WITH-X header value signed by an EVM wallet (EIP-191 personal_sign of the SIWE text). */
-export async function evmSignIn(wallet: HDNodeWallet, o: SignInOptions & { message?: string; signer?: HDNodeWallet } = {}): Promise<string> {
+export async function evmSignIn(
+  wallet: HDNodeWallet,
+  o: SignInOptions & { message?: string; signer?: HDNodeWallet } = {},
+): Promise<string> {
   const message = o.message ?? siweText(wallet.address, o);
   const signature = await (o.signer ?? wallet).signMessage(message);
   return encodeHeader({

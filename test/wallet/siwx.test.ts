@@ -19,7 +19,13 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
   /** The real gate and authenticator on an INFERENCE and an ADMIN route that echo the caller. */
   function buildProbe() {
     const wallets = parseWalletsConfig(t.deps.config);
-    const wallet = createWalletAuthenticator({ db: t.deps.storage.db, kv: t.deps.kv, now: t.deps.now, siwx: wallets.siwx, domains: allowedDomains(t.deps.config, wallets) });
+    const wallet = createWalletAuthenticator({
+      db: t.deps.storage.db,
+      kv: t.deps.kv,
+      now: t.deps.now,
+      siwx: wallets.siwx,
+      domains: allowedDomains(t.deps.config, wallets),
+    });
     return new Elysia()
       .use(requestIdGate)
       .use(errorHandler(t.deps.log))
@@ -35,7 +41,9 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
   afterAll(() => t.close());
 
   async function signIn(header: string, path = '/inference', name = 'SIGN-IN-WITH-X') {
-    const res = await probe.handle(new Request(`http://localhost${path}`, { method: path === '/admin' ? 'GET' : 'POST', headers: { [name]: header } }));
+    const res = await probe.handle(
+      new Request(`http://localhost${path}`, { method: path === '/admin' ? 'GET' : 'POST', headers: { [name]: header } }),
+    );
     return { status: res.status, body: await res.json(), headers: res.headers };
   }
   async function refused(header: string, code: string) {
@@ -48,11 +56,19 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     const wallet = newEvmWallet();
     const res = await signIn(await evmSignIn(wallet, { now: clock.now }));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ via: 'wallet', tier: 'standard', apiKey: null, wallet: { address: wallet.address.toLowerCase(), chain: 'evm' } });
+    expect(res.body).toMatchObject({
+      via: 'wallet',
+      tier: 'standard',
+      apiKey: null,
+      wallet: { address: wallet.address.toLowerCase(), chain: 'evm' },
+    });
     const db = t.deps.storage.db;
     const [account] = await db.select().from(accounts).where(eq(accounts.id, res.body.accountId));
     expect(account).toMatchObject({ kind: 'wallet', walletAddress: wallet.address.toLowerCase(), walletChain: 'evm' });
-    const usdc = await db.select().from(balances).where(and(eq(balances.accountId, account!.id), eq(balances.currency, 'USDC')));
+    const usdc = await db
+      .select()
+      .from(balances)
+      .where(and(eq(balances.accountId, account!.id), eq(balances.currency, 'USDC')));
     expect(usdc).toHaveLength(1);
     // A second sign-in (fresh nonce, legacy header name, CAIP chain id) lands on the same account.
     const again = await signIn(await evmSignIn(wallet, { now: clock.now, chainId: 'eip155:8453' }), '/inference', 'X-Sign-In-With-X');
@@ -65,7 +81,9 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     const res = await signIn(await solanaSignIn(wallet, { now: clock.now }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ via: 'wallet', wallet: { address: wallet.address, chain: 'solana' } });
-    const b64 = await signIn(await solanaSignIn(wallet, { now: clock.now, encoding: 'base64', messageChainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }));
+    const b64 = await signIn(
+      await solanaSignIn(wallet, { now: clock.now, encoding: 'base64', messageChainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' }),
+    );
     expect(b64.status).toBe(200);
     expect(b64.body.accountId).toBe(res.body.accountId);
   });
@@ -82,7 +100,12 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
 
   test('a SIWE and a Solana sign-in each authenticate POST /chat/completions, paid from USDC; a replay is refused', async () => {
     const chat = (header: string) =>
-      t.request('/chat/completions', { method: 'POST', key: null, headers: { 'SIGN-IN-WITH-X': header }, json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] } });
+      t.request('/chat/completions', {
+        method: 'POST',
+        key: null,
+        headers: { 'SIGN-IN-WITH-X': header },
+        json: { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] },
+      });
     const evm = newEvmWallet();
     const sol = await newSolanaWallet();
     const wallets = [
@@ -95,7 +118,9 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
       expect(broke.status).toBe(402);
       expect((await broke.json()).code).toBe('PAYMENT_REQUIRED');
       const [account] = await t.deps.storage.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.walletAddress, w.address));
-      expect(await t.deps.meter.credit({ accountId: account!.id, currency: 'USDC', amountMicros: 1_000_000, requestId: `topup-${w.address}` })).toBe(true);
+      expect(
+        await t.deps.meter.credit({ accountId: account!.id, currency: 'USDC', amountMicros: 1_000_000, requestId: `topup-${w.address}` }),
+      ).toBe(true);
 
       const header = await w.sign();
       const res = await chat(header);
@@ -131,7 +156,10 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     await refused(encodeHeader({ ...base, message, signature: `${signature.slice(0, -4)}0000` }), 'X402_SIGN_IN_INVALID_SIGNATURE');
     await refused(await evmSignIn(wallet, { now: clock.now, signer: newEvmWallet() }), 'X402_SIGN_IN_INVALID_SIGNATURE');
     const sol = await newSolanaWallet();
-    await refused(await solanaSignIn(sol, { now: clock.now, signerKey: (await newSolanaWallet()).secretKey }), 'X402_SIGN_IN_INVALID_SIGNATURE');
+    await refused(
+      await solanaSignIn(sol, { now: clock.now, signerKey: (await newSolanaWallet()).secretKey }),
+      'X402_SIGN_IN_INVALID_SIGNATURE',
+    );
     const solMessage = solanaText(sol.address, { now: clock.now });
     const signed = JSON.parse(Buffer.from(await solanaSignIn(sol, { message: solMessage, now: clock.now }), 'base64').toString());
     await refused(encodeHeader({ ...signed, message: solMessage.replace('svc API', 'svc APJ') }), 'X402_SIGN_IN_INVALID_SIGNATURE');
@@ -166,7 +194,10 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     await refused(await evmSignIn(wallet, { now: clock.now, chainId: 8453, messageChainId: 1 }), 'X402_SIGN_IN_CHAIN_MISMATCH');
     await refused(await evmSignIn(wallet, { now: clock.now, chainId: 'base-mainnet' }), 'X402_SIGN_IN_INVALID_CHAIN_ID');
     const sol = await newSolanaWallet();
-    await refused(await solanaSignIn(sol, { now: clock.now, chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' }), 'X402_SIGN_IN_UNSUPPORTED_CHAIN');
+    await refused(
+      await solanaSignIn(sol, { now: clock.now, chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' }),
+      'X402_SIGN_IN_UNSUPPORTED_CHAIN',
+    );
     await refused(await solanaSignIn(sol, { now: clock.now, messageChainId: 'devnet' }), 'X402_SIGN_IN_CHAIN_MISMATCH');
   });
 
@@ -178,7 +209,10 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
     await refused(await evmSignIn(wallet, { now: clock.now, address: newEvmWallet().address }), 'X402_SIGN_IN_ADDRESS_MISMATCH');
     await refused(await evmSignIn(wallet, { now: clock.now, message: 'hello world' }), 'X402_SIGN_IN_INVALID_MESSAGE');
     await refused(await solanaSignIn(await newSolanaWallet(), { now: clock.now, nonce: null }), 'X402_SIGN_IN_MISSING_NONCE');
-    await refused(await solanaSignIn(await newSolanaWallet(), { now: clock.now, address: 'not-base58-0OIl' }), 'X402_SIGN_IN_INVALID_WALLET');
+    await refused(
+      await solanaSignIn(await newSolanaWallet(), { now: clock.now, address: 'not-base58-0OIl' }),
+      'X402_SIGN_IN_INVALID_WALLET',
+    );
   });
 
   test('ADMIN routes refuse a signed-in wallet without burning its nonce', async () => {
@@ -191,7 +225,12 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
   });
 
   test('a bearer key still takes precedence and works as before', async () => {
-    const res = await probe.handle(new Request('http://localhost/inference', { method: 'POST', headers: { authorization: `Bearer ${t.adminKey}`, 'SIGN-IN-WITH-X': 'garbage' } }));
+    const res = await probe.handle(
+      new Request('http://localhost/inference', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminKey}`, 'SIGN-IN-WITH-X': 'garbage' },
+      }),
+    );
     expect(res.status).toBe(200);
     expect((await res.json()).via).toBe('api_key');
   });

@@ -56,7 +56,9 @@ describe.each(BACKENDS)('web3 API keys on $name', (backend) => {
   test('a staked wallet signs the token and gets a working key on its wallet account', async () => {
     const wallet = Wallet.createRandom();
     rpc.balances.set(wallet.address.toLowerCase(), 5000n);
-    const res = await post(await signed(wallet, { apiKeyType: 'ADMIN', consumptionLimit: { usd: 3 }, limitPeriod: 'MONTH', description: 'my bot' }));
+    const res = await post(
+      await signed(wallet, { apiKeyType: 'ADMIN', consumptionLimit: { usd: 3 }, limitPeriod: 'MONTH', description: 'my bot' }),
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toEqual({
@@ -115,8 +117,18 @@ describe.each(BACKENDS)('web3 API keys on $name', (backend) => {
     const [h, p, s] = token.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url')}.${s}`;
-    await refusedWith(await post({ ...body, token: forged, signature: await wallet.signMessage(forged) }), 400, 'JWT signature is invalid', 'token');
-    await refusedWith(await post({ ...body, token: 'not-a-jwt', signature: await wallet.signMessage('not-a-jwt') }), 400, 'JWT is malformed', 'token');
+    await refusedWith(
+      await post({ ...body, token: forged, signature: await wallet.signMessage(forged) }),
+      400,
+      'JWT signature is invalid',
+      'token',
+    );
+    await refusedWith(
+      await post({ ...body, token: 'not-a-jwt', signature: await wallet.signMessage('not-a-jwt') }),
+      400,
+      'JWT is malformed',
+      'token',
+    );
   });
 
   test('a signature by another wallet, a garbage signature and a bad address are refused', async () => {
@@ -124,9 +136,24 @@ describe.each(BACKENDS)('web3 API keys on $name', (backend) => {
     rpc.balances.set(wallet.address.toLowerCase(), 1000n);
     const token = await getToken();
     const other = await Wallet.createRandom().signMessage(token);
-    await refusedWith(await post({ apiKeyType: 'INFERENCE', address: wallet.address, token, signature: other }), 400, 'Wallet signature does not match', 'signature');
-    await refusedWith(await post({ apiKeyType: 'INFERENCE', address: wallet.address, token, signature: '0xdeadbeef' }), 400, 'Wallet signature does not match', 'signature');
-    await refusedWith(await post({ apiKeyType: 'INFERENCE', address: '0x12345', token, signature: other }), 400, 'Invalid wallet address', 'address');
+    await refusedWith(
+      await post({ apiKeyType: 'INFERENCE', address: wallet.address, token, signature: other }),
+      400,
+      'Wallet signature does not match',
+      'signature',
+    );
+    await refusedWith(
+      await post({ apiKeyType: 'INFERENCE', address: wallet.address, token, signature: '0xdeadbeef' }),
+      400,
+      'Wallet signature does not match',
+      'signature',
+    );
+    await refusedWith(
+      await post({ apiKeyType: 'INFERENCE', address: '0x12345', token, signature: other }),
+      400,
+      'Invalid wallet address',
+      'address',
+    );
     // The failed attempts did not burn the token: the right signature still redeems it.
     const ok = await post({ apiKeyType: 'INFERENCE', address: wallet.address, token, signature: await wallet.signMessage(token) });
     expect(ok.status).toBe(200);

@@ -34,7 +34,10 @@ function uriHost(uri: string): string | null {
  * nonce is present, and the time window holds (issuedAt at most maxAge old and maxFuture
  * ahead, not expired, not before notBefore, payload timestamp close to issuedAt).
  */
-export function checkSignInFields(fields: SignInFields, opts: { timestampMs: number; nowMs: number; domains: Set<string>; siwx: WalletsConfig['siwx'] }) {
+export function checkSignInFields(
+  fields: SignInFields,
+  opts: { timestampMs: number; nowMs: number; domains: Set<string>; siwx: WalletsConfig['siwx'] },
+) {
   const { siwx, nowMs } = opts;
   if (!opts.domains.has(fields.domain)) throw signInError('X402_SIGN_IN_DOMAIN_MISMATCH', `domain "${fields.domain}" is not this service`);
   const host = uriHost(fields.uri);
@@ -43,9 +46,12 @@ export function checkSignInFields(fields: SignInFields, opts: { timestampMs: num
   if (!fields.issuedAt) throw signInError('X402_SIGN_IN_INVALID_MESSAGE', 'the message has no Issued At');
   const issuedAt = parseTime(fields.issuedAt, 'Issued At');
   if (issuedAt > nowMs + siwx.maxFutureSeconds * 1000) throw signInError('X402_SIGN_IN_FUTURE_TIMESTAMP', 'Issued At is in the future');
-  if (nowMs - issuedAt > siwx.maxAgeSeconds * 1000) throw signInError('X402_SIGN_IN_EXPIRED', `the message is older than ${siwx.maxAgeSeconds} seconds`);
-  if (fields.expirationTime && parseTime(fields.expirationTime, 'Expiration Time') <= nowMs) throw signInError('X402_SIGN_IN_EXPIRED', 'the message has expired');
-  if (fields.notBefore && parseTime(fields.notBefore, 'Not Before') > nowMs) throw signInError('X402_SIGN_IN_NOT_BEFORE', 'the message is not valid yet');
+  if (nowMs - issuedAt > siwx.maxAgeSeconds * 1000)
+    throw signInError('X402_SIGN_IN_EXPIRED', `the message is older than ${siwx.maxAgeSeconds} seconds`);
+  if (fields.expirationTime && parseTime(fields.expirationTime, 'Expiration Time') <= nowMs)
+    throw signInError('X402_SIGN_IN_EXPIRED', 'the message has expired');
+  if (fields.notBefore && parseTime(fields.notBefore, 'Not Before') > nowMs)
+    throw signInError('X402_SIGN_IN_NOT_BEFORE', 'the message is not valid yet');
   if (Math.abs(opts.timestampMs - issuedAt) > siwx.timestampSkewSeconds * 1000)
     throw signInError('X402_SIGN_IN_TIMESTAMP_MISMATCH', 'timestamp does not match Issued At');
 }

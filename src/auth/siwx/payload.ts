@@ -37,7 +37,11 @@ export function decodeSignIn(header: string): SignInPayload {
 }
 
 /** Solana cluster names wallets put in the message's Chain ID line, as CAIP-2 ids. */
-const SOLANA_ALIASES: Record<string, string> = { mainnet: SOLANA_MAINNET, 'solana:mainnet': SOLANA_MAINNET, 'mainnet-beta': SOLANA_MAINNET };
+const SOLANA_ALIASES: Record<string, string> = {
+  mainnet: SOLANA_MAINNET,
+  'solana:mainnet': SOLANA_MAINNET,
+  'mainnet-beta': SOLANA_MAINNET,
+};
 
 /** Normalizes a Solana chain name to CAIP-2. */
 export function solanaCaip(chain: string): string {
@@ -52,13 +56,15 @@ export function resolveChain(payload: SignInPayload, siwx: WalletsConfig['siwx']
   const raw = String(payload.chainId);
   const solana = payload.type === 'ed25519' || raw.startsWith('solana:') || raw in SOLANA_ALIASES;
   if (solana) {
-    if (payload.type !== undefined && payload.type !== 'ed25519') throw signInError('X402_SIGN_IN_CHAIN_MISMATCH', 'a Solana chain needs type "ed25519"');
+    if (payload.type !== undefined && payload.type !== 'ed25519')
+      throw signInError('X402_SIGN_IN_CHAIN_MISMATCH', 'a Solana chain needs type "ed25519"');
     const caip = solanaCaip(raw);
     if (!caip.startsWith('solana:')) throw signInError('X402_SIGN_IN_CHAIN_MISMATCH', 'type "ed25519" needs a Solana chain id');
     if (caip !== siwx.solanaChainId) throw signInError('X402_SIGN_IN_UNSUPPORTED_CHAIN', `chain ${raw} is not supported`);
     return { kind: 'solana', caip };
   }
-  if (payload.type !== undefined && !['eip191', 'evm'].includes(payload.type)) throw signInError('X402_SIGN_IN_INVALID_PAYLOAD', `unknown signature type "${payload.type}"`);
+  if (payload.type !== undefined && !['eip191', 'evm'].includes(payload.type))
+    throw signInError('X402_SIGN_IN_INVALID_PAYLOAD', `unknown signature type "${payload.type}"`);
   const match = /^(?:eip155:)?(\d{1,12})$/.exec(raw);
   if (!match) throw signInError('X402_SIGN_IN_INVALID_CHAIN_ID', 'chainId must be an EIP-155 number, "eip155:<n>" or a solana: CAIP-2 id');
   const chainId = Number(match[1]);

@@ -35,7 +35,8 @@ export function parseSolanaMessage(message: string): SignInFields {
     if (name in values) throw signInError('X402_SIGN_IN_INVALID_MESSAGE', `duplicate field "${match[1]}"`);
     values[name] = (match[2] as string).trim();
   }
-  if (!values.uri || !values.chain || values.version !== '1') throw signInError('X402_SIGN_IN_INVALID_MESSAGE', 'the message lacks URI, Version 1 or Chain ID');
+  if (!values.uri || !values.chain || values.version !== '1')
+    throw signInError('X402_SIGN_IN_INVALID_MESSAGE', 'the message lacks URI, Version 1 or Chain ID');
   return {
     domain,
     address,
