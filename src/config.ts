@@ -40,6 +40,8 @@ export const ConfigSchema = T.Object({
   rateLimits: T.Optional(T.Record(T.String(), T.Unknown())),
   abuseGuard: T.Optional(T.Record(T.String(), T.Unknown())),
   billing: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** Redis timeouts and reconnection (src/kv/redis-config.ts). */
+  redis: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 

@@ -109,7 +109,11 @@ export function startLedgerWriter(opts: {
       if (closed) return;
       closed = true;
       clearInterval(timer);
-      await flush();
+      try {
+        await flush();
+      } finally {
+        opts.store.close?.();
+      }
     },
   };
 }

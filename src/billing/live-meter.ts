@@ -11,13 +11,12 @@ import { parseBillingConfig, type BillingConfig } from './config';
 import { creditAccount, type Currency } from './credit';
 import type { LedgerRow } from './ledger-row';
 import { startLedgerWriter } from './ledger-writer';
-import { createMemoryBillingStore } from './memory-store';
 import type { MeteredUsage, MeterOpenInput, MeterTicket, SettledCost, UsageMeter } from './meter';
 import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow, spendClass } from './mirror-init';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
 import { costLines, inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
-import { createRedisBillingStore } from './redis-store';
+import { openBillingStore } from './open-store';
 import type { BillingStore, HoldCandidate } from './store';
 
 /** What the meter needs: the database for initialisation and the ledger, the KV for live state. */
@@ -43,7 +42,7 @@ const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !==
  */
 export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly store: BillingStore; readonly billing: BillingConfig } {
   const cfg = parseBillingConfig(deps.config);
-  const store = deps.kv.redis ? createRedisBillingStore(deps.kv.redis, deps.kv.prefix) : createMemoryBillingStore({ now: deps.now });
+  const store = openBillingStore(deps, cfg);
   const writer = startLedgerWriter({ db: deps.db, store, log: deps.log, intervalMs: cfg.flushIntervalMs, batchSize: cfg.flushBatchSize });
   const mirrored = new Set<string>();
   const counted = new Set<string>();

@@ -83,3 +83,8 @@ export function payloadTooLarge(limitBytes: number): ServiceError {
 export function upstreamError(status: 502 | 503 | 504, message: string): ServiceError {
   return new ServiceError(status, { error: message });
 }
+
+/** 503 with Retry-After: a backing store (Redis) is unreachable for now; nothing was charged. */
+export function serviceUnavailable(message: string, retryAfterSeconds: number): ServiceError {
+  return new ServiceError(503, { error: message }, { 'retry-after': String(retryAfterSeconds) });
+}
