@@ -6,6 +6,7 @@ import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
+import { healthRoutes } from './http/health';
 import { openApiDocs } from './http/openapi';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(bodyLimit(config.maxBodyBytes))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
+    .use(healthRoutes(deps))
     .use(api) as unknown as Elysia;
   return app;
 }
