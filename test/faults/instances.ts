@@ -10,6 +10,9 @@ import { BACKENDS } from '../helpers/backends';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 
+const PLENTY = { rpm: 1_000_000, tpm: 1_000_000_000 };
+const LOAD_LIMITS = { text: { XS: PLENTY, S: PLENTY, M: PLENTY, L: PLENTY } };
+
 /** One svc instance of a fault test, over the shared database and its own connection to the test's Redis. */
 export interface Instance {
   deps: AppDeps;
@@ -51,6 +54,8 @@ export async function startFleet(opts: { redisUrl: string; n: number; config?: R
     providers: [fixtureProvider('up', upstream.url)],
     models: [fixtureModel('fix', ['up'])],
     abuseGuard: { enabled: false },
+    // Load tests here are about Redis, not about the per-model limits.
+    rateLimits: { standard: LOAD_LIMITS, partner: LOAD_LIMITS },
     ...opts.config,
   });
   const prefix = `f${Date.now()}:`;
