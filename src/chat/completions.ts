@@ -83,7 +83,12 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
  * is charged when the upstream fails before its first byte; otherwise the ticket is settled
  * exactly once with what was produced.
  */
-export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameters: ParameterSet, opts: { pingIntervalMs: number }) {
+export function createChatHandler(
+  deps: AppDeps,
+  runner: PluginRunner,
+  parameters: ParameterSet,
+  opts: { pingIntervalMs: number; idleTimeoutMs?: number },
+) {
   return async function chatCompletion({ body, svc, request, set, server }: ChatCall): Promise<unknown> {
     const { model, suffix } = resolveModel(deps, body.model);
     const params = parameters.resolve(body.svc_parameters, suffix);
@@ -167,6 +172,7 @@ export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameter
       includeUsage: body.stream_options?.include_usage === true,
       estimatedPromptTokens,
       pingIntervalMs: opts.pingIntervalMs,
+      idleTimeoutMs: opts.idleTimeoutMs,
       abort: onClientGone,
       cleanup,
       log: deps.log,

@@ -19,6 +19,8 @@ export interface StreamResponseInput {
   includeUsage: boolean;
   estimatedPromptTokens: number;
   pingIntervalMs: number;
+  /** Upstream idle timeout (proxyStream's default when absent). */
+  idleTimeoutMs?: number;
   /** Aborts the upstream call (client gone). */
   abort(): void;
   /** Detaches the request's abort listener once the stream is over. */
@@ -96,6 +98,7 @@ export function streamResponse(s: StreamResponseInput): Response {
     transforms: s.transforms,
     leading: s.ctx.leadingChunks,
     pingIntervalMs: s.pingIntervalMs,
+    idleTimeoutMs: s.idleTimeoutMs,
     abortUpstream: s.abort,
     finish,
   });

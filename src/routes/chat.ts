@@ -42,13 +42,18 @@ export interface ChatRouteOptions {
   plugins?: RequestPlugin[];
   /** Keep-alive interval while the upstream is silent (default 15 s). */
   pingIntervalMs?: number;
+  /** Upstream idle timeout of a stream (default: config `streamIdleTimeoutMs`). */
+  idleTimeoutMs?: number;
 }
 
 /** POST /chat/completions, with its request schema composed from the plugins. */
 export function chatRoutes(deps: AppDeps, auth: AuthGate, opts: ChatRouteOptions = {}) {
   const plugins = opts.plugins ?? PLUGINS;
   const parameters = composeParameters(plugins);
-  const handle = createChatHandler(deps, new PluginRunner(plugins), parameters, { pingIntervalMs: opts.pingIntervalMs ?? 15_000 });
+  const handle = createChatHandler(deps, new PluginRunner(plugins), parameters, {
+    pingIntervalMs: opts.pingIntervalMs ?? 15_000,
+    idleTimeoutMs: opts.idleTimeoutMs ?? deps.config.streamIdleTimeoutMs,
+  });
   return new Elysia({ name: 'svc.routes.chat' }).use(auth).post(
     '/chat/completions',
     // Destructured: Elysia reads which context fields a handler uses from its source, and a

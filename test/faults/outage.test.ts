@@ -63,7 +63,9 @@ async function outage(seconds: number) {
     await Bun.sleep(Math.min(1_000, Math.max(0, until - Date.now())));
   }
   const ms = await recover();
-  console.log(`redis outage of ${seconds} s: all ${fleet.instances.length} instances served again ${Math.round(ms)} ms after Redis answered`);
+  console.log(
+    `redis outage of ${seconds} s: all ${fleet.instances.length} instances served again ${Math.round(ms)} ms after Redis answered`,
+  );
   await allServe();
   expect(await fleet.ledgerCharged()).toBe(fleet.served);
 }

@@ -62,11 +62,17 @@ export function ownRedis(port: number, extra: string[] = []): OwnRedis {
 
 /** A Redis Cluster of masters on `ports` (no replicas), each its own process. */
 export async function ownRedisCluster(ports: number[]): Promise<{ url: string; nodes: OwnRedis[]; dispose(): Promise<void> }> {
-  const nodes = ports.map((p) => ownRedis(p, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${p}.conf`, '--cluster-node-timeout', '2000']));
+  const nodes = ports.map((p) =>
+    ownRedis(p, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${p}.conf`, '--cluster-node-timeout', '2000']),
+  );
   for (const n of nodes) await n.start();
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
-    encoding: 'utf8',
-  });
+  const created = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   await waitFor(() => ports.every((p) => cli(p, 'cluster', 'info').includes('cluster_state:ok')), 'cluster_state:ok');
   return {
