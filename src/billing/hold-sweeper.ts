@@ -7,8 +7,21 @@ import { accountKeys, holdIndexKey, scriptRunner } from './redis-store';
 /** Accounts visited per sweep round; the rest wait for the next round. */
 const ACCOUNTS_PER_ROUND = 1_000;
 
+/** (member, score) pairs of a WITHSCORES reply: flat over RESP2 (ioredis), pairs over RESP3 (Bun), scores as Redis formats them. */
+function scorePairs(reply: unknown): [string, string][] {
+  const items = reply as unknown[];
+  if (items.length > 0 && Array.isArray(items[0])) return (items as [string, number | string][]).map(([m, s]) => [m, formatScore(s)]);
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < items.length; i += 2) pairs.push([String(items[i]), formatScore(items[i + 1] as string)]);
+  return pairs;
+}
+
+/** A score as ZSCORE returns it inside a script: expiries are integers, written without exponent. */
+const formatScore = (s: number | string) => (typeof s === 'number' ? BigInt(Math.round(s)).toString() : s);
+
 /** A running sweep; `sweep` runs one round now (tests), `close` stops the timer. */
 export interface HoldSweeper {
+  /** One round now; resolves to the number of accounts visited (0 when another instance holds the lock). */
   sweep(): Promise<number>;
   close(): void;
 }
@@ -35,29 +48,20 @@ export function startHoldSweeper(opts: {
   async function sweep(): Promise<number> {
     const token = randomUUID();
     if ((await opts.redis.send('SET', [lock, token, 'NX', 'PX', String(Math.max(opts.intervalMs, 5_000))])) !== 'OK') return 0;
-    let freed = 0;
+    let visited = 0;
     try {
       const now = String(opts.now());
-      const due = (await opts.redis.send('ZRANGEBYSCORE', [
-        index,
-        '-inf',
-        now,
-        'WITHSCORES',
-        'LIMIT',
-        '0',
-        String(ACCOUNTS_PER_ROUND),
-      ])) as string[];
-      for (let i = 0; i < due.length; i += 2) {
-        const accountId = due[i]!;
+      const due = await opts.redis.send('ZRANGEBYSCORE', [index, '-inf', now, 'WITHSCORES', 'LIMIT', '0', String(ACCOUNTS_PER_ROUND)]);
+      for (const [accountId, score] of scorePairs(due)) {
         const k = accountKeys(opts.prefix, accountId);
         const next = String(await run(SWEEP_HOLDS, [k.hsum, k.hreq, k.hexp], [now]));
-        await run(REINDEX_HOLDS, [index], [accountId, due[i + 1]!, next]);
-        freed++;
+        await run(REINDEX_HOLDS, [index], [accountId, score, next]);
+        visited++;
       }
     } finally {
       await run(UNLOCK, [lock], [token]);
     }
-    return freed;
+    return visited;
   }
 
   const timer = setInterval(function sweepHolds() {

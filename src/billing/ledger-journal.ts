@@ -7,6 +7,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -77,7 +78,7 @@ export class LedgerJournal {
     for (const [segment, left] of this.pending) {
       if (left > 0) continue;
       this.pending.delete(segment);
-      if (segment !== this.segment) unlinkSync(this.path(segment));
+      if (segment !== this.segment) rmSync(this.path(segment), { force: true });
       else if (this.bytes > 0) {
         ftruncateSync(this.fd, 0);
         this.bytes = 0;
@@ -88,8 +89,8 @@ export class LedgerJournal {
   close() {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
-    if ((this.pending.get(this.segment) ?? 0) === 0 && existsSync(this.path(this.segment))) unlinkSync(this.path(this.segment));
-    unlinkSync(join(this.dir, 'owner.pid'));
+    if ((this.pending.get(this.segment) ?? 0) === 0) rmSync(this.path(this.segment), { force: true });
+    rmSync(join(this.dir, 'owner.pid'), { force: true });
   }
 
   private open() {
