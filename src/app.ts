@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
 import { authGate, type AfterAuthStage, type WalletAuthenticator } from './gates/auth';
 import { bodyLimit } from './gates/body-limit';
+import { nulGuard } from './gates/nul-guard';
 import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(responseHeaders)
     .use(errorHandler(deps.log))
     .use(bodyLimit(config.maxBodyBytes))
+    .use(nulGuard(metered))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(healthRoutes(deps))
