@@ -52,7 +52,9 @@ export function healthRoutes(deps: AppDeps) {
         });
     const backlog = backlogOf(deps);
     const ledger = backlog
-      ? probe(backlog, (n) => (Number(n) < LEDGER_BACKLOG_LIMIT ? { ok: true, detail: `${n} queued` } : { ok: false, detail: `${n} queued` }))
+      ? probe(backlog, (n) =>
+          Number(n) < LEDGER_BACKLOG_LIMIT ? { ok: true, detail: `${n} queued` } : { ok: false, detail: `${n} queued` },
+        )
       : Promise.resolve<Check>({ ok: true });
     const [postgres, kv, schema, queue] = await Promise.all([db, redis, migrations, ledger]);
     return { postgres, redis: kv, migrations: schema, ledger: queue };

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { spawnSync } from 'node:child_process';
+import { hashSecret } from '../../src/auth/api-keys';
 import { dbSize, ownRedisCluster } from '../helpers/redis-server';
 import { startFleet, type Fleet } from './instances';
 
@@ -46,4 +48,36 @@ test('on a 3-master cluster, authenticated chat, streams, keys and billing work 
   expect(await fleet.ledgerCharged()).toBe(fleet.served + cost);
   // Keys went to more than one master (rate limits, balances and key counters in different slots).
   expect(PORTS.filter((p) => dbSize(p) > 0).length).toBeGreaterThan(1);
+}, 30_000);
+
+test('the account slot moved to another master mid-traffic (TRYAGAIN or ASK while it moves, then MOVED): chat and billing go on', async () => {
+  const cli = (port: number, ...args: string[]) =>
+    spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
+  const accountId = (await fleet.instances[0]!.deps.keys.lookup(hashSecret(fleet.key)))!.accountId;
+  const [ledgerBefore, servedBefore] = [await fleet.ledgerCharged(), fleet.served];
+  const slot = cli(PORTS[0]!, 'cluster', 'keyslot', `{${accountId}}`);
+  const nodes = cli(PORTS[0]!, 'cluster', 'nodes')
+    .split('\n')
+    .map((line) => line.split(' '))
+    .map(([id, addr]) => ({ id: id!, port: Number(addr!.split('@')[0]!.split(':')[1]) }));
+  const owner = (port: number) => cli(port, 'cluster', 'countkeysinslot', slot) !== '0';
+  const src = nodes.find((n) => owner(n.port))!;
+  const dst = nodes.find((n) => n.id !== src.id)!;
+  expect(Number(cli(src.port, 'cluster', 'countkeysinslot', slot))).toBeGreaterThan(0);
+  // The resharding redis-cli --cluster does, for one slot: IMPORTING/MIGRATING, keys moved one by one, then the new owner.
+  cli(dst.port, 'cluster', 'setslot', slot, 'importing', src.id);
+  cli(src.port, 'cluster', 'setslot', slot, 'migrating', dst.id);
+  const keys = cli(src.port, 'cluster', 'getkeysinslot', slot, '1000').split('\n').filter(Boolean);
+  for (const [i, key] of keys.entries()) {
+    cli(src.port, 'migrate', '127.0.0.1', String(dst.port), key, '0', '5000');
+    // Requests while the slot is half moved: served (ASK redirects), or a retryable 503 when a script's keys are split (TRYAGAIN).
+    if (i % 3 === 0) expect([200, 503]).toContain((await fleet.chat(i % 2)).status);
+  }
+  for (const n of nodes) cli(n.port, 'cluster', 'setslot', slot, 'node', dst.id);
+  expect(owner(dst.port)).toBe(true);
+  // Both instances still believe the old owner: their first commands get MOVED and follow it.
+  for (let i = 0; i < 6; i++) expect((await fleet.chat(i % 2, { stream: i % 2 === 0 })).status).toBe(200);
+  expect((await fleet.ledgerCharged()) - ledgerBefore).toBe(fleet.served - servedBefore);
+  const balance = await (await fleet.instances[0]!.handle('/billing/balance')).json();
+  expect(Math.round(balance.balances.usd * 1e6)).toBe(1_000_000_000 - (await fleet.ledgerCharged()));
 }, 30_000);
