@@ -46,7 +46,12 @@ const fakeFetch = (async (_url: string, init?: RequestInit) => {
 }) as unknown as typeof fetch;
 
 const NO_METER: UsageMeter = {
-  open: async () => ({ headers: {}, settle: async () => ({ usdMicros: 0, diemMicros: 0 }), release: async () => {} }),
+  open: async () => ({
+    headers: {},
+    balances: { usd: 0, diem: 0 },
+    settle: async () => ({ usdMicros: 0, diemMicros: 0 }),
+    release: async () => {},
+  }),
   balances: async () => ({}),
   credit: async () => {
     throw new Error('no meter');

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion, ChunkTransformer } from '../../src/pipeline/types';
+import type { ChatChunk, ChatCompletion, ChunkTransformer } from '../../src/stream/wire';
 import { stripThink, ThinkStripper } from './stripper';
 
 /** Options shared by strip_thinking_response and disable_thinking. */

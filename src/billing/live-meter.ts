@@ -170,13 +170,14 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         Object.assign(error.headers, admission.headers);
         throw error;
       }
+      const balances = { usd: result.balances[0]!, diem: result.balances[1]!, ...(wallet ? { usdc: result.balances[2]! } : {}) };
       const headers: Record<string, string> = {
         ...admission.headers,
-        'x-svc-balance-usd': formatMicros(result.balances[0]!),
-        'x-svc-balance-diem': formatMicros(result.balances[1]!),
+        'x-svc-balance-usd': formatMicros(balances.usd),
+        'x-svc-balance-diem': formatMicros(balances.diem),
       };
-      if (wallet) headers['x-balance-remaining'] = formatMicros(result.balances[2]!);
-      return ticket(caller, key, model, candidates[result.index]!, admission, headers, requestId);
+      if (balances.usdc !== undefined) headers['x-balance-remaining'] = formatMicros(balances.usdc);
+      return ticket(caller, key, model, candidates[result.index]!, admission, { headers, balances }, requestId);
     } catch (error) {
       await admission.settleTokens(0);
       throw error;
@@ -208,7 +209,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     model: ModelEntry,
     held: HoldCandidate,
     admission: RateLimitAdmission,
-    headers: Record<string, string>,
+    shown: Pick<MeterTicket, 'headers' | 'balances'>,
     requestId: string,
   ): MeterTicket {
     let outcome: Promise<SettledCost> | null = null;
@@ -272,7 +273,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     }
 
     return {
-      headers,
+      ...shown,
       settle(usage) {
         outcome ??= settle(usage);
         return outcome;

@@ -41,6 +41,8 @@ export interface MeterTicket {
    * x-ratelimit-* (limit state), X-Balance-Remaining for wallets. Set before the first byte.
    */
   readonly headers: Record<string, string>;
+  /** The balances before the request in micro-units, as numbers (`usdc` for wallets), which the headers show. */
+  readonly balances: { usd: number; diem: number; usdc?: number };
   /** Charges what was produced and releases the rest. Idempotent by request id. */
   settle(usage: MeteredUsage): Promise<SettledCost>;
   /** Releases the reservation without charging (the upstream failed). */
@@ -82,6 +84,7 @@ export const freeMeter: UsageMeter = {
   async open() {
     return {
       headers: {},
+      balances: { usd: 0, diem: 0 },
       async settle() {
         return { usdMicros: 0, diemMicros: 0 };
       },

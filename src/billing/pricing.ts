@@ -70,23 +70,27 @@ export function reservationMicros(
 export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
   const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
   const fresh = usage.promptTokens - cached;
+  // Text models bill input and output (even zero, so every chat has both rows); other token-priced
+  // models (embeddings) only what they consume.
+  const kind = model.type === 'text' ? 'llm' : model.type;
   const lines: CostLine[] = [
     {
-      sku: `${model.id}-llm-input-mtoken`,
+      sku: `${model.id}-${kind}-input-mtoken`,
       units: formatMicros(fresh),
       pricePerUnitUsd: p.inputText,
       usdMicros: tokenCostMicros(fresh, p.input),
     },
-    {
-      sku: `${model.id}-llm-output-mtoken`,
+  ];
+  if (model.type === 'text' || usage.completionTokens > 0)
+    lines.push({
+      sku: `${model.id}-${kind}-output-mtoken`,
       units: formatMicros(usage.completionTokens),
       pricePerUnitUsd: p.outputText,
       usdMicros: tokenCostMicros(usage.completionTokens, p.output),
-    },
-  ];
+    });
   if (cached > 0)
     lines.push({
-      sku: `${model.id}-llm-cache-input-mtoken`,
+      sku: `${model.id}-${kind}-cache-input-mtoken`,
       units: formatMicros(cached),
       pricePerUnitUsd: p.cacheInputText,
       usdMicros: tokenCostMicros(cached, p.cacheInput),

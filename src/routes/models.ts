@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import type { ModelType } from '../models/schema';
 import { presentModel } from '../models/present';
 
@@ -35,10 +35,10 @@ const ModelRecord = t.Object(
 const NameMap = t.Object({ object: t.Literal('list'), type: t.String(), data: t.Record(t.String(), t.String()) });
 
 /** GET /models, /models/traits and /models/compatibility_mapping (public; a key is optional). */
-export function modelRoutes(deps: Pick<AppDeps, 'models'>, auth: AuthGate) {
+export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
   const createdAt = Math.floor(Date.now() / 1000);
   return new Elysia({ name: 'svc.routes.models' })
-    .use(auth)
+    .use(stages)
     .get(
       '/models',
       function listModels({ query }) {

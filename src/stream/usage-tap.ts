@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatUsage } from '../pipeline/types';
+import type { ChatChunk, ChatUsage } from './wire';
 import { classifyEvent } from './chunks';
 import { SseDecoder } from './events';
 import { encodeEvent } from './encoder';

@@ -24,6 +24,7 @@ export function limitsMeter(deps: () => AppDeps): UsageMeter {
       );
       return {
         headers: admission.headers,
+        balances: { usd: 0, diem: 0 },
         async settle(usage) {
           await admission.settleTokens(usage.promptTokens + usage.completionTokens);
           return { usdMicros: 0, diemMicros: 0 };
