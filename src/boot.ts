@@ -70,7 +70,9 @@ export async function createDeps(
     catalog: { isReasoning: (name) => reasoning.has(name), dimensionsOf: (name) => dimensions.get(name) },
   });
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
-  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config });
+  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config, models });
+  const recovered = await meter.recover();
+  if (recovered.restored + recovered.expired > 0) log.info('billing: kept reservations recovered', recovered);
   return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound };
 }
 

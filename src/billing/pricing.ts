@@ -18,8 +18,20 @@ export interface ModelPricing {
 
 const cache = new WeakMap<ModelEntry, ModelPricing>();
 
-/** The model's parsed prices; computed on first use and kept with the catalog entry. */
-export function pricingOf(model: ModelEntry): ModelPricing {
+/** The prices of a call without a catalog model: no tokens, everything in its line items; DIEM 1:1. */
+const UNPRICED: ModelPricing = Object.freeze({
+  input: 0,
+  output: 0,
+  cacheInput: 0,
+  diemPerUsd: MICROS,
+  inputText: '0',
+  outputText: '0',
+  cacheInputText: '0',
+});
+
+/** The model's parsed prices; computed on first use and kept with the catalog entry. No model: only line items cost. */
+export function pricingOf(model: ModelEntry | null): ModelPricing {
+  if (!model) return UNPRICED;
   let p = cache.get(model);
   if (!p) {
     const prices = model.prices;
@@ -67,7 +79,24 @@ export function reservationMicros(
  * The line items of a settlement. Cached prompt tokens are priced at `cacheInput`; each line
  * is rounded up on its own, so the sum equals what the reservation formula gives.
  */
-export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
+export function costLines(model: ModelEntry | null, p: ModelPricing, usage: MeteredUsage): CostLine[] {
+  const lines = model ? tokenLines(model, p, usage) : [];
+  if (usage.extras)
+    for (const e of usage.extras) {
+      if (!(e.units > 0)) continue;
+      const micros = Math.ceil(e.units * e.unitPriceMicros);
+      // The ledger holds one row per (request, sku): repeated extras of one sku are summed.
+      const same = lines.find((l) => l.sku === e.sku);
+      if (same) {
+        same.units = String(Number(same.units) + e.units);
+        same.usdMicros += micros;
+      } else lines.push({ sku: e.sku, units: String(e.units), pricePerUnitUsd: formatMicros(e.unitPriceMicros), usdMicros: micros });
+    }
+  return lines;
+}
+
+/** The token line items of a catalog model's settlement. */
+function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
   const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
   const fresh = usage.promptTokens - cached;
   // Text models bill input and output (even zero, so every chat has both rows); other token-priced
@@ -95,17 +124,6 @@ export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsag
       pricePerUnitUsd: p.cacheInputText,
       usdMicros: tokenCostMicros(cached, p.cacheInput),
     });
-  if (usage.extras)
-    for (const e of usage.extras) {
-      if (!(e.units > 0)) continue;
-      const micros = Math.ceil(e.units * e.unitPriceMicros);
-      // The ledger holds one row per (request, sku): repeated extras of one sku are summed.
-      const same = lines.find((l) => l.sku === e.sku);
-      if (same) {
-        same.units = String(Number(same.units) + e.units);
-        same.usdMicros += micros;
-      } else lines.push({ sku: e.sku, units: String(e.units), pricePerUnitUsd: formatMicros(e.unitPriceMicros), usdMicros: micros });
-    }
   return lines;
 }
 
