@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { MeteredCall, type MeteredCallDeps, type MeterSpec } from '../pipeline/metered-call';
+import { acceptedTypes, MeteredCall, type MeteredCallDeps, type MeterSpec } from '../pipeline/metered-call';
 import { requestContext } from './request-id';
 import { composeStages } from './route-options';
 
@@ -12,13 +12,16 @@ import { composeStages } from './route-options';
  */
 export function meteredCallGate(deps: MeteredCallDeps) {
   return new Elysia({ name: 'svc.gate.metered-call' }).use(requestContext).macro({
-    meter: (spec: MeterSpec) => ({
-      ...composeStages({ authenticate: 'INFERENCE', abuseGuard: true }),
-      resolve: function openMeteredCall({ body, svc, request, set, server }) {
-        // The route's body schema requires `model` (a string); validation has run.
-        const name = (body as { model: string }).model;
-        return { call: MeteredCall.forModel(deps, spec, name, { svc, request, set, server }) };
-      },
-    }),
+    meter: (spec: MeterSpec) => {
+      const types = acceptedTypes(spec);
+      return {
+        ...composeStages({ authenticate: 'INFERENCE', abuseGuard: true }),
+        resolve: function openMeteredCall({ body, svc, request, set, server }) {
+          // The route's body schema requires `model` (a string); validation has run.
+          const name = (body as { model: string }).model;
+          return { call: MeteredCall.forModel(deps, types, name, { svc, request, set, server }) };
+        },
+      };
+    },
   });
 }
