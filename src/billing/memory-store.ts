@@ -120,6 +120,10 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       settled.set(input.requestId, charged, input.settledTtlMs);
       return charged;
     },
+    async hasHold(_accountId, requestId) {
+      const hold = holds.get(requestId);
+      return hold !== undefined && hold.expiresAt > opts.now();
+    },
     async release(_accountId, requestId, settledTtlMs) {
       const done = settled.get(requestId);
       if (done) return done;

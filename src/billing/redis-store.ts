@@ -136,6 +136,9 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         return { currency: input.currency, amount: input.amount };
       }
     },
+    async hasHold(accountId, requestId) {
+      return Number(await redis.send('HEXISTS', [accountKeys(prefix, accountId).hreq, requestId])) === 1;
+    },
     async release(accountId, requestId, settledTtlMs) {
       try {
         return await releaseScript(accountId, requestId, settledTtlMs);

@@ -21,19 +21,21 @@ export function findNul(value: unknown, path: (string | number)[], depth = 0): (
 }
 
 /**
- * Refuses a NUL character (`\u0000`) in the body, query or path of a request with a 400 that
- * names the field: Postgres cannot store it in text, and the failed insert was a 500 (and a
- * log line with the statement's parameters). Routes in `skip` (model calls, whose text goes
- * to the upstream and is never stored) are not scanned, so large prompts cost nothing.
+ * The `refuseNul` route option (composed by `auth`, so every account route takes it): a NUL
+ * character (`\u0000`) in the body, query or path is a 400 that names the field. Postgres
+ * cannot store it in text, and the failed insert was a 500 (and a log line with the
+ * statement's parameters). Inference routes do not take it: their text goes to the
+ * upstream and is never stored, and a large prompt is not walked.
  */
-export function nulGuard(skip: ReadonlySet<string>) {
-  return new Elysia({ name: 'svc.gate.nul-guard' }).onTransform({ as: 'global' }, function refuseNul({ body, query, params, path }) {
-    if (skip.has(path)) return;
-    const hit = findNul(params, []) ?? findNul(query, []) ?? findNul(body, []);
-    if (!hit) return;
-    const field = hit.join('.') || 'body';
-    throw badRequest(`Invalid request parameters: ${field} must not contain NUL (\\u0000) characters`, [
-      { path: hit, message: 'NUL (\\u0000) characters are not allowed' },
-    ]);
-  });
-}
+export const nulGuardGate = new Elysia({ name: 'svc.gate.nul-guard' }).macro({
+  refuseNul: {
+    transform({ body, query, params }) {
+      const hit = findNul(params, []) ?? findNul(query, []) ?? findNul(body, []);
+      if (!hit) return;
+      const field = hit.join('.') || 'body';
+      throw badRequest(`Invalid request parameters: ${field} must not contain NUL (\\u0000) characters`, [
+        { path: hit, message: 'NUL (\\u0000) characters are not allowed' },
+      ]);
+    },
+  },
+});

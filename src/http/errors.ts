@@ -88,3 +88,8 @@ export function upstreamError(status: 502 | 503 | 504, message: string): Service
 export function serviceUnavailable(message: string, retryAfterSeconds: number): ServiceError {
   return new ServiceError(503, { error: message }, { 'retry-after': String(retryAfterSeconds) });
 }
+
+/** 403 StandardError: the credential is valid but may not call this endpoint (wrong key type). */
+export function forbidden(message = 'Forbidden'): ServiceError {
+  return new ServiceError(403, { error: message });
+}
