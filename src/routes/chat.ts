@@ -49,6 +49,7 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
     pingIntervalMs: opts.pingIntervalMs ?? 15_000,
     idleTimeoutMs: opts.idleTimeoutMs ?? deps.config.streamIdleTimeoutMs,
   });
+  const schema = chatRequestSchema(svcParametersSchema(parameters.properties));
   return new Elysia({ name: 'svc.routes.chat' }).use(stages).post(
     '/chat/completions',
     // Destructured: Elysia reads which context fields a handler uses from its source, and a
@@ -60,7 +61,7 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
       meter: { type: 'text' },
       // JSON whatever the Content-Type says (curl -d sends form-urlencoded).
       parse: 'json',
-      body: chatRequestSchema(svcParametersSchema(parameters.properties)),
+      body: schema,
       detail: {
         operationId: 'createChatCompletion',
         summary: 'Chat completions',
