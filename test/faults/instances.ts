@@ -53,7 +53,8 @@ export async function startFleet(opts: { redisUrl: string; n: number; config?: R
     logLevel: 'silent',
     providers: [fixtureProvider('up', upstream.url)],
     models: [fixtureModel('fix', ['up'])],
-    abuseGuard: { enabled: false },
+    // The abuse guard stays on, as in production: the 503s of an outage must not block anyone.
+    abuseGuard: { enabled: true },
     // Load tests here are about Redis, not about the per-model limits.
     rateLimits: { standard: LOAD_LIMITS, partner: LOAD_LIMITS },
     ...opts.config,
