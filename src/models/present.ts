@@ -1,18 +1,68 @@
 import { microsToNumber } from '../billing/money';
 import type { ModelEntry } from './catalog';
+import type { Capabilities } from './schema';
 
 const usdDiem = (micros: number) => ({ usd: microsToNumber(micros), diem: microsToNumber(micros) });
 
+/** Pricing in the reference's shape for the model's type (one member of its `pricing` anyOf). */
 function pricing(m: ModelEntry): Record<string, unknown> {
   const p = m.prices;
-  if (m.type === 'text')
-    return {
-      input: usdDiem(p.inputPerMillion),
-      output: usdDiem(p.outputPerMillion),
-      ...(m.config.pricing.cacheInput !== undefined ? { cache_input: usdDiem(p.cacheInputPerMillion) } : {}),
-    };
-  if (m.type === 'embedding') return { input: usdDiem(p.inputPerMillion) };
-  return { generation: usdDiem(p.perUnit) };
+  const unit = usdDiem(p.perUnit);
+  switch (m.type) {
+    case 'text':
+      return {
+        input: usdDiem(p.inputPerMillion),
+        output: usdDiem(p.outputPerMillion),
+        ...(m.config.pricing.cacheInput !== undefined ? { cache_input: usdDiem(p.cacheInputPerMillion) } : {}),
+        ...(m.config.pricing.cacheWrite !== undefined ? { cache_write: usdDiem(p.cacheWritePerMillion) } : {}),
+      };
+    case 'embedding':
+      return { input: usdDiem(p.inputPerMillion) };
+    case 'upscale':
+      return { upscale: { '2x': unit, '4x': unit } };
+    case 'inpaint':
+      return { inpaint: unit };
+    case 'asr':
+      return { per_audio_second: unit };
+    case 'tts':
+      return { per_thousand_characters: unit };
+    case 'music':
+    case 'video':
+      return { per_second: unit };
+    default:
+      return { generation: unit };
+  }
+}
+
+/**
+ * model_spec.capabilities with exactly the reference's members (its schema is closed): every
+ * required flag, and the optional ones only where the reference says they apply.
+ */
+export function presentCapabilities(caps: Partial<Capabilities> | undefined) {
+  const c = caps ?? {};
+  const flag = (v: boolean | undefined) => v === true;
+  const effort = flag(c.supportsReasoningEffort);
+  const multipleImages = flag(c.supportsMultipleImages);
+  return {
+    optimizedForCode: flag(c.optimizedForCode),
+    quantization: c.quantization ?? 'not-available',
+    supportsFunctionCalling: flag(c.supportsFunctionCalling),
+    supportsAudioInput: flag(c.supportsAudioInput),
+    supportsReasoning: flag(c.supportsReasoning),
+    supportsReasoningEffort: effort,
+    ...(effort && c.reasoningEffortOptions ? { reasoningEffortOptions: c.reasoningEffortOptions } : {}),
+    ...(effort && c.defaultReasoningEffort ? { defaultReasoningEffort: c.defaultReasoningEffort } : {}),
+    supportsResponseSchema: flag(c.supportsResponseSchema),
+    supportsMultipleImages: multipleImages,
+    ...(multipleImages && c.maxImages ? { maxImages: c.maxImages } : {}),
+    supportsVision: flag(c.supportsVision),
+    supportsVideoInput: flag(c.supportsVideoInput),
+    supportsWebSearch: c.supportsWebSearch !== false,
+    supportsLogProbs: flag(c.supportsLogProbs),
+    supportsTeeAttestation: flag(c.supportsTeeAttestation),
+    supportsE2EE: flag(c.supportsE2EE),
+    supportsXSearch: flag(c.supportsXSearch),
+  };
 }
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
@@ -32,7 +82,11 @@ export function presentModel(m: ModelEntry, createdAt: number) {
   if (m.type === 'text') {
     spec.availableContextTokens = c.contextLength ?? 32768;
     if (c.maxCompletionTokens) spec.maxCompletionTokens = c.maxCompletionTokens;
-    spec.capabilities = { quantization: 'not-available', ...c.capabilities };
+    spec.capabilities = presentCapabilities(c.capabilities);
+    spec.svcCapabilities = {
+      supportsDisableThinking: c.capabilities?.supportsDisableThinking === true,
+      supportsPromptCaching: c.capabilities?.supportsPromptCaching === true,
+    };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
   } else if (c.constraints) spec.constraints = c.constraints;
   if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };

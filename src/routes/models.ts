@@ -1,10 +1,8 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { AuthGate } from '../gates/auth';
-import type { ModelType } from '../models/schema';
+import { MODEL_TYPES, type ModelType } from '../models/schema';
 import { presentModel } from '../models/present';
-
-const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video', 'audio'] as const;
 
 const TypeQuery = t.Object({
   // A union of literals, not t.UnionEnum: Elysia 1.4 fills an omitted optional UnionEnum
