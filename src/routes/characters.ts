@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia';
 import { charactersOf } from '../characters';
 import { CharacterInput, ReviewInput } from '../characters/schema';
+import { CHARACTER_SORTS } from '../characters/store';
 import type { AppDeps } from '../deps';
 import type { AuthGate } from '../gates/auth';
 import { badRequest, notFound } from '../http/errors';
@@ -69,7 +70,7 @@ const ListQuery = t.Object({
     }),
   ),
   modelId: t.Optional(t.Array(t.String({ maxLength: 200 }), { maxItems: 20, description: 'Characters of any of these models' })),
-  sortBy: t.Optional(t.Union(['featured', 'highestRating', 'mostRecent', 'ratingCount', 'imports'].map((v) => t.Literal(v)))),
+  sortBy: t.Optional(t.Union(CHARACTER_SORTS.map((v) => t.Literal(v)))),
   sortOrder: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
 });
 const ReviewsQuery = t.Object({
