@@ -2,7 +2,7 @@ import { and, count, desc, eq, isNull } from 'drizzle-orm';
 import { formatMicros, microsToNumber, toMicros } from '../billing/money';
 import type { Database } from '../db/database';
 import { apiKeys } from '../db/schema';
-import { badRequest } from '../http/errors';
+import { badRequest, invalidField } from '../http/errors';
 
 /** The reference's answer to an unknown or foreign key id: 400 DetailedError naming `id`. */
 const keyNotFound = () =>
@@ -34,9 +34,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function parseExpiry(value: string | null | undefined, nowMs: number): Date | null {
   if (value === undefined || value === null || value === '') return null;
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(date.getTime())) throw badRequest('Invalid expiresAt', [{ path: ['expiresAt'], message: 'Invalid date' }]);
-  if (date.getTime() <= nowMs)
-    throw badRequest('expiresAt must be in the future', [{ path: ['expiresAt'], message: 'Date must be in the future' }]);
+  if (Number.isNaN(date.getTime())) throw invalidField('expiresAt', 'must be a valid calendar date');
+  if (date.getTime() <= nowMs) throw invalidField('expiresAt', 'must be in the future');
   return date;
 }
 

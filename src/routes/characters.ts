@@ -4,7 +4,7 @@ import { CharacterInput, ReviewInput } from '../characters/schema';
 import { CHARACTER_SORTS } from '../characters/store';
 import type { AppDeps } from '../deps';
 import type { AuthGate } from '../gates/auth';
-import { badRequest, notFound } from '../http/errors';
+import { invalidField, notFound } from '../http/errors';
 
 const Character = t.Object({
   id: t.String(),
@@ -81,12 +81,8 @@ const SlugParams = t.Object({ slug: t.String({ minLength: 1 }) });
 /** A query integer within bounds, or its default; 400 DetailedError naming the field otherwise. */
 function bounded(name: string, value: number | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (value < min)
-    throw badRequest(`Invalid request parameters: ${name}`, [
-      { path: [name], message: `Expected integer to be greater or equal to ${min}` },
-    ]);
-  if (value > max)
-    throw badRequest(`Invalid request parameters: ${name}`, [{ path: [name], message: `Expected integer to be less or equal to ${max}` }]);
+  if (value < min) throw invalidField(name, `must be at least ${min}`, 'query');
+  if (value > max) throw invalidField(name, `must be at most ${max}`, 'query');
   return value;
 }
 const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');
