@@ -1,5 +1,6 @@
 import type { Logger } from '../src/log';
 import type { ProviderConfig } from '../src/models/provider-config';
+import type { Capabilities } from '../src/models/schema';
 import type { ChatProvider } from '../src/pipeline/types';
 import { openAICompatible } from './openai-compatible';
 import { createRouter, type ChatRouter } from './router';
@@ -17,6 +18,8 @@ export interface RegistryDeps {
   log: Logger;
   /** Whether an upstream model name is a reasoning model (the simulator thinks for those). */
   isReasoning: (model: string) => boolean;
+  /** The catalog flags of an upstream model name (the simulator does what they claim). */
+  capabilitiesOf?: (model: string) => Partial<Capabilities>;
 }
 
 /**
@@ -28,7 +31,8 @@ const BUILDERS: Record<string, (c: ProviderConfig, d: RegistryDeps) => ChatProvi
     if (!c.baseURL) throw new Error(`providers: "${c.id}" (openai-compatible) needs a baseURL`);
     return openAICompatible({ id: c.id, baseURL: c.baseURL, apiKey: c.apiKey, fetch: d.fetch });
   },
-  simulator: (c, d) => simulator({ id: c.id, options: c.options ?? {}, isReasoning: d.isReasoning, log: d.log }),
+  simulator: (c, d) =>
+    simulator({ id: c.id, options: c.options ?? {}, isReasoning: d.isReasoning, capabilitiesOf: d.capabilitiesOf, log: d.log }),
 };
 
 /** Builds the chat providers of `configs` (src/boot.ts `effectiveProviders`) and their router. */

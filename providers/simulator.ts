@@ -1,4 +1,7 @@
-import type { ChatChunk, ChatCompletion, ChatMessage, ChatProvider, ChatUsage, UpstreamChatRequest } from '../src/pipeline/types';
+import type { ChatMessage, ChatProvider, UpstreamChatRequest } from '../src/pipeline/types';
+import type { Capabilities } from '../src/models/schema';
+import { simulateChat } from './simulator-chat/answer';
+import { chunksOf, completionOf } from './simulator-chat/chunks';
 import type { Logger } from '../src/log';
 import { DONE_BYTES, encodeEvent } from '../src/stream/encoder';
 
@@ -36,20 +39,6 @@ function thinkingDisabled(req: UpstreamChatRequest): boolean {
   return req.messages.some((m) => (m.role === 'system' || m.role === 'user') && textOf(m.content).includes('/no_think'));
 }
 
-/** The canned answer, split into tokens (a word and its following space each). */
-function answerTokens(req: UpstreamChatRequest, think: boolean): { tokens: string[]; reasoning: number } {
-  const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
-  const said = textOf(lastUser?.content ?? '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 200);
-  const answer = `This is the svc simulator: no model weights, canned text. You said: "${said}". Configure a provider to get real answers.`;
-  const thought = think ? `<think>\nThe user wrote ${said.length} characters. I will answer briefly.\n</think>\n\n` : '';
-  const split = (s: string) => s.match(/\S+\s*|\s+/g) ?? [];
-  const thinkTokens = split(thought);
-  return { tokens: [...thinkTokens, ...split(answer)], reasoning: thinkTokens.length };
-}
-
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -60,12 +49,15 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /**
  * The built-in simulator (kind `simulator`): answers chat-completions in JSON and SSE with
  * configurable latency and speed, real usage counts, and `<think>` blocks for reasoning
- * models unless thinking is disabled. It lets `npm start` work with no upstream at all.
+ * models unless thinking is disabled. The answer itself (tool calls, JSON, n, stop,
+ * logprobs) is built by providers/simulator-chat. It lets `npm start` work with no upstream.
  */
 export function simulator(o: {
   id: string;
   options: Record<string, unknown>;
   isReasoning: (model: string) => boolean;
+  /** The catalog flags of an upstream model: tools, JSON schemas and logprobs follow them. */
+  capabilitiesOf?: (model: string) => Partial<Capabilities>;
   log: Logger;
 }): ChatProvider {
   const latencyMs = num(o.options.latencyMs, 20);
@@ -82,57 +74,30 @@ export function simulator(o: {
     simulated: true,
     async chat(req, opts) {
       const think = thinking && o.isReasoning(opts.upstreamModel) && !thinkingDisabled(req);
-      const all = answerTokens(req, think);
-      const max = req.max_completion_tokens ?? req.max_tokens;
-      const tokens = max && max > 0 ? all.tokens.slice(0, max) : all.tokens;
-      const finish = tokens.length < all.tokens.length ? 'length' : 'stop';
-      const reasoning = Math.min(all.reasoning, tokens.length);
-      const usage: ChatUsage = {
-        prompt_tokens: estimateTokens(req.messages),
-        completion_tokens: tokens.length,
-        total_tokens: estimateTokens(req.messages) + tokens.length,
-        completion_tokens_details: reasoning ? { reasoning_tokens: reasoning } : null,
-      };
-      const id = `chatcmpl-sim-${crypto.randomUUID().slice(0, 13)}`;
-      const created = Math.floor(Date.now() / 1000);
-      if (latencyMs > 0) await sleep(latencyMs, opts.signal);
-
-      if (!req.stream) {
-        const body: ChatCompletion = {
-          id,
-          object: 'chat.completion',
-          created,
-          model: opts.upstreamModel,
-          choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, finish_reason: finish, logprobs: null }],
-          usage,
-        };
-        return { kind: 'json', body, replica: o.id };
-      }
-
-      const chunk = (delta: ChatChunk['choices'][number]['delta'], finishReason: string | null): ChatChunk => ({
-        id,
-        object: 'chat.completion.chunk',
-        created,
+      const capabilities = o.capabilitiesOf?.(opts.upstreamModel) ?? {};
+      const answer = simulateChat(req, { think, capabilities, promptTokens: estimateTokens(req.messages) });
+      const meta = {
+        id: `chatcmpl-sim-${crypto.randomUUID().slice(0, 13)}`,
+        created: Math.floor(Date.now() / 1000),
         model: opts.upstreamModel,
-        choices: [{ index: 0, delta, finish_reason: finishReason }],
-      });
+      };
+      if (latencyMs > 0) await sleep(latencyMs, opts.signal);
+      if (!req.stream) return { kind: 'json', body: completionOf(answer, meta), replica: o.id };
+
+      const chunks = chunksOf(answer, meta, req.stream_options?.include_usage === true);
       const gapMs = tps > 0 ? 1000 / tps : 0;
-      let i = -1;
+      let i = 0;
       const body = new ReadableStream<Uint8Array>(
         {
           async pull(c) {
-            if (i === -1) c.enqueue(encodeEvent(chunk({ role: 'assistant', content: '' }, null)));
-            else if (i < tokens.length) {
-              if (gapMs > 0) await sleep(gapMs, opts.signal).catch(() => {});
-              if (opts.signal.aborted) return c.close();
-              c.enqueue(encodeEvent(chunk({ content: tokens[i] }, null)));
-            } else {
-              c.enqueue(encodeEvent(chunk({}, finish)));
-              if (req.stream_options?.include_usage) c.enqueue(encodeEvent({ ...chunk({}, null), choices: [], usage }));
+            const next = chunks[i++];
+            if (!next) {
               c.enqueue(DONE_BYTES);
-              c.close();
+              return c.close();
             }
-            i++;
+            if (next.paced && gapMs > 0) await sleep(gapMs, opts.signal).catch(() => {});
+            if (opts.signal.aborted) return c.close();
+            c.enqueue(encodeEvent(next.chunk));
           },
         },
         { highWaterMark: 0 },

@@ -11,6 +11,7 @@ import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
 import { createCatalog } from './models/catalog';
+import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
 
@@ -60,7 +61,12 @@ export async function createDeps(
   const reasoning = new Set<string>();
   for (const m of models.list('text'))
     if (m.config.capabilities?.supportsReasoning) for (const r of m.config.routes) reasoning.add(r.model ?? m.id);
-  const chatProviders = createProviderRegistry(providers, { fetch: outbound, log, isReasoning: (name) => reasoning.has(name) });
+  const chatProviders = createProviderRegistry(providers, {
+    fetch: outbound,
+    log,
+    isReasoning: (name) => reasoning.has(name),
+    capabilitiesOf: upstreamCapabilities(models),
+  });
   // WIRING (issue 6): the rate limiter and the billing meter replace these defaults.
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
   const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config });

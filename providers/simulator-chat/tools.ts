@@ -1,0 +1,104 @@
+import type { ChatMessage, UpstreamChatRequest } from '../../src/pipeline/types';
+import { sampleOf, seedOf, type JsonSchema } from './sample';
+
+/** A function tool as the chat-completions interface offers it. */
+export interface FunctionTool {
+  name: string;
+  description?: string;
+  parameters?: JsonSchema;
+}
+
+/** A tool call of an assistant message, in the chat-completions shape. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** The function tools of a request (`tools[].type === 'function'`), malformed entries skipped. */
+export function functionTools(req: UpstreamChatRequest): FunctionTool[] {
+  if (!Array.isArray(req.tools)) return [];
+  const out: FunctionTool[] = [];
+  for (const tool of req.tools as { type?: unknown; function?: Record<string, unknown> }[]) {
+    const fn = tool?.function;
+    if (tool?.type !== 'function' || !fn || typeof fn.name !== 'string' || !fn.name) continue;
+    out.push({
+      name: fn.name,
+      description: typeof fn.description === 'string' ? fn.description : undefined,
+      parameters: (fn.parameters as JsonSchema | undefined) ?? { type: 'object', properties: {} },
+    });
+  }
+  return out;
+}
+
+const words = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
+
+/** The tool whose name or description shares the most words with the user's message (the first on a tie). */
+function bestTool(tools: FunctionTool[], said: string): FunctionTool {
+  const asked = words(said);
+  let best = tools[0]!;
+  let bestScore = 0;
+  for (const tool of tools) {
+    const mine = words(`${tool.name.replace(/[_-]+/g, ' ')} ${tool.description ?? ''}`);
+    let score = 0;
+    for (const w of mine) if (asked.has(w)) score++;
+    if (score > bestScore) [best, bestScore] = [tool, score];
+  }
+  return best;
+}
+
+/**
+ * The tool the simulated model calls, or null for a text answer. `tool_choice` is honoured:
+ * `none` never calls, `required` always calls, `{type:'function', function:{name}}` calls
+ * that tool. Under `auto` (the default) the model calls a tool when the conversation ends
+ * with the user speaking, and answers in text once the last message is a tool result, so
+ * a client's tool loop (openai `runTools`, LangChain agents, the AI SDK's steps) ends.
+ */
+export function chosenTool(req: UpstreamChatRequest, tools: FunctionTool[], said: string): FunctionTool | null {
+  if (tools.length === 0) return null;
+  const choice = req.tool_choice as string | { type?: string; function?: { name?: string } } | undefined | null;
+  if (choice === 'none') return null;
+  if (typeof choice === 'object' && choice?.function?.name) return tools.find((t) => t.name === choice.function!.name) ?? null;
+  if (choice === 'required') return bestTool(tools, said);
+  const last = req.messages.at(-1);
+  return last?.role === 'user' ? bestTool(tools, said) : null;
+}
+
+/** A call of `tool` with arguments sampled from its parameter schema; `seed` keeps it repeatable. */
+export function toolCallOf(tool: FunctionTool, seed: number): ToolCall {
+  const args = sampleOf(tool.parameters, seed);
+  return {
+    id: `call_sim_${seed.toString(36)}${seedOf(tool.name).toString(36)}`.slice(0, 24),
+    type: 'function',
+    function: { name: tool.name, arguments: JSON.stringify(args ?? {}) },
+  };
+}
+
+/** The text of a message's content (text parts joined by a space). */
+export const contentText = (m: Pick<ChatMessage, 'content'>) =>
+  typeof m.content === 'string'
+    ? m.content
+    : Array.isArray(m.content)
+      ? m.content.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ')
+      : '';
+
+/**
+ * The tool results the conversation ends with, as "name returned text" lines (the name
+ * found through the assistant message that made the call), or null when it does not end
+ * with tool results.
+ */
+export function trailingToolResults(messages: ChatMessage[]): string | null {
+  const results: ChatMessage[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === 'tool'; i--) results.unshift(messages[i]!);
+  if (results.length === 0) return null;
+  const names = new Map<string, string>();
+  for (const m of messages)
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls))
+      for (const call of m.tool_calls as Partial<ToolCall>[]) if (call.id && call.function?.name) names.set(call.id, call.function.name);
+  return results
+    .map((m) => {
+      const name = names.get(String(m.tool_call_id)) ?? 'the tool';
+      return `${name} returned ${contentText(m).replace(/\s+/g, ' ').trim().slice(0, 300)}`;
+    })
+    .join('; ');
+}
