@@ -33,12 +33,12 @@ describe('openai SDK runTools against the default simulator', () => {
   for (const stream of [false, true])
     test(`${stream ? 'streaming' : 'non-streaming'}: a valid tool call, the tool runs, then a final answer from its result`, async () => {
       const calls: unknown[] = [];
-      const runner = client.chat.completions.runTools({
+      const body = {
         model: 'llama-3.3-70b',
-        messages: [{ role: 'user', content: 'What is the weather in Lisbon this week?' }],
+        messages: [{ role: 'user' as const, content: 'What is the weather in Lisbon this week?' }],
         tools: [weatherTool(calls)],
-        ...(stream ? { stream: true as const } : {}),
-      });
+      };
+      const runner = stream ? client.chat.completions.runTools({ ...body, stream: true }) : client.chat.completions.runTools(body);
       const final = await runner.finalContent();
       expect(calls).toHaveLength(1);
       expect(schemaErrors(WEATHER_PARAMETERS, calls[0])).toEqual([]);
