@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import type { ChatCompletion, ChatContext, RequestPlugin, UpstreamChatRequest } from '../../src/pipeline/types';
 import { extractUrls } from '../../src/scrape';
 import { SearchFailed, webToolsOf, type SearchResult } from '../../providers/search';
+import { invalidField } from '../../src/http/errors';
 import { lastUserText, prependSystemText } from '../shared/messages';
 import { autoWantsSearch } from './auto';
 import { citationsChunk, documentsChunk, documentsToolCall, searchContext } from './context';
@@ -19,6 +20,16 @@ function bypassed(req: UpstreamChatRequest, ctx: ChatContext): boolean {
   if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return true;
   return ctx.params.enable_web_scraping === true && extractUrls(lastUserText(req)).length > 0;
 }
+
+const NO_ENGINE = 'this server has no web search engine configured (config search.provider), so the answer was made without web search';
+
+/** The 400 of enable_web_search 'on' on a server without a search engine. */
+const noSearchEngine = () =>
+  invalidField(
+    ['svc_parameters', 'enable_web_search'],
+    "is 'on' but this server has no web search engine configured (config search.provider); send 'auto' to answer without search, or 'off'",
+    'body',
+  );
 
 /** The results this request searched, kept where transformResponse finds them. */
 const resultsOf = (ctx: ChatContext) => ctx.echo.web_search_citations as SearchResult[] | undefined;
@@ -53,16 +64,20 @@ export const enableWebSearch: RequestPlugin = {
   isActive(ctx) {
     const mode = ctx.params.enable_web_search;
     if (mode !== 'on' && mode !== 'auto') return false;
-    if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return false;
-    return webToolsOf(ctx.deps).search !== null;
+    return !(ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true);
   },
   async transformRequest(req, ctx) {
     if (bypassed(req, ctx)) return;
+    const tools = webToolsOf(ctx.deps);
+    if (!tools.search) {
+      // 'on' is a promise svc cannot keep here: refuse it. 'auto' may go without, and says so.
+      if (ctx.params.enable_web_search === 'on') throw noSearchEngine();
+      ctx.echo.web_search_unavailable = NO_ENGINE;
+      return;
+    }
     const query = lastUserText(req).trim().slice(0, MAX_QUERY_CHARS);
     if (!query) return;
     if (ctx.params.enable_web_search === 'auto' && !autoWantsSearch(query, ctx.model)) return;
-    const tools = webToolsOf(ctx.deps);
-    if (!tools.search) return;
     let results: SearchResult[];
     try {
       results = await tools.search.search(query, { signal: ctx.signal, count: tools.config.maxResults });

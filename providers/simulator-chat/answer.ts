@@ -1,5 +1,6 @@
 import type { Capabilities } from '../../src/models/schema';
 import type { ChatUsage, UpstreamChatRequest } from '../../src/pipeline/types';
+import { groundingOf } from './grounding';
 import { logprobsOf, type TokenLogprob } from './logprobs';
 import { sampleOf, seedOf, type JsonSchema } from './sample';
 import { chosenTool, contentText, functionTools, toolCallOf, trailingToolResults, type ToolCall } from './tools';
@@ -31,6 +32,8 @@ export interface SimulatedChoice {
 export interface SimulatedAnswer {
   choices: SimulatedChoice[];
   usage: ChatUsage;
+  /** Source URLs of a native live search (xAI `search_parameters`), as xAI returns them; null without one. */
+  citations: string[] | null;
 }
 
 /** The most choices one request gets (the chat-completions interface allows up to 128). */
@@ -60,13 +63,13 @@ export function cutAtStop(text: string, stop: unknown): { text: string; stopped:
 }
 
 /** The answer text: JSON for response_format, a summary of tool results after a tool call, else the canned reply. */
-function answerText(req: UpstreamChatRequest, said: string, seed: number): string {
+function answerText(req: UpstreamChatRequest, said: string, seed: number, note: string): string {
   const format = req.response_format as { type?: string; json_schema?: { schema?: JsonSchema } } | undefined;
   if (format?.type === 'json_schema') return JSON.stringify(sampleOf(format.json_schema?.schema ?? {}, seed));
   const results = trailingToolResults(req.messages);
   const reply = results
     ? `This is the svc simulator, answering from the tool results: ${results}.`
-    : `This is the svc simulator: no model weights, canned text. You said: "${said}". Configure a provider to get real answers.`;
+    : `This is the svc simulator: no model weights, canned text. You said: "${said}".${note ? ` ${note}` : ''} Configure a provider to get real answers.`;
   if (format?.type === 'json_object') return JSON.stringify({ answer: reply, simulated: true });
   return reply;
 }
@@ -91,6 +94,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
   const max = req.max_completion_tokens ?? req.max_tokens;
   const wantLogprobs = req.logprobs === true && model.capabilities.supportsLogProbs === true;
   const baseSeed = seedOf(JSON.stringify(req.messages));
+  const grounding = groundingOf(req, said);
 
   const choices: SimulatedChoice[] = [];
   let completionTokens = 0;
@@ -106,7 +110,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
     // JSON answers must parse, so they carry no inline <think> block.
     const json = (req.response_format as { type?: string } | undefined)?.type?.startsWith('json_') === true;
     const thought = model.think && !json ? `<think>\nThe user wrote ${said.length} characters. I will answer briefly.\n</think>\n\n` : '';
-    const { text } = cutAtStop(thought + answerText(req, said, seed), req.stop);
+    const { text } = cutAtStop(thought + answerText(req, said, seed, grounding.note), req.stop);
     const all = splitTokens(text);
     const tokens = max && max > 0 ? all.slice(0, max) : all;
     const reasoningTokens = Math.min(splitTokens(thought).length, tokens.length);
@@ -123,6 +127,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
   }
   return {
     choices,
+    citations: grounding.citations,
     usage: {
       prompt_tokens: model.promptTokens,
       completion_tokens: completionTokens,

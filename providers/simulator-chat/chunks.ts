@@ -37,6 +37,7 @@ export function completionOf(answer: SimulatedAnswer, meta: AnswerMeta): ChatCom
       logprobs: logprobsField(c),
     })),
     usage: answer.usage,
+    ...(answer.citations ? { citations: answer.citations } : {}),
   };
 }
 
@@ -74,6 +75,8 @@ export function chunksOf(answer: SimulatedAnswer, meta: AnswerMeta, includeUsage
     });
     out.push({ chunk: chunk(c.index, {}, c.finishReason), paced: false });
   }
+  // xAI sends the citations of a live search with the last chunk of the answer.
+  if (answer.citations) Object.assign(out.at(-1)!.chunk, { citations: answer.citations });
   if (includeUsage)
     out.push({
       chunk: { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, choices: [], usage: answer.usage },

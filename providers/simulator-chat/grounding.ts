@@ -1,0 +1,33 @@
+import type { UpstreamChatRequest } from '../../src/pipeline/types';
+import { simulatedResults } from '../search/simulated';
+import { contentText } from './tools';
+
+/** Where svc's web-search system text starts (plugins/enable_web_search/context.ts writes it). */
+const SEARCH_BLOCK = "Web search results for the user's latest message";
+const CITE_ASK = 'Cite the results you use';
+
+/**
+ * What the simulated model says about the sources it was given, so the web options can be
+ * seen working: the web search results svc put into the system prompt (cited as
+ * `[REF]0[/REF]` when the prompt asks for citations), and, for a request with xAI's native
+ * `search_parameters` (enable_x_search), the simulated X-search citations it returns.
+ */
+export function groundingOf(req: UpstreamChatRequest, said: string): { note: string; citations: string[] | null } {
+  const notes: string[] = [];
+  const system = req.messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map(contentText)
+    .join('\n');
+  if (system.includes(SEARCH_BLOCK)) {
+    const titles = [...system.matchAll(/^\[(\d+)\] (.+)$/gm)].map((m) => m[2]!);
+    const cite = system.includes(CITE_ASK) ? '[REF]0[/REF]' : '';
+    if (titles.length) notes.push(`The web search gave ${titles.length} results; the first is "${titles[0]}"${cite}.`);
+  }
+  let citations: string[] | null = null;
+  const live = req.search_parameters as { mode?: unknown } | undefined;
+  if (live?.mode === 'on' || live?.mode === 'auto') {
+    citations = simulatedResults(said || 'query', 3, new Date().toISOString().slice(0, 10)).map((r) => r.url);
+    notes.push(`Simulated web and X search found ${citations.length} sources.`);
+  }
+  return { note: notes.join(' '), citations };
+}
