@@ -1,5 +1,5 @@
 import type { Capabilities } from '../../src/models/schema';
-import type { ChatUsage, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatUsage, UpstreamChatRequest } from '../../src/stream/wire';
 import { groundingOf } from './grounding';
 import { logprobsOf, type TokenLogprob } from './logprobs';
 import { sampleOf, seedOf, type JsonSchema } from './sample';

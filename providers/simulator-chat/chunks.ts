@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion } from '../../src/pipeline/types';
+import type { ChatChunk, ChatCompletion } from '../../src/stream/wire';
 import type { SimulatedAnswer, SimulatedChoice } from './answer';
 
 /** The id, time and model name every object of one answer carries. */

@@ -1,4 +1,4 @@
-import type { UpstreamChatRequest } from '../../src/pipeline/types';
+import type { UpstreamChatRequest } from '../../src/stream/wire';
 import { simulatedResults } from '../search/simulated';
 import { contentText } from './tools';
 

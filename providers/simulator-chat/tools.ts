@@ -1,4 +1,4 @@
-import type { ChatMessage, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatMessage, UpstreamChatRequest } from '../../src/stream/wire';
 import { sampleOf, seedOf, type JsonSchema } from './sample';
 
 /** A function tool as the chat-completions interface offers it. */

@@ -3,7 +3,7 @@ import { charactersOf } from '../characters';
 import { CharacterInput, ReviewInput } from '../characters/schema';
 import { CHARACTER_SORTS } from '../characters/store';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { invalidField, notFound } from '../http/errors';
 
 const Character = t.Object({
@@ -93,7 +93,7 @@ const characterNotFound = () => notFound('Character not found');
  * Characters (spec 4.1, 2.1, 2.2; API-NOTES section 7): list, get, reviews with pagination
  * headers and summary for any authenticated caller; ADMIN keys add characters and reviews.
  */
-export function characterRoutes(deps: AppDeps, auth: AuthGate) {
+export function characterRoutes(deps: AppDeps, stages: Stages) {
   const characters = charactersOf(deps);
   const store = async () => {
     await characters.ready;
@@ -102,7 +102,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
   const accountOf = (caller: { accountId: string } | null) => caller?.accountId ?? null;
 
   return new Elysia({ name: 'svc.routes.characters' })
-    .use(auth)
+    .use(stages)
     .get(
       '/characters',
       async function listCharacters({ query, svc }) {
@@ -116,7 +116,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         return { object: 'list' as const, data: await (await store()).list(q, accountOf(svc.caller)) };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         query: ListQuery,
         response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(Character) }) },
         detail: { operationId: 'listCharacters', summary: 'List characters', tags },
@@ -130,7 +130,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         return { object: 'character' as const, data };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         params: SlugParams,
         response: { 200: t.Object({ object: t.Literal('character'), data: Character }) },
         detail: { operationId: 'getCharacterBySlug', summary: 'Get a character by slug', tags },
@@ -156,7 +156,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         params: SlugParams,
         query: ReviewsQuery,
         response: { 200: ReviewList },

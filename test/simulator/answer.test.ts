@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { cutAtStop, simulateChat, splitTokens } from '../../providers/simulator-chat/answer';
-import type { UpstreamChatRequest } from '../../src/pipeline/types';
+import type { UpstreamChatRequest } from '../../src/stream/wire';
 import { schemaErrors, WEATHER_PARAMETERS } from './helpers';
 
 const ask = (extra: Partial<UpstreamChatRequest> = {}, content = 'weather in Lisbon'): UpstreamChatRequest => ({
