@@ -166,6 +166,12 @@ add(
 );
 add('chat, bad temperature', { method: 'POST', path: '/chat/completions', json: { model: 'qwen3-4b', messages, temperature: 9 } }, 400);
 add('chat, no key', { method: 'POST', path: '/chat/completions', key: null, json: { model: 'qwen3-4b', messages } }, 401);
+// Embeddings.
+add('embeddings', { method: 'POST', path: '/embeddings', json: { model: 'text-embedding-bge-m3', input: ['a', 'b'] } }, 200);
+// encoding_format base64 is left out: the reference types `embedding` as a number array only,
+// while the embeddings interface (and svc) returns a base64 string then.
+add('embeddings, no input', { method: 'POST', path: '/embeddings', json: { model: 'text-embedding-bge-m3' } }, 400);
+add('embeddings, no key', { method: 'POST', path: '/embeddings', key: null, json: { model: 'text-embedding-bge-m3', input: 'a' } }, 401);
 // Billing.
 add('balance', { method: 'GET', path: '/billing/balance' }, 200);
 add('balance, no key', { method: 'GET', path: '/billing/balance', key: null }, 401);
