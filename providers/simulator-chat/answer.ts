@@ -62,9 +62,14 @@ export function cutAtStop(text: string, stop: unknown): { text: string; stopped:
   return at < 0 ? { text, stopped: false } : { text: text.slice(0, at), stopped: true };
 }
 
-/** The answer text: JSON for response_format, a summary of tool results after a tool call, else the canned reply. */
-function answerText(req: UpstreamChatRequest, said: string, seed: number, note: string): string {
+/** The response_format a model honours: json_schema only with supportsResponseSchema, json_object always. */
+function formatOf(req: UpstreamChatRequest, model: SimulatedModel): { type?: string; json_schema?: { schema?: JsonSchema } } | undefined {
   const format = req.response_format as { type?: string; json_schema?: { schema?: JsonSchema } } | undefined;
+  return format?.type === 'json_schema' && model.capabilities.supportsResponseSchema !== true ? undefined : format;
+}
+
+/** The answer text: JSON for response_format, a summary of tool results after a tool call, else the canned reply. */
+function answerText(req: UpstreamChatRequest, format: ReturnType<typeof formatOf>, said: string, seed: number, note: string): string {
   if (format?.type === 'json_schema') return JSON.stringify(sampleOf(format.json_schema?.schema ?? {}, seed));
   const results = trailingToolResults(req.messages);
   const reply = results
@@ -78,7 +83,8 @@ function answerText(req: UpstreamChatRequest, said: string, seed: number, note: 
  * The simulated reply to a chat-completions request, as pure data. It honours what the
  * catalog says the model can do: `tools` and `tool_choice` (arguments sampled from the
  * tool's JSON Schema) on models with supportsFunctionCalling, `response_format`
- * (`json_object`: a JSON object; `json_schema`: an instance of the schema), `n` choices,
+ * (`json_object`: a JSON object; `json_schema`: an instance of the schema, on models with
+ * supportsResponseSchema), `n` choices,
  * `stop` sequences, `max_tokens`/`max_completion_tokens`, and `logprobs`/`top_logprobs`
  * on models with supportsLogProbs. The same request always gets the same answer.
  */
@@ -95,6 +101,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
   const wantLogprobs = req.logprobs === true && model.capabilities.supportsLogProbs === true;
   const baseSeed = seedOf(JSON.stringify(req.messages));
   const grounding = groundingOf(req, said);
+  const format = formatOf(req, model);
 
   const choices: SimulatedChoice[] = [];
   let completionTokens = 0;
@@ -108,9 +115,9 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
       continue;
     }
     // JSON answers must parse, so they carry no inline <think> block.
-    const json = (req.response_format as { type?: string } | undefined)?.type?.startsWith('json_') === true;
+    const json = format?.type?.startsWith('json_') === true;
     const thought = model.think && !json ? `<think>\nThe user wrote ${said.length} characters. I will answer briefly.\n</think>\n\n` : '';
-    const { text } = cutAtStop(thought + answerText(req, said, seed, grounding.note), req.stop);
+    const { text } = cutAtStop(thought + answerText(req, format, said, seed, grounding.note), req.stop);
     const all = splitTokens(text);
     const tokens = max && max > 0 ? all.slice(0, max) : all;
     const reasoningTokens = Math.min(splitTokens(thought).length, tokens.length);

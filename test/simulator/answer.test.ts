@@ -64,10 +64,15 @@ describe('simulateChat', () => {
     expect(simulateChat({ ...afterResult, tool_choice: 'required' }, fc).choices[0]!.toolCalls).toHaveLength(1);
   });
 
-  test('a model without supportsFunctionCalling or supportsLogProbs answers in text without logprobs', () => {
-    const c = simulateChat(ask({ tools: [weather], logprobs: true }), { ...fc, capabilities: {} }).choices[0]!;
+  test('a model without supportsFunctionCalling, supportsLogProbs or supportsResponseSchema ignores tools, logprobs and json_schema', () => {
+    const json_schema = { name: 's', schema: { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] } };
+    const req = ask({ tools: [weather], logprobs: true, response_format: { type: 'json_schema', json_schema } });
+    const c = simulateChat(req, { ...fc, capabilities: {} }).choices[0]!;
     expect(c.toolCalls).toEqual([]);
     expect(c.logprobs).toBeNull();
+    expect(c.tokens.join('')).toStartWith('This is the svc simulator');
+    const withSchemas = simulateChat({ ...req, tools: [] }, { ...fc, capabilities: { supportsResponseSchema: true } });
+    expect(JSON.parse(withSchemas.choices[0]!.tokens.join('')).a).toBeInteger();
   });
 
   test('max_tokens cuts with finish_reason length and counts the think block as reasoning', () => {
@@ -90,6 +95,7 @@ describe('simulateChat', () => {
     const asSchema = simulateChat(ask({ response_format: { type: 'json_schema', json_schema: { name: 's', schema } } }), {
       ...fc,
       think: true,
+      capabilities: { supportsResponseSchema: true },
     });
     expect(schemaErrors(schema, JSON.parse(asSchema.choices[0]!.tokens.join('')))).toEqual([]);
   });
