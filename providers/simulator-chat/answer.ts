@@ -1,9 +1,10 @@
 import type { Capabilities } from '../../src/models/schema';
 import type { ChatUsage, UpstreamChatRequest } from '../../src/stream/wire';
+import { contentText } from '../../src/pipeline/tokens';
 import { groundingOf } from './grounding';
 import { logprobsOf, type TokenLogprob } from './logprobs';
 import { sampleOf, seedOf, type JsonSchema } from './sample';
-import { chosenTool, contentText, functionTools, toolCallOf, trailingToolResults, type ToolCall } from './tools';
+import { chosenTool, functionTools, toolCallOf, trailingToolResults, type ToolCall } from './tools';
 
 /** What the simulator knows about the model it plays. */
 export interface SimulatedModel {
@@ -90,7 +91,7 @@ function answerText(req: UpstreamChatRequest, format: ReturnType<typeof formatOf
  */
 export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): SimulatedAnswer {
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
-  const said = contentText(lastUser ?? { content: '' })
+  const said = contentText(lastUser?.content ?? '')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 200);

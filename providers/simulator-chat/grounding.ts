@@ -1,6 +1,6 @@
 import type { UpstreamChatRequest } from '../../src/stream/wire';
 import { simulatedResults } from '../search/simulated';
-import { contentText } from './tools';
+import { contentText } from '../../src/pipeline/tokens';
 
 /** Where svc's web-search system text starts (plugins/enable_web_search/context.ts writes it). */
 const SEARCH_BLOCK = "Web search results for the user's latest message";
@@ -16,7 +16,7 @@ export function groundingOf(req: UpstreamChatRequest, said: string): { note: str
   const notes: string[] = [];
   const system = req.messages
     .filter((m) => m.role === 'system' || m.role === 'developer')
-    .map(contentText)
+    .map((m) => contentText(m.content))
     .join('\n');
   if (system.includes(SEARCH_BLOCK)) {
     const titles = [...system.matchAll(/^\[(\d+)\] (.+)$/gm)].map((m) => m[2]!);

@@ -1,4 +1,5 @@
 import type { ChatMessage, UpstreamChatRequest } from '../../src/stream/wire';
+import { contentText } from '../../src/pipeline/tokens';
 import { sampleOf, seedOf, type JsonSchema } from './sample';
 
 /** A function tool as the chat-completions interface offers it. */
@@ -74,14 +75,6 @@ export function toolCallOf(tool: FunctionTool, seed: number): ToolCall {
   };
 }
 
-/** The text of a message's content (text parts joined by a space). */
-export const contentText = (m: Pick<ChatMessage, 'content'>) =>
-  typeof m.content === 'string'
-    ? m.content
-    : Array.isArray(m.content)
-      ? m.content.map((p) => (typeof p.text === 'string' ? p.text : '')).join(' ')
-      : '';
-
 /**
  * The tool results the conversation ends with, as "name returned text" lines (the name
  * found through the assistant message that made the call), or null when it does not end
@@ -98,7 +91,7 @@ export function trailingToolResults(messages: ChatMessage[]): string | null {
   return results
     .map((m) => {
       const name = names.get(String(m.tool_call_id)) ?? 'the tool';
-      return `${name} returned ${contentText(m).replace(/\s+/g, ' ').trim().slice(0, 300)}`;
+      return `${name} returned ${contentText(m.content).replace(/\s+/g, ' ').trim().slice(0, 300)}`;
     })
     .join('; ');
 }
