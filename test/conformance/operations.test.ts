@@ -47,14 +47,14 @@ const SPEC_ERRORS = {
 };
 
 /** Sends a call; `path` is the reference's path template, `concrete` the one sent. */
-async function send(call: Call, concrete = call.path): Promise<{ status: number; body: unknown }> {
+async function send(call: Call, concrete = call.path): Promise<{ status: number; body: unknown; headers: Headers }> {
   const res = await t.request(`${concrete}${call.query ?? ''}`, {
     method: call.method,
     json: call.json,
     key: call.key,
     headers: call.headers,
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await res.json(), headers: res.headers };
 }
 
 function problems(call: Call, status: number, body: unknown): string[] {
@@ -205,9 +205,12 @@ describe('served operations against the reference OpenAPI', () => {
 
   test('a 429 from the key-creation limit carries Retry-After and validates', async () => {
     const call: Call = { method: 'POST', path: '/api_keys', json: { apiKeyType: 'INFERENCE', description: 'burst' } };
-    let last = { status: 200, body: {} as unknown };
+    let last = await send(call);
     for (let i = 0; i < 25 && last.status !== 429; i++) last = await send(call);
     expect(last.status).toBe(429);
+    const wait = Number(last.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
     expect(problems(call, 429, last.body)).toEqual([]);
   });
 
