@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { Logger } from '../log';
 import { detailsFrom, invalidFields, payloadTooLarge, ServiceError, type ErrorBody } from './errors';
-import { describeIssue, issuePath, type ValidationIssue } from './validation-message';
+import { describeIssue, issuePath, resolveIssue, type ValidationIssue } from './validation-message';
 
 const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' };
 
@@ -10,7 +10,10 @@ const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params:
  * each field and its reason (see invalidFields).
  */
 function validationBody(error: { type?: string; all?: ValidationIssue[] }): ErrorBody {
-  const problems = (error.all ?? []).slice(0, 20).map((issue) => ({ path: issuePath(issue), message: describeIssue(issue) }));
+  const problems = (error.all ?? [])
+    .slice(0, 20)
+    .map(resolveIssue)
+    .map((issue) => ({ path: issuePath(issue), message: describeIssue(issue) }));
   return invalidFields(problems, FIELD_OF[error.type ?? ''] ?? 'request').body;
 }
 

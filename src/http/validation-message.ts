@@ -8,6 +8,8 @@ export interface ValidationIssue {
   message?: string;
   summary?: string;
   schema?: SchemaLike;
+  /** For a union: the errors of each alternative (TypeBox ValueErrorIterators). */
+  errors?: Iterable<ValidationIssue>[];
 }
 
 /** The JSON Schema members the messages read. */
@@ -71,6 +73,36 @@ export function describeSchema(schema: SchemaLike | undefined): string {
   if (schema.pattern) return `a string matching /${schema.pattern}/`;
   const type = Array.isArray(schema.type) ? schema.type.map((t) => TYPES[t] ?? t).join(' or ') : TYPES[schema.type ?? ''];
   return type ?? 'a valid value';
+}
+
+/** The JSON type of a value, as JSON Schema names it. */
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return Number.isInteger(v) ? 'integer' : typeof v;
+}
+
+/**
+ * For a union whose value has the type of exactly one alternative (an array given where
+ * "a string or an array of at most 4" is allowed), that alternative's own first problem:
+ * it says more than the list of alternatives.
+ */
+function matchingAlternative(issue: ValidationIssue): ValidationIssue | null {
+  const alternatives = issue.schema?.anyOf;
+  if (!alternatives || !issue.errors || alternatives.length !== issue.errors.length) return null;
+  const type = jsonType(issue.value);
+  const same = alternatives
+    .map((alt, i) => ({ alt, i }))
+    .filter(({ alt }) => alt.type === type || (alt.type === 'number' && type === 'integer'));
+  if (same.length !== 1) return null;
+  for (const nested of issue.errors[same[0]!.i]!) return nested;
+  return null;
+}
+
+/** The issue to report: a union's matching alternative's own problem (with its deeper path), else the issue itself. */
+export function resolveIssue(issue: ValidationIssue): ValidationIssue {
+  const alternative = issue.type === ValueErrorType.Union ? matchingAlternative(issue) : null;
+  return alternative ? resolveIssue(alternative) : issue;
 }
 
 /** The reason part of a field's message: "must be at most 2", "is required", "must be one of: on, off". */

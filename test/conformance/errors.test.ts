@@ -48,6 +48,17 @@ describe('the error string names the field and the reason', () => {
     expect((await errorOf(chat({ max_tokens: 'x' }))).error).toBe('Invalid body parameters: max_tokens: must be an integer or null');
   });
 
+  test("a union whose value matches one alternative's type reports that alternative's own problem, at its path", async () => {
+    const stop = await errorOf(chat({ stop: ['a', 'b', 'c', 'd', 'e'] }));
+    expect(stop.error).toBe('Invalid body parameters: stop: must have at most 4 items');
+    expect((await errorOf(chat({ stop: [1] }))).error).toBe('Invalid body parameters: stop.0: must be a string');
+    const part = await errorOf(
+      t.request('/chat/completions', { method: 'POST', json: { model: 'qwen3-4b', messages: [{ role: 'user', content: [{ type: 5 }] }] } }),
+    );
+    expect(part.error).toBe('Invalid body parameters: messages.0.content.0.type: must be a string');
+    expect(part.details.messages).toBeDefined();
+  });
+
   test('hand-checked bounds and path parameters', async () => {
     expect((await errorOf(t.request('/characters?limit=101'))).error).toBe('Invalid query parameters: limit: must be at most 100');
     expect((await errorOf(t.request('/billing/usage?limit=0'))).error).toBe('Invalid query parameters: limit: must be at least 1');
