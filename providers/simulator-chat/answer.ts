@@ -14,6 +14,8 @@ export interface SimulatedModel {
   capabilities: Partial<Capabilities>;
   /** The prompt's token count, as the caller estimates it. */
   promptTokens: number;
+  /** Of those, the tokens a simulated prompt cache served (models with supportsPromptCaching). */
+  cachedPromptTokens?: number;
 }
 
 /** One simulated choice: its content as tokens, or its tool calls. */
@@ -141,6 +143,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
       completion_tokens: completionTokens,
       total_tokens: model.promptTokens + completionTokens,
       completion_tokens_details: reasoningTotal ? { reasoning_tokens: reasoningTotal } : null,
+      ...(model.cachedPromptTokens ? { prompt_tokens_details: { cached_tokens: model.cachedPromptTokens } } : {}),
     },
   };
 }

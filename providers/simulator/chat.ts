@@ -4,6 +4,7 @@ import type { Capabilities } from '../../src/models/schema';
 import type { UpstreamChatRequest } from '../../src/stream/wire';
 import { simulateChat } from '../simulator-chat/answer';
 import { chunksOf, completionOf } from '../simulator-chat/chunks';
+import { createPromptCache } from '../simulator-chat/prompt-cache';
 import type { ProviderCalls } from '../types';
 import { sleep } from './sleep';
 
@@ -43,11 +44,13 @@ export function simulatedChat(o: {
   const latencyMs = num(o.options.latencyMs, 20);
   const tps = num(o.options.tokensPerSecond, 200);
   const thinking = o.options.thinking !== false;
+  const promptCache = createPromptCache();
 
   return async function chat(req, opts) {
     const think = thinking && o.isReasoning(opts.upstreamModel) && !thinkingDisabled(req);
     const capabilities = o.capabilitiesOf?.(opts.upstreamModel) ?? {};
-    const answer = simulateChat(req, { think, capabilities, promptTokens: chatPromptTokens(req.messages) });
+    const cachedPromptTokens = capabilities.supportsPromptCaching ? promptCache.cachedTokens(opts.upstreamModel, req) : 0;
+    const answer = simulateChat(req, { think, capabilities, promptTokens: chatPromptTokens(req.messages), cachedPromptTokens });
     const meta = {
       id: `chatcmpl-sim-${crypto.randomUUID().slice(0, 13)}`,
       created: Math.floor(Date.now() / 1000),
