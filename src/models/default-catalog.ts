@@ -62,7 +62,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'S',
     routes: sim,
     pricing: { input: '0.50', output: '2.00' },
-    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsVision: true, supportsMultipleImages: true, maxImages: 4 }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsVision: true, supportsMultipleImages: true }),
     contextLength: 131072,
     traits: ['default_vision'],
     privacy: 'private',

@@ -110,3 +110,24 @@ describe('simulateChat', () => {
     });
   });
 });
+
+describe('media parts', () => {
+  test('the answer counts the images and audio of the last user message', () => {
+    const req: UpstreamChatRequest = {
+      model: 'm',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/b.png' } },
+            { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+          ],
+        },
+      ],
+    };
+    const text = simulateChat(req, fc).choices[0]!.tokens.join('');
+    expect(text).toContain('You said: "what is this?". I received 2 images and 1 audio clip, but a simulator cannot look at media.');
+  });
+});
