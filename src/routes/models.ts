@@ -32,6 +32,16 @@ const ModelRecord = t.Object(
   { additionalProperties: true },
 );
 
+/** /models/traits and /models/compatibility_mapping take only the nine model types (reference). */
+const SingleTypeQuery = t.Object({
+  type: t.Optional(
+    t.Union(
+      MODEL_TYPES.map((v) => t.Literal(v)),
+      { description: 'Model type; text when omitted' },
+    ),
+  ),
+});
+
 const NameMap = t.Object({ object: t.Literal('list'), type: t.String(), data: t.Record(t.String(), t.String()) });
 
 /** GET /models, /models/traits and /models/compatibility_mapping (public; a key is optional). */
@@ -84,7 +94,7 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
       },
       {
         auth: 'OPTIONAL',
-        query: TypeQuery,
+        query: SingleTypeQuery,
         response: { 200: NameMap },
         detail: { operationId: 'listModelTraits', summary: 'Model traits', tags: ['Models'] },
       },
@@ -97,7 +107,7 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
       },
       {
         auth: 'OPTIONAL',
-        query: TypeQuery,
+        query: SingleTypeQuery,
         response: { 200: NameMap },
         detail: { operationId: 'listModelCompatibilityMapping', summary: 'Model compatibility mapping', tags: ['Models'] },
       },

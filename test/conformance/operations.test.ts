@@ -77,6 +77,7 @@ for (const type of ['text', 'all', 'embedding', 'code'])
 add('models traits', { method: 'GET', path: '/models/traits' }, 200);
 add('models compatibility mapping', { method: 'GET', path: '/models/compatibility_mapping', query: '?type=embedding' }, 200);
 add('models bad type', { method: 'GET', path: '/models', query: '?type=bogus' }, 400);
+add('models traits, type=all is not a reference value there', { method: 'GET', path: '/models/traits', query: '?type=all' }, 400);
 add('models traits, wrong key', { method: 'GET', path: '/models/traits', key: 'svc_wrong' }, 401);
 // API keys.
 add('api_keys list', { method: 'GET', path: '/api_keys' }, 200);
