@@ -28,7 +28,8 @@ export const AT_CAPACITY_RETRY_SECONDS = 5;
  */
 export function upstreamRetryAfter(value: string | null | undefined, now = Date.now()): number {
   const raw = value?.trim() ?? '';
-  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw ? (Date.parse(raw) - now) / 1000 : Number.NaN;
+  // Seconds, or an HTTP date (which always names a weekday or month); anything else is unreadable.
+  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : /[A-Za-z]/.test(raw) ? (Date.parse(raw) - now) / 1000 : Number.NaN;
   return Number.isFinite(seconds) ? Math.min(60, Math.max(1, Math.ceil(seconds))) : AT_CAPACITY_RETRY_SECONDS;
 }
 
