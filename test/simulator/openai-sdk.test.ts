@@ -124,6 +124,21 @@ describe('openai SDK response_format, n, stop and logprobs', () => {
     for (const c of done.choices) expect(c.message.content).toContain('svc simulator');
   });
 
+  test('n with a stream transform (strip_thinking_response on a thinking model): each choice is stripped on its own', async () => {
+    const done = await client.chat.completions
+      .stream({
+        model: 'qwen3-4b:strip_thinking_response=true',
+        messages: [{ role: 'user', content: 'hi' }],
+        n: 2,
+      })
+      .finalChatCompletion();
+    expect(done.choices).toHaveLength(2);
+    for (const c of done.choices) {
+      expect(c.message.content).toStartWith('This is the svc simulator');
+      expect(c.message.content).not.toContain('think>');
+    }
+  });
+
   test('stop: the answer ends before the first stop sequence, in JSON and in a stream', async () => {
     const plain = await client.chat.completions.create({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }] });
     expect(plain.choices[0]!.message.content).toContain('canned text');
