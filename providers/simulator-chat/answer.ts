@@ -112,7 +112,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
   for (let index = 0; index < n; index++) {
     const seed = (baseSeed + index * 7919) & 0x7fffffff;
     if (tool) {
-      const call = toolCallOf(tool, seed);
+      const call = toolCallOf(tool, seed, said);
       completionTokens += Math.ceil((call.function.name.length + call.function.arguments.length) / 4);
       choices.push({ index, tokens: [], reasoningTokens: 0, toolCalls: [call], finishReason: 'tool_calls', logprobs: null });
       continue;

@@ -65,9 +65,29 @@ export function chosenTool(req: UpstreamChatRequest, tools: FunctionTool[], said
   return last?.role === 'user' ? bestTool(tools, said) : null;
 }
 
+/** Capitalised words of the message after its first word: the names a user asks about ("Lisbon"). */
+const namesIn = (said: string) => (said.match(/\p{Lu}[\p{L}-]+/gu) ?? []).filter((w, i) => i > 0 || !said.startsWith(w));
+
+/**
+ * Puts the first name of the user's message into the first plain string parameter (no
+ * enum, const, format or pattern, and the name fits its length bounds), so a call reads
+ * like an answer to the message: `get_weather({"city":"Lisbon"})`. Other values stay sampled.
+ */
+function withNameFromMessage(args: unknown, schema: FunctionTool['parameters'], said: string): unknown {
+  const name = namesIn(said)[0];
+  const props = typeof schema === 'object' ? (schema.properties as Record<string, Record<string, unknown>> | undefined) : undefined;
+  if (!name || !props || !args || typeof args !== 'object' || Array.isArray(args)) return args;
+  for (const [key, p] of Object.entries(props)) {
+    const plain = p?.type === 'string' && !p.enum && p.const === undefined && !p.format && !p.pattern;
+    const fits = name.length >= Number(p?.minLength ?? 0) && name.length <= Number(p?.maxLength ?? Infinity);
+    if (plain && fits && key in args) return { ...args, [key]: name };
+  }
+  return args;
+}
+
 /** A call of `tool` with arguments sampled from its parameter schema; `seed` keeps it repeatable. */
-export function toolCallOf(tool: FunctionTool, seed: number): ToolCall {
-  const args = sampleOf(tool.parameters, seed);
+export function toolCallOf(tool: FunctionTool, seed: number, said = ''): ToolCall {
+  const args = withNameFromMessage(sampleOf(tool.parameters, seed), tool.parameters, said);
   return {
     id: `call_sim_${seed.toString(36)}${seedOf(tool.name).toString(36)}`.slice(0, 24),
     type: 'function',

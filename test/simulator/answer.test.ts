@@ -33,6 +33,7 @@ describe('simulateChat', () => {
     const call = answer.choices[0]!.toolCalls[0]!;
     expect(call.function.name).toBe('get_weather');
     expect(schemaErrors(WEATHER_PARAMETERS, JSON.parse(call.function.arguments))).toEqual([]);
+    expect(JSON.parse(call.function.arguments).city).toBe('Lisbon');
     expect(answer.choices[0]!.finishReason).toBe('tool_calls');
     expect(answer.usage.completion_tokens).toBeGreaterThan(0);
   });
@@ -108,6 +109,21 @@ describe('simulateChat', () => {
       completion_tokens: perChoice[0]! + perChoice[1]!,
       total_tokens: 7 + perChoice[0]! + perChoice[1]!,
     });
+  });
+});
+
+describe('names from the message', () => {
+  test('only a plain string parameter that fits takes the name; the first word of the message is not a name', () => {
+    const params = {
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^[A-Z]{3}$' }, short: { type: 'string', maxLength: 3 }, place: { type: 'string' } },
+      required: ['code', 'short', 'place'],
+    };
+    const tool = { type: 'function', function: { name: 'lookup', parameters: params } };
+    const args = JSON.parse(simulateChat(ask({ tools: [tool] }, 'Where is Porto?'), fc).choices[0]!.toolCalls[0]!.function.arguments);
+    expect(args.place).toBe('Porto');
+    expect(args.short).not.toBe('Porto');
+    expect(schemaErrors(params, args)).toEqual([]);
   });
 });
 
