@@ -215,6 +215,19 @@ describe('served operations against the reference OpenAPI', () => {
     expect(problems(call, 429, last.body)).toEqual([]);
   });
 
+  test('an INFERENCE key on account endpoints: 403 StandardError', async () => {
+    for (const call of [
+      { method: 'GET', path: '/api_keys' },
+      { method: 'GET', path: '/billing/balance' },
+      { method: 'GET', path: '/api_keys/rate_limits' },
+      { method: 'GET', path: '/billing/usage-history' },
+    ] as Call[]) {
+      const res = await send({ ...call, key: inferenceKey });
+      expect(res.status).toBe(403);
+      expect(problems(call, 403, res.body)).toEqual([]);
+    }
+  });
+
   test('the INFERENCE key is used for chat (200 validates)', async () => {
     const call: Call = { method: 'POST', path: '/chat/completions', key: inferenceKey, json: { model: 'qwen3-4b', messages } };
     const res = await send(call);
