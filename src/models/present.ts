@@ -65,12 +65,18 @@ export function presentCapabilities(caps: Partial<Capabilities> | undefined) {
   };
 }
 
+/** What a simulated model says of itself in /models. */
+const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
+  text: 'Served by the built-in simulator, no model weights: canned answers that follow the request (tool calls, JSON formats, n, stop, logprobs).',
+  embedding: 'Served by the built-in simulator, no model weights: deterministic unit vectors.',
+};
+
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
 export function presentModel(m: ModelEntry, createdAt: number) {
   const c = m.config;
   const spec: Record<string, unknown> = {
     name: m.name,
-    description: c.description ?? (m.simulated ? 'Served by the built-in simulator: canned text, no model weights.' : undefined),
+    description: c.description ?? (m.simulated ? (SIMULATED_DESCRIPTION[m.type] ?? SIMULATED_DESCRIPTION.text) : undefined),
     privacy: c.privacy,
     offline: false,
     beta: false,
@@ -89,6 +95,11 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
   } else if (c.constraints) spec.constraints = c.constraints;
+  if (m.type === 'embedding' && c.dimensions) {
+    // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.
+    spec.embeddingDimensions = c.dimensions;
+    spec.supportsCustomDimensions = true;
+  }
   if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {
