@@ -4,7 +4,7 @@ import { contentText } from '../../src/pipeline/tokens';
 import { groundingOf } from './grounding';
 import { logprobsOf, type TokenLogprob } from './logprobs';
 import { sampleOf, seedOf, type JsonSchema } from './sample';
-import { chosenTool, functionTools, toolCallOf, trailingToolResults, type ToolCall } from './tools';
+import { chosenTools, functionTools, toolCallOf, trailingToolResults, type ToolCall } from './tools';
 
 /** What the simulator knows about the model it plays. */
 export interface SimulatedModel {
@@ -98,7 +98,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
     .trim()
     .slice(0, 200);
   const tools = model.capabilities.supportsFunctionCalling ? functionTools(req) : [];
-  const tool = chosenTool(req, tools, said);
+  const calling = chosenTools(req, tools, said);
   const n = Math.min(MAX_CHOICES, Math.max(1, typeof req.n === 'number' ? Math.floor(req.n) : 1));
   const max = req.max_completion_tokens ?? req.max_tokens;
   const wantLogprobs = req.logprobs === true && model.capabilities.supportsLogProbs === true;
@@ -111,10 +111,10 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
   let reasoningTotal = 0;
   for (let index = 0; index < n; index++) {
     const seed = (baseSeed + index * 7919) & 0x7fffffff;
-    if (tool) {
-      const call = toolCallOf(tool, seed, said);
-      completionTokens += Math.ceil((call.function.name.length + call.function.arguments.length) / 4);
-      choices.push({ index, tokens: [], reasoningTokens: 0, toolCalls: [call], finishReason: 'tool_calls', logprobs: null });
+    if (calling.length) {
+      const calls = calling.map((tool, k) => toolCallOf(tool, (seed + k * 104729) & 0x7fffffff, said));
+      for (const call of calls) completionTokens += Math.ceil((call.function.name.length + call.function.arguments.length) / 4);
+      choices.push({ index, tokens: [], reasoningTokens: 0, toolCalls: calls, finishReason: 'tool_calls', logprobs: null });
       continue;
     }
     // JSON answers must parse, so they carry no inline <think> block.

@@ -34,35 +34,36 @@ export function functionTools(req: UpstreamChatRequest): FunctionTool[] {
 
 const words = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
 
-/** The tool whose name or description shares the most words with the user's message (the first on a tie). */
-function bestTool(tools: FunctionTool[], said: string): FunctionTool {
+/** Most tools called at once when `parallel_tool_calls` allows several. */
+export const MAX_PARALLEL_CALLS = 4;
+
+/** The tools whose name or description share words with the message, best first; the first tool when none does. */
+function matchingTools(tools: FunctionTool[], said: string): FunctionTool[] {
   const asked = words(said);
-  let best = tools[0]!;
-  let bestScore = 0;
-  for (const tool of tools) {
-    const mine = words(`${tool.name.replace(/[_-]+/g, ' ')} ${tool.description ?? ''}`);
-    let score = 0;
-    for (const w of mine) if (asked.has(w)) score++;
-    if (score > bestScore) [best, bestScore] = [tool, score];
-  }
-  return best;
+  const scored = tools.map((tool, i) => {
+    const mine = [...words(`${tool.name.replace(/[_-]+/g, ' ')} ${tool.description ?? ''}`)];
+    return { tool, i, score: mine.filter((w) => asked.has(w)).length };
+  });
+  const hits = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score || a.i - b.i);
+  return hits.length ? hits.map((s) => s.tool) : [tools[0]!];
 }
 
 /**
- * The tool the simulated model calls, or null for a text answer. `tool_choice` is honoured:
+ * The tools the simulated model calls, none for a text answer. `tool_choice` is honoured:
  * `none` never calls, `required` always calls, `{type:'function', function:{name}}` calls
- * that tool. Under `auto` (the default) the model calls a tool when the conversation ends
- * with the user speaking, and answers in text once the last message is a tool result, so
- * a client's tool loop (openai `runTools`, LangChain agents, the AI SDK's steps) ends.
+ * that tool. Under `auto` (the default) the model calls when the conversation ends with the
+ * user speaking, and answers in text once the last message is a tool result, so a client's
+ * tool loop (openai `runTools`, LangChain agents, the AI SDK's steps) ends. Every tool the
+ * message matches is called at once (at most MAX_PARALLEL_CALLS) unless
+ * `parallel_tool_calls: false`.
  */
-export function chosenTool(req: UpstreamChatRequest, tools: FunctionTool[], said: string): FunctionTool | null {
-  if (tools.length === 0) return null;
+export function chosenTools(req: UpstreamChatRequest, tools: FunctionTool[], said: string): FunctionTool[] {
+  if (tools.length === 0) return [];
   const choice = req.tool_choice as string | { type?: string; function?: { name?: string } } | undefined | null;
-  if (choice === 'none') return null;
-  if (typeof choice === 'object' && choice?.function?.name) return tools.find((t) => t.name === choice.function!.name) ?? null;
-  if (choice === 'required') return bestTool(tools, said);
-  const last = req.messages.at(-1);
-  return last?.role === 'user' ? bestTool(tools, said) : null;
+  if (choice === 'none') return [];
+  if (typeof choice === 'object' && choice?.function?.name) return tools.filter((t) => t.name === choice.function!.name).slice(0, 1);
+  if (choice !== 'required' && req.messages.at(-1)?.role !== 'user') return [];
+  return matchingTools(tools, said).slice(0, req.parallel_tool_calls === false ? 1 : MAX_PARALLEL_CALLS);
 }
 
 /** Capitalised words of the message after its first word: the names a user asks about ("Lisbon"). */

@@ -38,6 +38,15 @@ describe('simulateChat', () => {
     expect(answer.usage.completion_tokens).toBeGreaterThan(0);
   });
 
+  test('every matching tool is called at once (distinct ids), one with parallel_tool_calls false', () => {
+    const both = simulateChat(ask({ tools: [clock, weather] }, 'weather and current time in Lisbon'), fc).choices[0]!.toolCalls;
+    // Best match first: get_time shares two words (current, time), get_weather one.
+    expect(both.map((c) => c.function.name)).toEqual(['get_time', 'get_weather']);
+    expect(new Set(both.map((c) => c.id)).size).toBe(2);
+    const one = simulateChat(ask({ tools: [clock, weather], parallel_tool_calls: false }, 'weather and current time in Lisbon'), fc);
+    expect(one.choices[0]!.toolCalls.map((c) => c.function.name)).toEqual(['get_time']);
+  });
+
   test('the same request gets the same answer; n choices get different samples', () => {
     const req = ask({ tools: [weather], n: 3 });
     expect(simulateChat(req, fc)).toEqual(simulateChat(req, fc));

@@ -47,6 +47,28 @@ describe('openai SDK runTools against the default simulator', () => {
       expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     });
 
+  test('parallel tool calls: both tools run in one round, and the answer quotes both results', async () => {
+    const calls: unknown[] = [];
+    const clock = {
+      type: 'function' as const,
+      function: {
+        name: 'get_time',
+        description: 'Current time in a city',
+        parameters: { type: 'object', properties: {} },
+        function: () => '12:00',
+      },
+    };
+    const runner = client.chat.completions.runTools({
+      model: 'llama-3.3-70b',
+      messages: [{ role: 'user', content: 'Weather and time in Lisbon?' }],
+      tools: [weatherTool(calls), clock],
+    });
+    const final = await runner.finalContent();
+    expect(calls).toHaveLength(1);
+    expect(final).toContain('get_weather returned {"temperature":21,"sky":"clear"}; get_time returned 12:00');
+    expect(runner.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant']);
+  });
+
   test('tool_choice: none answers in text, a named function is called even when another matches better', async () => {
     const none = await client.chat.completions.create({
       model: 'llama-3.3-70b',
