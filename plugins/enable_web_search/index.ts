@@ -6,7 +6,7 @@ import { SearchFailed, type SearchResult } from '../../providers/search';
 import { invalidField } from '../../src/http/errors';
 import { lastUserText, prependSystemText } from '../shared/messages';
 import { autoWantsSearch } from './auto';
-import { citationsChunk, documentsChunk, documentsToolCall, searchContext } from './context';
+import { citationsChunk, documentsChunk, documentsToolCall, searchContext, unavailableChunk } from './context';
 
 /** Longest query sent to the engine; longer messages are cut (engines cap queries anyway). */
 const MAX_QUERY_CHARS = 400;
@@ -74,6 +74,7 @@ export const enableWebSearch = definePlugin({
       // 'on' is a promise svc cannot keep here: refuse it. 'auto' may go without, and says so.
       if (ctx.params.enable_web_search === 'on') throw noSearchEngine();
       ctx.echo.web_search_unavailable = NO_ENGINE;
+      if (ctx.stream) ctx.leadingChunks.push(unavailableChunk(ctx, NO_ENGINE));
       return;
     }
     const query = lastUserText(req).trim().slice(0, MAX_QUERY_CHARS);

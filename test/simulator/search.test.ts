@@ -104,6 +104,19 @@ describe('an operator configuration without a search engine', () => {
     const body = await res.json();
     expect(body.svc_parameters.web_search_unavailable).toContain('no web search engine configured');
     expect(body.svc_parameters.web_search_citations).toBeUndefined();
+    const streamed = await t.request('/chat/completions', {
+      method: 'POST',
+      json: {
+        model: 'real-model',
+        stream: true,
+        messages: [{ role: 'user', content: 'news?' }],
+        svc_parameters: { enable_web_search: 'auto' },
+      },
+    });
+    expect(streamed.status).toBe(200);
+    const first = JSON.parse((await streamed.text()).split('\n\n')[0]!.replace(/^data: /, ''));
+    expect(first.choices).toEqual([]);
+    expect(first.svc_parameters.web_search_unavailable).toContain('no web search engine configured');
   });
 
   test('an overloaded upstream (503 with Retry-After) is a 503 with Retry-After', async () => {
