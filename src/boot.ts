@@ -11,6 +11,7 @@ import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
 import { createCatalog } from './models/catalog';
+import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
 
@@ -67,7 +68,11 @@ export async function createDeps(
   const modelProviders = createProviderRegistry(providers, {
     fetch: outbound,
     log,
-    catalog: { isReasoning: (name) => reasoning.has(name), dimensionsOf: (name) => dimensions.get(name) },
+    catalog: {
+      isReasoning: (name) => reasoning.has(name),
+      dimensionsOf: (name) => dimensions.get(name),
+      capabilitiesOf: upstreamCapabilities(models),
+    },
   });
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
   const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config, models });
