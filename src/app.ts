@@ -20,6 +20,8 @@ import { adminAccountRoutes } from './routes/admin-accounts';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
+import { x402Routes } from './routes/x402';
+import { discoveryFor } from './x402/discovery';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
 export interface AppExtras {
@@ -43,7 +45,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
           kv: deps.kv,
           now: deps.now,
           siwx: wallets.siwx,
-          domains: allowedDomains(config, wallets),
+          domains: () => allowedDomains(config, wallets, app.server?.port),
         })
       : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
@@ -56,7 +58,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const abuse = abuseGuardGate(deps);
   if (abuse.stage) after.push(abuse.stage);
   after.push(routeRateLimitStage(deps.limits, metered), balanceHeadersStage(deps.meter, metered));
-  const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after });
+  const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after, discovery: discoveryFor(deps, () => app.server?.port) });
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath })
     .use(abuse.plugin)
     .use(modelRoutes(deps, auth))
@@ -65,7 +67,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(characterRoutes(deps, auth))
     .use(rateLimitRoutes(deps, auth))
     .use(billingRoutes(deps, auth))
-    .use(adminAccountRoutes(deps, auth));
+    .use(adminAccountRoutes(deps, auth))
+    .use(x402Routes(deps, auth));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)

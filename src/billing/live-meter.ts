@@ -27,7 +27,7 @@ export interface UsageMeterDeps {
   limits: RateLimiter;
   now: () => number;
   log: Logger;
-  config: Pick<Config, 'billing' | 'basePath'>;
+  config: Pick<Config, 'billing' | 'basePath'> & Partial<Pick<Config, 'wallets' | 'publicUrl' | 'port'>>;
 }
 
 const KEY_REPORT: readonly Currency[] = ['USD', 'DIEM'];
@@ -97,6 +97,8 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       neededMicros: usdc.amount,
       minimumTopUpUsd: cfg.minimumTopUpUsd,
       basePath: deps.config.basePath,
+      config: deps.config,
+      nowMs: deps.now(),
     });
   }
 

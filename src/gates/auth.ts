@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { hashSecret } from '../auth/api-keys';
 import type { KeyCache } from '../auth/key-cache';
-import { unauthorized } from '../http/errors';
+import { unauthorized, type ServiceError } from '../http/errors';
 import type { Caller, RequestContext } from '../http/request-context';
 import { requestContext } from './request-id';
 
@@ -40,7 +40,14 @@ function bearerToken(header: string | null): string | null {
  * to the wallet authenticator. Key failures are 401 StandardErrors that never tell which part
  * of a key was wrong; sign-in failures add the reference's `X402_SIGN_IN_*` code.
  */
-export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: WalletAuthenticator; after?: AfterAuthStage[] }) {
+export function authGate(deps: {
+  keys: KeyCache;
+  now: () => number;
+  wallet?: WalletAuthenticator;
+  after?: AfterAuthStage[];
+  /** The x402 discovery 402 for a caller with no credential at all (src/x402/discovery.ts); null keeps the 401. */
+  discovery?: (request: Request, path: string) => ServiceError | null;
+}) {
   const after = deps.after ?? [];
   async function authenticate(request: Request, ctx: RequestContext, access: Access): Promise<Caller | null> {
     const header = request.headers.get('authorization');
@@ -67,7 +74,7 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
     const wallet = deps.wallet ? await deps.wallet(request, ctx) : null;
     if (wallet) return wallet;
     if (access === 'OPTIONAL') return null;
-    throw unauthorized('Authentication failed: missing Authorization header');
+    throw deps.discovery?.(request, new URL(request.url).pathname) ?? unauthorized('Authentication failed: missing Authorization header');
   }
 
   return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({
