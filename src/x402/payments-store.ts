@@ -34,14 +34,15 @@ export async function claimPayment(
     .onConflictDoNothing({ target: walletPayments.paymentId })
     .returning();
   if (inserted) return { claimed: true, row: inserted };
-  const staleBefore = new Date(Date.now() - staleMs);
+  // An ISO string: postgres.js does not serialise a Date inside a raw SQL fragment.
+  const staleBefore = new Date(Date.now() - staleMs).toISOString();
   const [taken] = await db
     .update(walletPayments)
     .set({ status: 'pending', error: null, updatedAt: sql`now()` })
     .where(
       and(
         eq(walletPayments.paymentId, claim.paymentId),
-        sql`(${walletPayments.status} = 'failed' OR (${walletPayments.status} = 'pending' AND ${walletPayments.updatedAt} < ${staleBefore}))`,
+        sql`(${walletPayments.status} = 'failed' OR (${walletPayments.status} = 'pending' AND ${walletPayments.updatedAt} < ${staleBefore}::timestamptz))`,
       ),
     )
     .returning();
