@@ -5,6 +5,7 @@ import { publicOrigin } from '../auth/wallet-config';
 import { microsToNumber, toMicros } from '../billing/money';
 import type { AppDeps } from '../deps';
 import type { AuthGate } from '../gates/auth';
+import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { paymentRequiredHeader } from '../x402/challenges';
 import { paymentError } from '../x402/errors';
@@ -40,10 +41,20 @@ const BalanceResponse = t.Object({
     suggestedTopUpUsd: t.Number(),
   }),
 });
+// Bounds are checked by hand: a bounded t.Integer (a string-coercing Transform) reports its
+// errors without the field's path.
 const TransactionsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  limit: t.Optional(t.Integer({ description: 'Entries per page, 1..100; default 50' })),
+  offset: t.Optional(t.Integer({ description: 'Entries to skip, >= 0; default 0' })),
 });
+
+/** A query integer within bounds, else a 400 naming it. */
+function bounded(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (value < min || value > max)
+    throw badRequest(`Invalid query parameters: ${name}`, [{ path: [name], message: `Expected an integer from ${min} to ${max}` }]);
+  return value;
+}
 const tags = ['x402'];
 
 /** The signed-in wallet, which must be the one in the path (403 X402_WALLET_MISMATCH otherwise). */
@@ -132,8 +143,8 @@ export function x402Routes(deps: AppDeps, auth: AuthGate) {
       '/x402/transactions/:walletAddress',
       async function getX402Transactions({ params, query, svc }) {
         const caller = ownWallet(svc.caller, params.walletAddress);
-        const limit = query.limit ?? 50;
-        const offset = query.offset ?? 0;
+        const limit = bounded('limit', query.limit, 50, 1, 100);
+        const offset = bounded('offset', query.offset, 0, 0, Number.MAX_SAFE_INTEGER);
         // Charges reach the ledger in batches: write the pending ones so the list is current.
         await deps.meter.flush();
         const [page, balances] = await Promise.all([

@@ -53,10 +53,10 @@ export async function claimPayment(
 }
 
 /** Records the facilitator's confirmation before the credit, so a crash in between is recoverable. */
-export async function markSettled(db: Database, paymentId: string, transaction: string, payer: string | undefined): Promise<void> {
+export async function markSettled(db: Database, paymentId: string, transaction: string): Promise<void> {
   await db
     .update(walletPayments)
-    .set({ status: 'settled', transaction, ...(payer ? { payer } : {}), updatedAt: sql`now()` })
+    .set({ status: 'settled', transaction, updatedAt: sql`now()` })
     .where(and(eq(walletPayments.paymentId, paymentId), inArray(walletPayments.status, ['pending', 'settled'])));
 }
 

@@ -11,8 +11,8 @@ import type { TopUp } from './top-up';
  * succeeds. Each credit is idempotent by payment id, so two instances recovering at once
  * credit once. Returns how many payments were credited.
  */
-export async function recoverPayments(deps: { db: Database; log: Logger; topUp: TopUp; settleTimeoutMs: number }): Promise<number> {
-  const rows = await unfinishedPayments(deps.db, deps.settleTimeoutMs + 5_000);
+export async function recoverPayments(deps: { db: Database; log: Logger; topUp: TopUp; staleMs: number }): Promise<number> {
+  const rows = await unfinishedPayments(deps.db, deps.staleMs);
   let credited = 0;
   for (const row of rows) {
     try {

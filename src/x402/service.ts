@@ -41,7 +41,7 @@ export function x402Of(deps: AppDeps): X402Service {
     settleTimeoutMs: payments.settleTimeoutMs,
   });
   const recovered = options.configured
-    ? recoverPayments({ db: deps.storage.db, log: deps.log, topUp, settleTimeoutMs: payments.settleTimeoutMs }).catch((error) => {
+    ? recoverPayments({ db: deps.storage.db, log: deps.log, topUp, staleMs: payments.settleTimeoutMs + 5_000 }).catch((error) => {
         deps.log.warn('x402: payment recovery failed', { error: String(error) });
         return 0;
       })

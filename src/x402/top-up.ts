@@ -123,7 +123,7 @@ export function createTopUp(deps: TopUpDeps) {
         );
       throw error;
     }
-    await markSettled(deps.db, row.paymentId, settlement.transaction, settlement.payer);
+    await markSettled(deps.db, row.paymentId, settlement.transaction);
     const result = await credit(row);
     return { result, settlement };
   }
