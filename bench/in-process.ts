@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createApp } from '../src/app';
 import { bootstrapAdminKey } from '../src/auth/bootstrap';
 import { closeDeps, createDeps } from '../src/boot';
-import type { UsageMeter } from '../src/billing/meter';
+import { freeMeter, type UsageMeter } from '../src/billing/meter';
 import { parseConfig } from '../src/config';
 import { openPglite, openPostgres } from '../src/db/open';
 import { createMemoryStore } from '../src/kv/memory';
@@ -46,13 +46,10 @@ const fakeFetch = (async (_url: string, init?: RequestInit) => {
 }) as unknown as typeof fetch;
 
 const NO_METER: UsageMeter = {
-  open: async () => ({ headers: {}, settle: async () => ({ usdMicros: 0, diemMicros: 0 }), release: async () => {} }),
-  balances: async () => ({}),
+  ...freeMeter,
   credit: async () => {
     throw new Error('no meter');
   },
-  flush: async () => {},
-  close: async () => {},
 };
 
 /**

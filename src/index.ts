@@ -3,9 +3,6 @@ import { bootstrapAdminKey } from './auth/bootstrap';
 import { closeDeps, createDeps } from './boot';
 import { ConfigError, loadConfig } from './config';
 
-// Thousands of concurrent streams need more than Bun's default of 256 upstream fetches.
-process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ??= '65336';
-
 async function main() {
   const config = loadConfig();
   const deps = await createDeps(config);
@@ -21,6 +18,9 @@ async function main() {
   app.listen({ port: config.port, hostname: config.host, idleTimeout: 60, maxRequestBodySize: config.maxBodyBytes });
   const port = app.server?.port ?? config.port;
   const backends = `${deps.storage.backend}+${deps.kv.backend}`;
+  // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
+  if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS)
+    deps.log.warn('BUN_CONFIG_MAX_HTTP_REQUESTS is not set: at most 256 upstream calls run at once (npm start sets 65535)');
   deps.log.info('svc listening', { url: `http://localhost:${port}${config.basePath}`, backends, models: deps.models.list().length });
   const stop = async () => {
     await app.stop();

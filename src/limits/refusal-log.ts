@@ -2,16 +2,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { rateLimitLogs } from '../db/schema';
 import type { Logger } from '../log';
-import type { RateLimitLog, RateLimitRefusal } from './types';
-
-/** A refusal as listed by GET /api_keys/rate_limits/log. */
-export interface RefusalEntry {
-  apiKeyId: string | null;
-  modelId: string;
-  rateLimitTier: string;
-  rateLimitType: string;
-  timestamp: string;
-}
+import type { RateLimitLog, RateLimitRefusal, RefusalEntry } from './types';
 
 /** The refusal log plus what the routes and shutdown need. */
 export interface RefusalLog extends RateLimitLog {

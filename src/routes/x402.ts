@@ -4,8 +4,8 @@ import { normalizeWalletAddress } from '../auth/wallet-accounts';
 import { publicOrigin } from '../auth/wallet-config';
 import { microsToNumber, toMicros } from '../billing/money';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
-import { badRequest } from '../http/errors';
+import type { Stages } from '../gates';
+import { badRequest, unauthorized } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { paymentRequiredHeader } from '../x402/challenges';
 import { paymentError } from '../x402/errors';
@@ -57,11 +57,16 @@ function bounded(name: string, value: number | undefined, fallback: number, min:
 }
 const tags = ['x402'];
 
-/** The signed-in wallet, which must be the one in the path (403 X402_WALLET_MISMATCH otherwise). */
+/**
+ * The signed-in wallet, which must be the one in the path: 401 without credentials, 403
+ * X402_WALLET_MISMATCH for another wallet or an API key. The routes are OPTIONAL to the auth
+ * gate (INFERENCE routes are the metered ones), so this is where a credential is required.
+ */
 function ownWallet(caller: Caller | null, walletAddress: string): Caller {
-  const wallet = caller?.wallet;
+  if (!caller) throw unauthorized('Authentication failed: sign in with the wallet (SIGN-IN-WITH-X)');
+  const wallet = caller.wallet;
   const chain = walletAddress.startsWith('0x') ? 'evm' : 'solana';
-  if (!caller || !wallet || wallet.address !== normalizeWalletAddress(walletAddress, chain))
+  if (!wallet || wallet.address !== normalizeWalletAddress(walletAddress, chain))
     throw paymentError(403, 'X402_WALLET_MISMATCH', 'Sign in (SIGN-IN-WITH-X) with the wallet whose balance you ask for');
   return caller;
 }
@@ -71,7 +76,7 @@ function ownWallet(caller: Caller | null, walletAddress: string): Caller {
  * requirements, or a signed payment settled through the facilitator and credited once), and
  * the signed-in wallet's balance and transactions.
  */
-export function x402Routes(deps: AppDeps, auth: AuthGate) {
+export function x402Routes(deps: AppDeps, stages: Stages) {
   const x402 = x402Of(deps);
   const limitIp = ipRateLimit(deps.kv, { name: 'x402-top-up', perMinute: x402.payments.topUpsPerMinutePerIp, now: deps.now });
 
@@ -84,7 +89,7 @@ export function x402Routes(deps: AppDeps, auth: AuthGate) {
   }
 
   return new Elysia({ name: 'svc.routes.x402' })
-    .use(auth)
+    .use(stages)
     .post(
       '/x402/top-up',
       async function topUpX402Balance({ request, body, server, set }) {
@@ -133,7 +138,7 @@ export function x402Routes(deps: AppDeps, auth: AuthGate) {
         };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
         response: { 200: BalanceResponse },
         detail: { tags, operationId: 'getX402Balance' },
@@ -162,7 +167,7 @@ export function x402Routes(deps: AppDeps, auth: AuthGate) {
         };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
         query: TransactionsQuery,
         detail: { tags, operationId: 'getX402Transactions' },

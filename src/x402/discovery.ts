@@ -5,9 +5,6 @@ import { paymentRequired, type ServiceError } from '../http/errors';
 import { paymentRequiredHeader, signInExtension } from './challenges';
 import { x402Of } from './service';
 
-/** Inference families (spec 5.2: chat, image, audio, video, embeddings, plus responses, augment and RPC). */
-const INFERENCE_PATH = /^\/(chat\/completions|responses|embeddings|images?\/|audio\/|video\/|augment\/|crypto\/rpc\/)/;
-
 /** The origin a challenge names: the request's own when it is one of ours (so clients bind it), else the public one. */
 export function challengeOrigin(request: Request, domains: Set<string>, fallback: string): string {
   const url = new URL(request.url);
@@ -18,15 +15,14 @@ export function challengeOrigin(request: Request, domains: Set<string>, fallback
  * The discovery 402 (API-NOTES 12, variant 2) for a caller with no credentials on an
  * inference route: how to pay (x402 `accepts`, USDC on Base and Solana), how to sign in
  * (the `sign-in-with-x` extension as @x402/extensions reads it) and the API-key alternative,
- * also base64-encoded in PAYMENT-REQUIRED. Returns null (the gate keeps its 401) on other
- * routes, or when wallet sign-in or payments are not configured.
+ * also base64-encoded in PAYMENT-REQUIRED. The auth gate asks for it on INFERENCE routes
+ * (the metered ones); null (the gate keeps its 401) when wallet sign-in or payments are off.
  */
 export function discoveryFor(deps: AppDeps, listenPort: () => number | undefined) {
   const { config } = deps;
-  return function discovery(request: Request, path: string): ServiceError | null {
+  return function discovery(request: Request): ServiceError | null {
     const x402 = x402Of(deps);
-    const route = path.startsWith(config.basePath) ? path.slice(config.basePath.length) : path;
-    if (!INFERENCE_PATH.test(route) || !x402.wallets.siwx.enabled || !x402.options.configured) return null;
+    if (!x402.wallets.siwx.enabled || !x402.options.configured) return null;
     const port = listenPort();
     const origin = challengeOrigin(request, allowedDomains(config, x402.wallets, port), publicOrigin(config, port));
     const resourceUrl = `${origin}${new URL(request.url).pathname}`;
