@@ -1,0 +1,87 @@
+import { parseWalletsConfig } from '../auth/wallet-config';
+import { parseBillingConfig } from '../billing/config';
+import type { MeterTicket, UsageMeter } from '../billing/meter';
+import { toMicros } from '../billing/money';
+import { walletPaymentRequired, type WalletChallengeConfig } from '../billing/payment-required';
+import type { Config } from '../config';
+import type { KeyValueStore } from '../kv/store';
+import { paymentError } from './errors';
+
+/** How long an in-flight count outlives a process that died holding it. */
+const SLOT_TTL_MS = 15 * 60_000;
+
+/**
+ * The reference's two admission rules for wallet callers (API-NOTES 10), around the meter so
+ * they bind every metered call: a USDC balance below `minimumBalanceUsd` ($0.10) is refused
+ * with 402 variant 3 before anything is reserved, and at most `concurrencyPerWallet` (5) calls
+ * of one wallet run at once (429 X402_CONCURRENCY_LIMIT). A slot is taken when the call opens
+ * and given back when its ticket settles or releases, so a stream holds it to its end. The
+ * count lives in the shared KV, so the limit holds across instances.
+ */
+export function walletAdmission<M extends UsageMeter>(
+  meter: M,
+  kv: KeyValueStore,
+  config: Pick<Config, 'billing' | 'basePath'> & WalletChallengeConfig,
+  now: () => number,
+): M {
+  const payments = parseWalletsConfig(config).payments;
+  const minimumMicros = toMicros(payments.minimumBalanceUsd);
+  const limit = payments.concurrencyPerWallet;
+  const minimumTopUpUsd = parseBillingConfig(config).minimumTopUpUsd;
+
+  async function giveBack(key: string): Promise<void> {
+    // A count at or below zero has no holder left (or its key expired meanwhile): drop it.
+    if ((await kv.incrBy(key, -1)) <= 0) await kv.del(key);
+  }
+
+  return {
+    ...meter,
+    async open(input) {
+      const caller = input.ctx.caller;
+      if (caller?.via !== 'wallet') return meter.open(input);
+      const balance = (await meter.balances(caller.accountId)).USDC ?? 0;
+      if (balance < minimumMicros)
+        throw walletPaymentRequired({
+          balanceMicros: balance,
+          neededMicros: minimumMicros,
+          minimumTopUpUsd,
+          basePath: config.basePath,
+          config,
+          nowMs: now(),
+        });
+      const key = `x402:inflight:${caller.accountId}`;
+      if ((await kv.incrBy(key, 1, SLOT_TTL_MS)) > limit) {
+        await giveBack(key);
+        throw paymentError(429, 'X402_CONCURRENCY_LIMIT', `At most ${limit} requests of one wallet may run at once`, {
+          'retry-after': '1',
+        });
+      }
+      let ticket: MeterTicket;
+      try {
+        ticket = await meter.open(input);
+      } catch (error) {
+        await giveBack(key);
+        throw error;
+      }
+      let slot: Promise<void> | null = null;
+      const done = () => (slot ??= giveBack(key));
+      return {
+        ...ticket,
+        async settle(usage) {
+          try {
+            return await ticket.settle(usage);
+          } finally {
+            await done();
+          }
+        },
+        async release() {
+          try {
+            await ticket.release();
+          } finally {
+            await done();
+          }
+        },
+      };
+    },
+  };
+}
