@@ -72,7 +72,8 @@ export async function createDeps(
   });
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
   const meter =
-    overrides.meter ?? walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), kv, config, now);
+    overrides.meter ??
+    walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), { kv, config, now, fetch: outbound, log });
   const recovered = await meter.recover();
   if (recovered.restored + recovered.expired > 0) log.info('billing: kept reservations recovered', recovered);
   return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound };

@@ -5,7 +5,9 @@ import { toMicros } from '../billing/money';
 import { walletPaymentRequired, type WalletChallengeConfig } from '../billing/payment-required';
 import type { Config } from '../config';
 import type { KeyValueStore } from '../kv/store';
+import type { Logger } from '../log';
 import { paymentError } from './errors';
+import { stakingCredit } from './staking-credit';
 
 /** How long an in-flight count outlives a process that died holding it. */
 const SLOT_TTL_MS = 15 * 60_000;
@@ -16,15 +18,23 @@ const SLOT_TTL_MS = 15 * 60_000;
  * with 402 variant 3 before anything is reserved, and at most `concurrencyPerWallet` (5) calls
  * of one wallet run at once (429 X402_CONCURRENCY_LIMIT). A slot is taken when the call opens
  * and given back when its ticket settles or releases, so a stream holds it to its end. The
- * count lives in the shared KV, so the limit holds across instances.
+ * count lives in the shared KV, so the limit holds across instances. The day's staking credit
+ * (src/x402/staking-credit.ts) is granted first, so it counts toward the minimum.
  */
 export function walletAdmission<M extends UsageMeter>(
   meter: M,
-  kv: KeyValueStore,
-  config: Pick<Config, 'billing' | 'basePath'> & WalletChallengeConfig,
-  now: () => number,
+  deps: {
+    kv: KeyValueStore;
+    config: Pick<Config, 'billing' | 'basePath'> & WalletChallengeConfig;
+    now: () => number;
+    fetch: typeof fetch;
+    log: Logger;
+  },
 ): M {
-  const payments = parseWalletsConfig(config).payments;
+  const { kv, config, now } = deps;
+  const wallets = parseWalletsConfig(config);
+  const payments = wallets.payments;
+  const grantStakingCredit = stakingCredit({ wallets, meter, kv, fetch: deps.fetch, now, log: deps.log });
   const minimumMicros = toMicros(payments.minimumBalanceUsd);
   const limit = payments.concurrencyPerWallet;
   const minimumTopUpUsd = parseBillingConfig(config).minimumTopUpUsd;
@@ -39,6 +49,7 @@ export function walletAdmission<M extends UsageMeter>(
     async open(input) {
       const caller = input.ctx.caller;
       if (caller?.via !== 'wallet') return meter.open(input);
+      await grantStakingCredit?.(caller);
       const balance = (await meter.balances(caller.accountId)).USDC ?? 0;
       if (balance < minimumMicros)
         throw walletPaymentRequired({
