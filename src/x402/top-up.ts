@@ -2,6 +2,7 @@ import { encodePaymentResponseHeader } from '@x402/core/http';
 import { FacilitatorResponseError, FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createHash } from 'node:crypto';
+import { getAddress } from 'viem';
 import { ensureWalletAccount, normalizeWalletAddress } from '../auth/wallet-accounts';
 import type { UsageMeter } from '../billing/meter';
 import { microsToNumber } from '../billing/money';
@@ -144,7 +145,8 @@ export function createTopUp(deps: TopUpDeps) {
     if (!applied) await markCredited(deps.db, row.paymentId);
     const balances = await deps.meter.balances(row.accountId);
     return {
-      walletAddress: row.payer ?? '',
+      // Stored lower-case for EVM; shown in the checksummed form wallets display.
+      walletAddress: row.payer && row.network === BASE_MAINNET ? getAddress(row.payer) : (row.payer ?? ''),
       amountCredited: microsToNumber(row.amountMicros),
       newBalance: microsToNumber(balances.USDC ?? 0),
       paymentId: row.paymentId,

@@ -85,7 +85,7 @@ describe.each(BACKENDS)('POST /x402/top-up on $name', (backend) => {
     expect(body).toEqual({
       success: true,
       data: {
-        walletAddress: account.address.toLowerCase(),
+        walletAddress: account.address,
         amountCredited: 7.5,
         newBalance: 7.5,
         paymentId: expect.stringMatching(/^pay_[0-9a-f]{32}$/),
