@@ -1,5 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { createHash } from 'node:crypto';
+import { authorizationTypes } from '@x402/evm';
 import { getAddress, isAddress, isHex, recoverTypedDataAddress } from 'viem';
 import { MICROS } from '../billing/money';
 import { BASE_MAINNET, USDC_BASE, USDC_SOLANA } from './config';
@@ -14,17 +15,6 @@ export interface CheckedPayment {
   nonce: string;
   payer: string | null;
 }
-
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 /** Seconds a signed authorization must still be valid for, so settlement can land on chain. */
 const SETTLE_MARGIN_SECONDS = 6;
@@ -115,7 +105,7 @@ export async function checkEvmAuthorization(payment: DecodedPayment, nowMs: numb
           chainId: 8453,
           verifyingContract: getAddress(payment.accepted.asset),
         },
-        types: TRANSFER_WITH_AUTHORIZATION,
+        types: authorizationTypes,
         primaryType: 'TransferWithAuthorization',
         message: {
           from: getAddress(from),

@@ -210,13 +210,20 @@ describe.each(BACKENDS)('payment recovery on $name', (backend) => {
   const rowOf = async (payer: string) =>
     (await s.t.deps.storage.db.select().from(walletPayments).where(eq(walletPayments.payer, payer.toLowerCase())))[0];
 
-  test('a settlement whose answer was lost is settled again and credited once by recovery', async () => {
-    const { account, wallet } = newPayer();
-    const { header } = await signedTopUp(s.t, account);
+  /** A top-up whose settlement timed out: its row is left pending. */
+  async function pendingTopUp() {
+    const payer = newPayer();
+    const { header } = await signedTopUp(s.t, payer.account);
     s.facilitator.behaviour.settle = 'hang';
     expect((await topUpRequest(s.t, { header })).status).toBe(504);
     s.facilitator.behaviour.settle = 'ok';
-    expect((await rowOf(account.address))?.status).toBe('pending');
+    const row = (await rowOf(payer.account.address))!;
+    expect(row.status).toBe('pending');
+    return { ...payer, row };
+  }
+
+  test('a settlement whose answer was lost is settled again and credited once by recovery', async () => {
+    const { account, wallet } = await pendingTopUp();
     const deps = { db: s.t.deps.storage.db, log: s.t.deps.log, topUp: x402Of(s.t.deps).topUp, staleMs: 0 };
     expect(await recoverPayments(deps)).toBe(1);
     expect((await rowOf(account.address))?.status).toBe('credited');
@@ -226,12 +233,7 @@ describe.each(BACKENDS)('payment recovery on $name', (backend) => {
   });
 
   test('a crash between settlement and credit is credited at the next start, once', async () => {
-    const { account, wallet } = newPayer();
-    const { header } = await signedTopUp(s.t, account);
-    s.facilitator.behaviour.settle = 'hang';
-    expect((await topUpRequest(s.t, { header })).status).toBe(504);
-    s.facilitator.behaviour.settle = 'ok';
-    const row = (await rowOf(account.address))!;
+    const { account, wallet, row } = await pendingTopUp();
     // The facilitator confirmed, and the process died before the credit's transaction.
     await markSettled(s.t.deps.storage.db, row.paymentId, '0xfeed');
     const restarted = await createDeps(s.t.deps.config, { storage: s.t.deps.storage, kv: s.t.deps.kv });
