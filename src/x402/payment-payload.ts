@@ -41,6 +41,8 @@ export type DecodedPayment = Static<typeof PayloadSchema> & PaymentPayload;
  * naming the field when it is not one. Version 1 payloads are refused with a pointer to v2.
  */
 export function decodePayment(header: string): DecodedPayment {
+  // A real payload is 1-3 KB; anything far larger is refused before decoding.
+  if (header.length > 16_384) throw invalidPayment('The payment header is larger than 16 KB');
   let value: unknown;
   try {
     if (!/^[A-Za-z0-9+/=_-]+$/.test(header.trim())) throw new Error('not base64');

@@ -1,5 +1,5 @@
 import { encodePaymentResponseHeader } from '@x402/core/http';
-import { FacilitatorResponseError, FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
+import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
@@ -116,13 +116,11 @@ export function createTopUp(deps: TopUpDeps) {
           'SETTLEMENT_TIMEOUT',
           `Settlement did not complete in time; payment ${row.paymentId} will be credited once it settles`,
         );
-      if (error instanceof FacilitatorResponseError || error instanceof Error)
-        throw paymentError(
-          502,
-          'FACILITATOR_UNAVAILABLE',
-          `The facilitator did not confirm payment ${row.paymentId}; retry the same payment to resume`,
-        );
-      throw error;
+      throw paymentError(
+        502,
+        'FACILITATOR_UNAVAILABLE',
+        `The facilitator did not confirm payment ${row.paymentId}; nothing was credited yet: send the same payment again later to resume`,
+      );
     }
     await markSettled(deps.db, row.paymentId, settlement.transaction);
     const result = await credit(row);
