@@ -176,7 +176,8 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         Object.assign(error.headers, admission.headers);
         throw error;
       }
-      const balances = { usd: result.balances[0]!, diem: result.balances[1]!, ...(wallet ? { usdc: result.balances[2]! } : {}) };
+      const balances: MeterTicket['balances'] = { usd: result.balances[0]!, diem: result.balances[1]! };
+      if (wallet) balances.usdc = result.balances[2]!;
       const headers: Record<string, string> = {
         ...admission.headers,
         'x-svc-balance-usd': formatMicros(balances.usd),
@@ -186,8 +187,17 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       const held = candidates[result.index]!;
       const durable = input.holdUntil !== undefined;
       if (durable) await keep({ requestId, caller, key, model, held, expiresAt: reserve.expiresAt });
-      const reservation = { accountId: caller.accountId, apiKeyId: key?.id ?? null, keyPeriod: key?.limitPeriod ?? null, model, held };
-      return createTicket(ticketDeps, { ...reservation, admission, shown: { headers, balances }, requestId, durable });
+      return createTicket(ticketDeps, {
+        accountId: caller.accountId,
+        apiKeyId: key?.id ?? null,
+        keyPeriod: key?.limitPeriod ?? null,
+        model,
+        held,
+        admission,
+        shown: { headers, balances },
+        requestId,
+        durable,
+      });
     } catch (error) {
       await admission.settleTokens(0);
       throw error;
@@ -214,12 +224,13 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   }
 
   /** Admits a request against its model's limits, or the account-wide route limit for a call without a catalog model. */
-  async function admit(input: MeterOpenInput): Promise<RateLimitAdmission> {
+  function admit(input: MeterOpenInput): Promise<RateLimitAdmission> {
     const caller = input.ctx.caller!;
     if (input.model)
       return deps.limits.admitModel(caller, input.model, input.estimatedPromptTokens + input.maxCompletionTokens, input.ctx.requestId);
-    const headers = await deps.limits.admitRoute(caller, input.endpoint ?? 'unmetered', input.ctx.requestId);
-    return { headers, settleTokens: async () => {} };
+    return deps.limits
+      .admitRoute(caller, input.endpoint ?? 'unmetered', input.ctx.requestId)
+      .then((headers) => ({ headers, settleTokens: async () => {} }));
   }
 
   /** Records a reservation that outlives its request; if that fails, the hold is given back and the error thrown. */

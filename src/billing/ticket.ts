@@ -84,9 +84,6 @@ function settlementCounter(r: HeldReservation, at: number): { counter: string; t
  */
 export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket {
   let outcome: Promise<SettledCost> | null = null;
-  const forget = async () => {
-    if (r.durable) await deleteReservation(deps.db, r.requestId);
-  };
 
   async function settle(usage: MeteredUsage): Promise<SettledCost> {
     const at = deps.now();
@@ -107,7 +104,7 @@ export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket 
       settledTtlMs: deps.settledTtlMs,
     });
     await tokens;
-    await forget();
+    if (r.durable) await deleteReservation(deps.db, r.requestId);
     return toCost(charged.currency, charged.amount);
   }
 
@@ -117,7 +114,7 @@ export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket 
       .catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId: r.requestId, error: String(error) }));
     const charged = await deps.store.release(r.accountId, r.requestId, deps.settledTtlMs);
     await tokens;
-    await forget();
+    if (r.durable) await deleteReservation(deps.db, r.requestId);
     return charged ? toCost(charged.currency, charged.amount) : FREE;
   }
 

@@ -1,4 +1,4 @@
-import type { MeteredCall } from '../pipeline/metered-call';
+import type { ModelCall } from '../pipeline/model-call';
 import type { PluginServices, PluginContext } from '../pipeline/plugin';
 import type { AnyRequestPlugin } from '../pipeline/plugin';
 import type { PluginRunner } from '../pipeline/plugin-runner';
@@ -74,7 +74,7 @@ export function createChatHandler(
   parameters: ParameterSet,
   opts: { pingIntervalMs: number },
 ) {
-  return async function chatCompletion(body: ChatRequestBody, call: MeteredCall): Promise<unknown> {
+  return async function chatCompletion(body: ChatRequestBody, call: ModelCall): Promise<unknown> {
     const { model } = call;
     const params = parameters.resolve(body.svc_parameters, call.suffix);
     checkContentParts(body.messages, model);

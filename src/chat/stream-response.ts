@@ -63,6 +63,7 @@ function deferredUpstream(routed: Promise<Routed<ProviderChatResult>>): Readable
  */
 export function streamResponse(s: StreamResponseInput): Response {
   async function finish(outcome: StreamOutcome): Promise<ChatChunk | null> {
+    s.call.end();
     const result = s.result ?? (await s.routed.catch(() => null));
     if (!result) {
       await s.call.release();

@@ -3,7 +3,7 @@ import type { AppDeps } from '../deps';
 import { checkDimensions, embeddingResponse } from '../embeddings/respond';
 import { EmbeddingRequestSchema, EmbeddingResponseSchema, type EmbeddingRequest } from '../embeddings/schema';
 import type { Stages } from '../gates';
-import type { MeteredCall } from '../pipeline/metered-call';
+import type { ModelCall } from '../pipeline/model-call';
 import { embeddingInputTokens } from '../pipeline/tokens';
 import { errorResponses } from './responses';
 
@@ -12,7 +12,7 @@ import { errorResponses } from './responses';
  * input tokens, routes to an `embed` replica (always asking for floats), charges the
  * upstream's token count (or svc's own when it sends none), and answers floats or base64.
  */
-async function createEmbedding(req: EmbeddingRequest, call: MeteredCall) {
+async function createEmbedding(req: EmbeddingRequest, call: ModelCall) {
   checkDimensions(req, call.model);
   const counted = embeddingInputTokens(req.input);
   await call.reserve({ promptTokens: counted, completionTokens: 0 });

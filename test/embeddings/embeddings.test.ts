@@ -224,6 +224,13 @@ describe('the simulator on a fresh start', () => {
     expect(norm(small)).toBeCloseTo(1, 6);
   });
 
+  test('the OpenAPI description lists POST /embeddings and GET /models/{id}', async () => {
+    const doc = await (await t.request('/openapi.json', { key: null })).json();
+    expect(doc.paths['/embeddings'].post.operationId).toBe('createEmbedding');
+    expect(doc.paths['/embeddings'].post.responses['200']).toBeDefined();
+    expect(doc.paths['/models/{id}'].get.operationId).toBe('retrieveModel');
+  });
+
   test('the OpenAI alias resolves, and /models says the model is simulated', async () => {
     expect(await vectors({ model: 'text-embedding-3-small', input: 'x' })).toHaveLength(1);
     const record = await (await t.request('/models/text-embedding-bge-m3', { key: null })).json();
