@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { and, eq } from 'drizzle-orm';
 import { ledgerEntries, walletPayments } from '../../src/db/schema';
+import { startTestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import {
   newPayer,
@@ -199,6 +200,25 @@ describe.each(BACKENDS)('POST /x402/top-up on $name', (backend) => {
     const refused = await topUpRequest(s.t, { ip: '192.0.2.77' });
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await topUpRequest(s.t, { ip: '192.0.2.78' })).status).toBe(402);
+  });
+});
+
+describe('without payments configured', () => {
+  test('top-up is 503 X402_NOT_CONFIGURED and an anonymous chat keeps its 401', async () => {
+    const t = await startTestApp({ config: { publicUrl: ORIGIN } });
+    try {
+      const res = await topUpRequest(t);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({
+        error: 'X402_NOT_CONFIGURED',
+        message: 'Wallet top-ups are not configured on this server (wallets.payments)',
+      });
+      const chat = await t.request('/chat/completions', { method: 'POST', key: null, json: { model: 'llama-3.3-70b', messages: [] } });
+      expect(chat.status).toBe(401);
+      expect(chat.headers.get('payment-required')).toBeNull();
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -184,6 +184,10 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     const client = new x402HTTPClient(new x402Client());
     expect(client.getPaymentRequiredResponse((name) => res.headers.get(name)).accepts).toHaveLength(body.accepts.length);
     expect((await s.t.request('/api_keys/rate_limits', { key: null })).status).toBe(401);
+    // Every inference route (the metered ones) answers the same way.
+    const embeddings = await s.t.request('/embeddings', { method: 'POST', key: null, json: { model: 'x', input: 'hi' } });
+    expect(embeddings.status).toBe(402);
+    expect((await embeddings.json()).resource.url).toBe(`${ORIGIN}/api/v1/embeddings`);
   });
 
   test("@x402/extensions' wrapFetchWithSIWx answers the discovery 402 with its own SIGN-IN-WITH-X header and the chat is paid", async () => {
