@@ -40,8 +40,9 @@ export function walletAdmission<M extends UsageMeter>(
   const minimumTopUpUsd = parseBillingConfig(config).minimumTopUpUsd;
 
   async function giveBack(key: string): Promise<void> {
-    // A count at or below zero has no holder left (or its key expired meanwhile): drop it.
-    if ((await kv.incrBy(key, -1)) <= 0) await kv.del(key);
+    // Below zero means the key expired while calls held slots (its TTL runs from creation):
+    // drop it rather than let the count drift. At zero it stays, so a call admitted meanwhile is not lost.
+    if ((await kv.incrBy(key, -1)) < 0) await kv.del(key);
   }
 
   return {
