@@ -1,5 +1,6 @@
 import { createKeyCache } from './auth/key-cache';
 import { createUsageMeter } from './billing/live-meter';
+import { walletAdmission } from './x402/wallet-admission';
 import type { UsageMeter } from './billing/meter';
 import type { Config } from './config';
 import type { Storage } from './db/database';
@@ -75,7 +76,9 @@ export async function createDeps(
     },
   });
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
-  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config, models });
+  const meter =
+    overrides.meter ??
+    walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), { kv, config, now, fetch: outbound, log });
   const recovered = await meter.recover();
   if (recovered.restored + recovered.expired > 0) log.info('billing: kept reservations recovered', recovered);
   return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound };
