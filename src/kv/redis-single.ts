@@ -5,6 +5,8 @@ import { isTransientReply, KvUnavailableError } from './unavailable';
 /** How often the watchdog looks for a command past its deadline. */
 const WATCHDOG_MS = 100;
 const FIRST_RETRY_MS = 50;
+/** Bun's error codes that mean the connection itself failed. */
+const CONNECTION_ERROR = /CONNECTION|CLOSED|TIMEOUT|SOCKET/;
 
 /**
  * One supervised Bun RedisClient. Bun's own reconnection gives up after `maxRetries` and
@@ -63,8 +65,9 @@ class SupervisedClient {
       return await c.send(command, args);
     } catch (error) {
       const message = String(error);
-      if ((error as { code?: string }).code === 'ERR_REDIS_SERVER_ERROR' && !isTransientReply(message)) throw error;
       if (isTransientReply(message)) throw this.unavailable(error);
+      // A reply error (a script's own error, NOSCRIPT) or a bad argument: the connection is fine.
+      if (c.connected && !CONNECTION_ERROR.test((error as { code?: string }).code ?? '')) throw error;
       this.lost(c);
       throw this.unavailable(error);
     } finally {
@@ -121,7 +124,6 @@ class SupervisedClient {
       await this.onConnected(c);
       if (this.closed) throw new Error('closed');
       this.client = c;
-      this.inflight = 0;
       this.retryMs = FIRST_RETRY_MS;
       return true;
     } catch {
@@ -191,11 +193,8 @@ export async function connectSingle(url: string, opts: RedisLinkOptions): Promis
       await commands.send('PUBLISH', [channel, message]);
     },
     async subscribe(channel, onMessage) {
-      if (listeners.add(channel, onMessage)) {
-        const c = subscriber.client;
-        if (!c) throw subscriber.unavailable();
-        await c.subscribe(channel, (message) => listeners.dispatch(channel, message));
-      }
+      // While the subscriber is reconnecting, the channel is subscribed with all the others when it is back.
+      if (listeners.add(channel, onMessage)) await subscriber.client?.subscribe(channel, (message) => listeners.dispatch(channel, message));
       return async () => {
         if (listeners.remove(channel, onMessage)) await subscriber.client?.unsubscribe(channel).catch(() => {});
       };

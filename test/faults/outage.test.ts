@@ -53,9 +53,19 @@ async function recover(): Promise<number> {
   return waited;
 }
 
+/** A new ADMIN key, used once on every instance so each has it cached. */
+async function cachedKey(): Promise<{ id: string; secret: string }> {
+  const res = await fleet.instances[0]!.handle('/api_keys', { method: 'POST', json: { apiKeyType: 'ADMIN', description: 'outage' } });
+  const data = (await res.json()).data;
+  for (const inst of fleet.instances)
+    expect((await inst.handle('/api_keys/rate_limits', { headers: { authorization: `Bearer ${data.apiKey}` } })).status).toBe(200);
+  return { id: data.id, secret: data.apiKey };
+}
+
 /** An outage of `seconds`: requests refused all along, each within 2 s; everyone serves within 5 s of the return. */
 async function outage(seconds: number) {
   await allServe();
+  const key = await cachedKey();
   await redis.stop();
   const until = Date.now() + seconds * 1000;
   while (Date.now() < until) {
@@ -68,6 +78,13 @@ async function outage(seconds: number) {
   );
   await allServe();
   expect(await fleet.ledgerCharged()).toBe(fleet.served);
+  // Subscriptions came back with the connection: a key deleted on one instance stops working on all of them at once.
+  expect((await fleet.instances[0]!.handle(`/api_keys?id=${key.id}`, { method: 'DELETE' })).status).toBe(200);
+  await within(2_000, async () => {
+    for (const inst of fleet.instances)
+      if ((await inst.handle('/api_keys/rate_limits', { headers: { authorization: `Bearer ${key.secret}` } })).status !== 401) return false;
+    return true;
+  });
 }
 
 describe('redis outages', () => {
