@@ -159,14 +159,19 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Whether the server at `url` runs in cluster mode (INFO cluster says cluster_enabled:1). */
+/** Whether the server at `url` runs in cluster mode (INFO cluster says cluster_enabled:1); a server that refuses INFO (renamed on some managed services) is taken as a single node. */
 export async function isClusterNode(url: string, opts: RedisLinkOptions): Promise<boolean> {
   const probe = new RedisClient(url, { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: opts.connectTimeoutMs });
   try {
     await probe.connect();
-    return /cluster_enabled:1/.test(String(await probe.send('INFO', ['cluster'])));
   } catch (error) {
+    probe.close();
     throw new Error(`redis: cannot connect to ${redactUrl(url)}: ${String(error)}`);
+  }
+  try {
+    return /cluster_enabled:1/.test(String(await probe.send('INFO', ['cluster'])));
+  } catch {
+    return false;
   } finally {
     probe.close();
   }
