@@ -17,8 +17,13 @@ export async function connectCluster(url: string, opts: RedisLinkOptions): Promi
   const cluster = new Cluster([seed], {
     enableOfflineQueue: false,
     clusterRetryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 10), opts.reconnectMaxDelayMs),
+    // Retried briefly (a slot map refresh closes connections, a resharding answers TRYAGAIN, a
+    // failover takes a moment), but at most 8 times: a cluster without quorum or a master
+    // that is gone gives a retryable 503 within ~0.8 s per command, never seconds.
+    maxRedirections: 8,
     retryDelayOnClusterDown: 100,
-    retryDelayOnTryAgain: 100,
+    retryDelayOnFailover: 100,
+    retryDelayOnTryAgain: 50,
     slotsRefreshTimeout: opts.connectTimeoutMs,
     redisOptions: {
       ...auth,

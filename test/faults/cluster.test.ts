@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { spawnSync } from 'node:child_process';
 import { hashSecret } from '../../src/auth/api-keys';
 import { dbSize, ownRedisCluster } from '../helpers/redis-server';
-import { startFleet, type Fleet } from './instances';
+import { startFleet, within, type Fleet } from './instances';
 
 // A 3-master Redis Cluster of this test's own (ports 7003-7005); .ci/run runs whole suites on another at 7000-7002.
 const PORTS = [7003, 7004, 7005];
@@ -80,4 +80,26 @@ test('the account slot moved to another master mid-traffic (TRYAGAIN or ASK whil
   expect((await fleet.ledgerCharged()) - ledgerBefore).toBe(fleet.served - servedBefore);
   const balance = await (await fleet.instances[0]!.handle('/billing/balance')).json();
   expect(Math.round(balance.balances.usd * 1e6)).toBe(1_000_000_000 - (await fleet.ledgerCharged()));
+}, 30_000);
+
+test('a master that crashes and comes back (empty): 503 while its slots are down, then served again, nothing lost', async () => {
+  const [ledgerBefore, servedBefore] = [await fleet.ledgerCharged(), fleet.served];
+  // The master that holds the account's balance, holds and counters.
+  const accountId = (await fleet.instances[0]!.deps.keys.lookup(hashSecret(fleet.key)))!.accountId;
+  const cli = (port: number, ...args: string[]) =>
+    spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
+  const slot = cli(PORTS[0]!, 'cluster', 'keyslot', `{${accountId}}`);
+  const node = cluster.nodes.find((n) => cli(n.port, 'cluster', 'countkeysinslot', slot) !== '0')!;
+  await node.stop();
+  // Its requests need that master: a retryable 503 each, within the bound, until it is back.
+  for (let i = 0; i < 4; i++) {
+    const r = await fleet.chat(i % 2);
+    expect(r.status).toBe(503);
+    expect(r.retryAfter).toBe('2');
+    expect(r.ms).toBeLessThan(2_000);
+  }
+  await node.start(); // same directory: it keeps its slots (nodes-<port>.conf) and rejoins, without data
+  const waited = await within(10_000, async () => (await fleet.chat(0)).status === 200 && (await fleet.chat(1)).status === 200);
+  console.log(`cluster master restart: served again ${Math.round(waited)} ms after the node answered`);
+  expect((await fleet.ledgerCharged()) - ledgerBefore).toBe(fleet.served - servedBefore);
 }, 30_000);
