@@ -7,6 +7,10 @@ import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
 import { openApiDocs } from './http/openapi';
+import { docsPage } from './http/docs-page';
+import { healthRoutes } from './http/health';
+import { metricsRoute } from './http/metrics';
+import { requestLog } from './http/request-log';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { keyRoutes } from './routes/keys';
@@ -70,10 +74,14 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)
     .use(responseHeaders)
+    .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config.maxBodyBytes))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
+    .use(docsPage(config.basePath))
+    .use(healthRoutes(deps))
+    .use(metricsRoute({ enabled: config.metrics, token: config.metricsToken }))
     .use(api) as unknown as Elysia;
   return app;
 }

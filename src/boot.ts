@@ -10,6 +10,7 @@ import type { RateLimiter } from './limits/types';
 import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
+import { observedUpstreamFetch } from './metrics/upstream-fetch';
 import { createCatalog } from './models/catalog';
 import { createProviderRegistry } from '../providers/registry';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
@@ -60,7 +61,8 @@ export async function createDeps(
   const reasoning = new Set<string>();
   for (const m of models.list('text'))
     if (m.config.capabilities?.supportsReasoning) for (const r of m.config.routes) reasoning.add(r.model ?? m.id);
-  const chatProviders = createProviderRegistry(providers, { fetch: outbound, log, isReasoning: (name) => reasoning.has(name) });
+  const upstreamFetch = observedUpstreamFetch(outbound, providers);
+  const chatProviders = createProviderRegistry(providers, { fetch: upstreamFetch, log, isReasoning: (name) => reasoning.has(name) });
   // WIRING (issue 6): the rate limiter and the billing meter replace these defaults.
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
   const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config });

@@ -22,7 +22,7 @@ function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
 
 /**
  * The OpenAPI description, generated from the route schemas: JSON at `{base}/openapi.json`,
- * YAML at `{base}/openapi.yaml`, and a docs UI at `/docs`. `info.version` is x-svc-version.
+ * YAML at `{base}/openapi.yaml`, (the page at `/docs` is docs-page.ts). `info.version` is x-svc-version.
  * `handle` is the composed app: the document is rendered once from what the plugin serves.
  */
 export function openApiDocs(basePath: string, handle: (request: Request) => Promise<Response>) {
@@ -38,7 +38,8 @@ export function openApiDocs(basePath: string, handle: (request: Request) => Prom
   return new Elysia({ name: 'svc.http.openapi' })
     .use(
       openapi({
-        path: '/docs',
+        // The page is src/http/docs-page.ts (UI assets from node_modules, not the plugin's CDN page).
+        provider: null,
         specPath: UI_SPEC_PATH,
         documentation: {
           info: { title: 'svc inference API', version: SVC_VERSION, description: 'Chat, models, keys, billing and wallet access.' },

@@ -2,6 +2,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { rateLimitLogs } from '../db/schema';
 import type { Logger } from '../log';
+import { countRateLimitRefusal } from '../metrics';
 import type { RateLimitLog, RateLimitRefusal } from './types';
 
 /** A refusal as listed by GET /api_keys/rate_limits/log. */
@@ -66,6 +67,7 @@ export function createRefusalLog(deps: { db: Database; now: () => number; log: L
 
   return {
     record(refusal: RateLimitRefusal) {
+      countRateLimitRefusal(refusal.type);
       if (pending.length >= MAX_PENDING) {
         dropped++;
         return;

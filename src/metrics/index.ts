@@ -1,0 +1,140 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics (prom-client). One registry per process: the counters
+ * describe the process, whatever number of apps a test builds in it. Other modules call
+ * the named functions below, one call site each, and never touch prom-client themselves.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'svc_' });
+
+// Request latency from a health check (~0.1 ms) to a long non-streaming completion.
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+const httpRequests = new Counter({
+  name: 'svc_http_requests_total',
+  help: 'HTTP requests answered, by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [metricsRegistry],
+});
+const httpDuration = new Histogram({
+  name: 'svc_http_request_duration_seconds',
+  help: 'Time from the request to the response headers (a stream is timed to its first byte), by method and route pattern',
+  labelNames: ['method', 'route'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+const upstreamDuration = new Histogram({
+  name: 'svc_upstream_response_seconds',
+  help: 'Time from an upstream call to its response headers, by provider id and outcome',
+  labelNames: ['provider', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+const upstreamErrors = new Counter({
+  name: 'svc_upstream_errors_total',
+  help: 'Upstream calls that failed (network, timeout, 429, 5xx), by provider id and reason',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+const tokens = new Counter({
+  name: 'svc_tokens_total',
+  help: 'Tokens billed, by model and direction (prompt, completion), counted when the ledger row is written',
+  labelNames: ['model', 'direction'] as const,
+  registers: [metricsRegistry],
+});
+const charged = new Counter({
+  name: 'svc_charged_micros_total',
+  help: 'Amount charged in micro-units of the currency (1 USD = 1,000,000), counted when the ledger row is written',
+  labelNames: ['currency'] as const,
+  registers: [metricsRegistry],
+});
+const rateLimitRefusals = new Counter({
+  name: 'svc_rate_limit_refusals_total',
+  help: 'Requests refused by a rate limit, by limit type',
+  labelNames: ['type'] as const,
+  registers: [metricsRegistry],
+});
+const abuseBlocks = new Counter({
+  name: 'svc_abuse_blocks_total',
+  help: 'Requests refused because their account, key or address is blocked by the abuse guard',
+  registers: [metricsRegistry],
+});
+
+let openStreamCount: () => number = () => 0;
+new Gauge({
+  name: 'svc_open_streams',
+  help: 'Streaming responses in progress',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(openStreamCount());
+  },
+});
+
+let ledgerBacklog: (() => Promise<number>) | null = null;
+new Gauge({
+  name: 'svc_ledger_backlog',
+  help: 'Settlements queued for the ledger writer and not yet in the database',
+  registers: [metricsRegistry],
+  async collect() {
+    this.set(ledgerBacklog ? await ledgerBacklog().catch(() => Number.NaN) : 0);
+  },
+});
+
+/** Counts and times one answered request (`route` is the route pattern, never the raw path). */
+export function observeRequest(method: string, route: string, status: number, seconds: number): void {
+  httpRequests.inc({ method, route, status });
+  httpDuration.observe({ method, route }, seconds);
+}
+
+/** Times one upstream call to its response headers; a failure (`reason` set) is also counted. */
+export function observeUpstream(provider: string, seconds: number, reason: string | null): void {
+  upstreamDuration.observe({ provider, outcome: reason ? 'error' : 'ok' }, seconds);
+  if (reason) upstreamErrors.inc({ provider, reason });
+}
+
+/** What a written ledger row contributes to the token and charge counters (src/billing/ledger-row.ts). */
+export interface BilledRow {
+  requestId: string;
+  modelId: string;
+  currency: string;
+  /** Signed micro-units: a charge is negative. */
+  amount: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * Counts the tokens and charges of ledger rows the writer has just stored. Every line item
+ * of a settlement carries the request's whole usage, so tokens count once per request.
+ */
+export function countBilledRows(rows: readonly BilledRow[]): void {
+  let previous = '';
+  for (const row of rows) {
+    if (row.amount < 0) charged.inc({ currency: row.currency }, -row.amount);
+    if (row.requestId === previous) continue;
+    previous = row.requestId;
+    if (row.promptTokens > 0) tokens.inc({ model: row.modelId, direction: 'prompt' }, row.promptTokens);
+    if (row.completionTokens > 0) tokens.inc({ model: row.modelId, direction: 'completion' }, row.completionTokens);
+  }
+}
+
+/** Counts one request refused by a rate limit of `type` (requests, tokens, ...). */
+export function countRateLimitRefusal(type: string): void {
+  rateLimitRefusals.inc({ type });
+}
+
+/** Counts one request refused by an abuse-guard block. */
+export function countAbuseBlock(): void {
+  abuseBlocks.inc();
+}
+
+/** Where the open-streams gauge reads its value (src/stream/open-streams.ts). */
+export function reportOpenStreams(count: () => number): void {
+  openStreamCount = count;
+}
+
+/** Where the ledger backlog gauge reads its value; null when no writer runs. */
+export function reportLedgerBacklog(queued: (() => Promise<number>) | null): void {
+  ledgerBacklog = queued;
+}
