@@ -21,6 +21,7 @@ import { balanceHeadersStage } from './gates/balance-headers';
 import { routeRateLimitStage } from './gates/route-rate-limit';
 import { billingRoutes } from './routes/billing';
 import { adminAccountRoutes } from './routes/admin-accounts';
+import { adminAccountListRoutes } from './routes/admin-account-list';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -69,7 +70,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(characterRoutes(deps, auth))
     .use(rateLimitRoutes(deps, auth))
     .use(billingRoutes(deps, auth))
-    .use(adminAccountRoutes(deps, auth));
+    .use(adminAccountRoutes(deps, auth))
+    .use(adminAccountListRoutes(deps, auth));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate)
