@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { stringify } from 'yaml';
+import { declareClientErrors, dropNullable } from './openapi-fixups';
 import { SVC_VERSION } from './version';
 
 // The docs UI reads the plugin's own document; the published one is derived from it.
@@ -10,14 +11,19 @@ type OpenApiDocument = { openapi: string; paths?: Record<string, unknown>; [key:
 
 /**
  * Rewrites the generated document the way clients of the reference API expect it: paths
- * relative to the base path with the base path as the server URL, `openapi` first.
+ * relative to the base path with the base path as the server URL, `openapi` first; and
+ * lint-clean for OpenAPI 3.1 (no `nullable`, a 4XX response on every operation).
  */
 function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
   const paths: Record<string, unknown> = {};
   for (const [path, item] of Object.entries(doc.paths ?? {}))
     if (path.startsWith(`${basePath}/`)) paths[path.slice(basePath.length)] = item;
   const { openapi: version, info, ...rest } = doc;
-  return { openapi: version, info, ...rest, servers: [{ url: basePath }], paths };
+  // A deep copy: the plugin keeps serving its own document at /docs/json.
+  const out: OpenApiDocument = structuredClone({ openapi: version, info, ...rest, servers: [{ url: basePath }], paths });
+  dropNullable(out);
+  declareClientErrors(out);
+  return out;
 }
 
 /**
