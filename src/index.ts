@@ -60,7 +60,6 @@ async function main() {
           log: deps.log,
           graceMs: config.shutdownGraceSeconds * 1000,
           stopListening: () => app.server?.stop(false),
-          pendingRequests: () => app.server?.pendingRequests ?? 0,
           flushLedger: () => deps.meter.close(),
           closePools: () => closeDeps(deps),
         },

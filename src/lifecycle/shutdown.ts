@@ -10,15 +10,16 @@ export interface ShutdownSteps {
   log: Logger;
   /** How long open streams may run on after the signal. */
   graceMs: number;
-  /** Stops accepting connections; requests in flight go on. */
-  stopListening(): Promise<void> | void;
-  /** Requests in flight on the server (streams included), for the final wait. */
-  pendingRequests(): number;
+  /** Stops accepting connections at once; resolves when the requests in flight (streams included) have ended. */
+  stopListening(): Promise<unknown> | void;
   /** Writes queued settlements to the ledger. */
   flushLedger(): Promise<void>;
   /** Closes the KV store, the limiter and the database pools. */
   closePools(): Promise<void>;
 }
+
+// Requests still in flight after the streams (an upstream call before its first byte) get this much longer.
+const REQUESTS_GRACE_MS = 5_000;
 
 async function timed(log: Logger, step: string, run: () => Promise<unknown> | unknown) {
   const started = performance.now();
@@ -36,7 +37,8 @@ export async function shutDown(s: ShutdownSteps, signal: string): Promise<void> 
   const { log } = s;
   startDraining();
   log.info('shutdown: started', { signal, openStreams: openStreamCount(), graceSeconds: s.graceMs / 1000 });
-  await timed(log, 'stopped accepting connections', s.stopListening);
+  const idle = Promise.resolve(s.stopListening()).catch(() => {});
+  log.info('shutdown: stopped accepting connections');
   const open = openStreamCount();
   if (open > 0) {
     const drained = await streamsDrained(s.graceMs);
@@ -46,9 +48,11 @@ export async function shutDown(s: ShutdownSteps, signal: string): Promise<void> 
       log.warn('shutdown: deadline reached, streams ended in-band and settled', { streams: ended });
     }
   }
-  // Non-streaming requests still in flight (an upstream call before its first byte) get a short while more.
-  const until = performance.now() + Math.min(5_000, Math.max(1_000, s.graceMs));
-  while (s.pendingRequests() > 0 && performance.now() < until) await Bun.sleep(25);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), REQUESTS_GRACE_MS)));
+  const finished = await Promise.race([idle.then(() => true), late]);
+  clearTimeout(timer);
+  log.info(finished ? 'shutdown: no request in flight' : 'shutdown: requests still in flight, closing anyway');
   await timed(log, 'ledger flushed', s.flushLedger);
   await timed(log, 'storage, KV and limiter closed', s.closePools);
   log.info('shutdown: done');

@@ -35,7 +35,7 @@ const app = new Elysia()
   .get('/png', () => new Response(new Uint8Array(4096), { headers: { 'content-type': 'image/png' } }));
 
 async function get(path: string, acceptEncoding?: string) {
-  const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+  const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
   const res = await app.handle(new Request(`http://localhost${path}`, { headers }));
   return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
