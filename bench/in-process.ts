@@ -6,7 +6,7 @@
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
  * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --strip (stream with
- * strip_thinking_response), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
+ * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost).
@@ -17,15 +17,15 @@ import { join } from 'node:path';
 import { createApp } from '../src/app';
 import { bootstrapAdminKey } from '../src/auth/bootstrap';
 import { closeDeps, createDeps } from '../src/boot';
-import type { UsageMeter } from '../src/billing/meter';
+import { freeMeter, type UsageMeter } from '../src/billing/meter';
 import { parseConfig } from '../src/config';
 import { openPglite, openPostgres } from '../src/db/open';
 import { createMemoryStore } from '../src/kv/memory';
 import { createRedisStore } from '../src/kv/redis';
 import { profileWindow } from './lib/window-profile';
-import { jsonCompletion, sseStream } from './servers/upstream-bytes';
+import { embeddingsAnswer, jsonCompletion, sseStream } from './servers/upstream-bytes';
 import { freshDatabase } from './servers/svc';
-import { BENCH_MODEL, benchConfig } from './servers/svc-config';
+import { BENCH_EMBED_MODEL, BENCH_MODEL, benchConfig } from './servers/svc-config';
 
 const argv = Bun.argv.slice(2);
 const flag = (name: string) => argv.includes(name);
@@ -35,10 +35,13 @@ const concurrency = num('--concurrency', 16);
 const rate = num('--rate', 0);
 const stream = flag('--stream') || flag('--strip');
 const external = flag('--external');
+const embeddings = flag('--embeddings');
 
 const JSON_BYTES = jsonCompletion();
 const SSE_BYTES = sseStream(50);
-const fakeFetch = (async (_url: string, init?: RequestInit) => {
+const EMBEDDINGS_BYTES = embeddingsAnswer();
+const fakeFetch = (async (url: string, init?: RequestInit) => {
+  if (String(url).endsWith('/embeddings')) return new Response(EMBEDDINGS_BYTES, { headers: { 'content-type': 'application/json' } });
   const wantsStream = typeof init?.body === 'string' && init.body.includes('"stream":true');
   return wantsStream
     ? new Response(SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } })
@@ -46,13 +49,10 @@ const fakeFetch = (async (_url: string, init?: RequestInit) => {
 }) as unknown as typeof fetch;
 
 const NO_METER: UsageMeter = {
-  open: async () => ({ headers: {}, settle: async () => ({ usdMicros: 0, diemMicros: 0 }), release: async () => {} }),
-  balances: async () => ({}),
+  ...freeMeter,
   credit: async () => {
     throw new Error('no meter');
   },
-  flush: async () => {},
-  close: async () => {},
 };
 
 /**
@@ -84,14 +84,16 @@ async function main() {
   const deps = await createDeps(config, { storage, kv, fetch: fakeFetch, meter: flag('--no-meter') ? NO_METER : undefined });
   const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
   const app = createApp(deps);
-  const body = JSON.stringify({
-    model: BENCH_MODEL,
-    messages: [{ role: 'user', content: 'Say hello.' }],
-    max_tokens: 64,
-    ...(stream ? { stream: true } : {}),
-    ...(flag('--strip') ? { svc_parameters: { strip_thinking_response: true } } : {}),
-  });
-  const url = `http://localhost${config.basePath}/chat/completions`;
+  const body = embeddings
+    ? JSON.stringify({ model: BENCH_EMBED_MODEL, input: 'The quick brown fox jumps over the lazy dog.' })
+    : JSON.stringify({
+        model: BENCH_MODEL,
+        messages: [{ role: 'user', content: 'Say hello.' }],
+        max_tokens: 64,
+        ...(stream ? { stream: true } : {}),
+        ...(flag('--strip') ? { svc_parameters: { strip_thinking_response: true } } : {}),
+      });
+  const url = `http://localhost${config.basePath}${embeddings ? '/embeddings' : '/chat/completions'}`;
   async function one() {
     const res = await app.handle(
       new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }),
@@ -137,7 +139,7 @@ async function main() {
   const cpu = process.cpuUsage(cpu0);
   const wall = performance.now() - t0;
   const us = (cpu.user + cpu.system) / requests;
-  const what = flag('--strip') ? 'stream+strip_thinking' : stream ? 'stream (50 chunks)' : 'JSON';
+  const what = embeddings ? 'embeddings' : flag('--strip') ? 'stream+strip_thinking' : stream ? 'stream (50 chunks)' : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   process.stdout.write(
     `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +

@@ -82,6 +82,15 @@ export function buildRows(data: RunData): MetricRow[] {
     ),
     row(
       data,
+      'cpu_per_embedding',
+      'CPU per embeddings request',
+      'µs',
+      (t) => tp(t)?.cpuPerEmbedding?.cpuPerRequestUs,
+      'ratio <= 1.5',
+      (_, __, r) => r != null && r <= 1.5,
+    ),
+    row(
+      data,
       'cpu_per_stream',
       'CPU per 50-chunk stream',
       'µs',

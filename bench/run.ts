@@ -93,8 +93,22 @@ async function main() {
     BUN_CONFIG_MAX_HTTP_REQUESTS: '65336',
   });
   const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
-  const targets: Target[] = [{ name: 'bare', chatUrl: `http://127.0.0.1:${barePort}/chat/completions`, headers: {}, pid: bare.pid }];
-  const direct: Target = { name: 'direct', chatUrl: `${upstreamUrl}/chat/completions`, headers: {}, pid: upstream.pid };
+  const targets: Target[] = [
+    {
+      name: 'bare',
+      chatUrl: `http://127.0.0.1:${barePort}/chat/completions`,
+      embeddingsUrl: `http://127.0.0.1:${barePort}/embeddings`,
+      headers: {},
+      pid: bare.pid,
+    },
+  ];
+  const direct: Target = {
+    name: 'direct',
+    chatUrl: `${upstreamUrl}/chat/completions`,
+    embeddingsUrl: `${upstreamUrl}/embeddings`,
+    headers: {},
+    pid: upstream.pid,
+  };
 
   const backends: ('memory+pglite' | 'redis+postgres')[] = ['memory+pglite'];
   if (process.env.DATABASE_URL && process.env.REDIS_URL) backends.push('redis+postgres');
@@ -113,6 +127,7 @@ async function main() {
       const target: Target = {
         name: `svc:${backend}`,
         chatUrl: `${svc.url}/chat/completions`,
+        embeddingsUrl: `${svc.url}/embeddings`,
         headers: { authorization: `Bearer ${svc.key}` },
         pid: svc.child.pid,
       };
@@ -136,6 +151,7 @@ async function main() {
         json: BODIES.json,
         stream: BODIES.stream,
         streamStripThinking: t.name !== 'bare' && pluginActive ? BODIES.streamStripThinking : undefined,
+        embeddings: BODIES.embeddings,
       };
       const r = await attempt(`throughput on ${t.name}`, () =>
         withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d)),
@@ -203,6 +219,7 @@ async function main() {
           const t: Target = {
             name: 'svc (env unset)',
             chatUrl: `${plain.url}/chat/completions`,
+            embeddingsUrl: `${plain.url}/embeddings`,
             headers: { authorization: `Bearer ${plain.key}` },
             pid: plain.child.pid,
           };
@@ -225,6 +242,7 @@ async function main() {
           const t: Target = {
             name: 'svc soak',
             chatUrl: `${fresh.url}/chat/completions`,
+            embeddingsUrl: `${fresh.url}/embeddings`,
             headers: { authorization: `Bearer ${fresh.key}` },
             pid: fresh.child.pid,
           };

@@ -1,4 +1,4 @@
-import type { RequestPlugin } from '../src/pipeline/types';
+import type { AnyRequestPlugin } from '../src/pipeline/plugin';
 import { characterSlug } from './character_slug';
 import { disableThinking } from './disable_thinking';
 import { enableWebScraping } from './enable_web_scraping';
@@ -11,7 +11,7 @@ import { stripThinkingResponse } from './strip_thinking_response';
  * The svc_parameters plugins, in the order they run. Adding an option is one folder in
  * plugins/ and one line here; the request schema and OpenAPI description follow from it.
  */
-export const PLUGINS: RequestPlugin[] = [
+export const PLUGINS: AnyRequestPlugin[] = [
   // System text is prepended, so the plugin whose text must read first runs last.
   enableXSearch,
   enableWebScraping,

@@ -1,12 +1,12 @@
 import type { ModelEntry } from '../src/models/catalog';
-import type { ChatProvider, ProviderChatResult, UpstreamChatRequest } from '../src/pipeline/types';
 import { isRetryable } from './errors';
+import type { CallOptions, Capability, Provider, ProviderWith } from './types';
 
 /** One upstream replica of a model: a provider, the name it knows the model by, and its load. */
 export interface Replica {
   /** The provider id; what `x-svc-model-router` shows. */
   id: string;
-  provider: ChatProvider;
+  provider: Provider;
   upstreamModel: string;
   weight: number;
   timeoutMs: number;
@@ -14,16 +14,28 @@ export interface Replica {
   inFlight: number;
 }
 
-/** A routed call: the provider's result plus `done`, to call once the response has ended. */
-export type RoutedResult = ProviderChatResult & { done(): void };
+/** A routed call: the provider's result, the replica that gave it, and `done`, to call once the response has ended. */
+export interface Routed<T> {
+  result: T;
+  replica: string;
+  done(): void;
+}
 
-/** Picks replicas for a model and retries before the first byte. */
-export interface ChatRouter {
-  chat(
-    model: ModelEntry,
-    req: UpstreamChatRequest,
-    opts: { signal: AbortSignal; cacheKey?: string; onAttempt?: (replicaId: string) => void },
-  ): Promise<RoutedResult>;
+/** Calls one capability of one provider; the router passes the replica's call options. */
+export type Invoke<C extends Capability, T> = (provider: ProviderWith<C>, call: CallOptions) => Promise<T>;
+
+/** Options of one routed call. */
+export interface RouteOptions {
+  signal: AbortSignal;
+  /** `prompt_cache_key`: the same key goes to the same replica while it is up. */
+  cacheKey?: string;
+  /** Told the replica id before each attempt (for the router header of a call that fails later). */
+  onAttempt?: (replicaId: string) => void;
+}
+
+/** Picks replicas for a model and retries before the first byte, for any capability. */
+export interface ModelRouter {
+  call<C extends Capability, T>(model: ModelEntry, capability: C, invoke: Invoke<C, T>, opts: RouteOptions): Promise<Routed<T>>;
   /** The replicas of a model in the order a request would try them (for tests and docs). */
   order(model: ModelEntry, cacheKey?: string): Replica[];
 }
@@ -58,10 +70,12 @@ export function orderReplicas(replicas: Replica[], cacheKey: string | undefined,
 }
 
 /**
- * The model router (issue 4, item 1 and 5): builds each model's replicas from its `routes`,
- * and on a connect failure, 5xx or 429 before the first byte tries the next replica.
+ * The model router: builds each model's replicas from its `routes`, and on a connect
+ * failure, 5xx or 429 before the first byte tries the next replica. It knows nothing of the
+ * call itself: `invoke` makes it, so every capability gets replicas, least-loaded ordering,
+ * rendezvous hashing and retry.
  */
-export function createRouter(lookup: (providerId: string) => { provider: ChatProvider; timeoutMs: number } | undefined): ChatRouter {
+export function createRouter(lookup: (providerId: string) => { provider: Provider; timeoutMs: number } | undefined): ModelRouter {
   const byModel = new Map<string, Replica[]>();
   let rotation = 0;
 
@@ -70,7 +84,7 @@ export function createRouter(lookup: (providerId: string) => { provider: ChatPro
     if (replicas) return replicas;
     replicas = model.config.routes.map((route) => {
       const p = lookup(route.provider);
-      if (!p) throw new Error(`model "${model.id}" routes to provider "${route.provider}", which is not a chat provider`);
+      if (!p) throw new Error(`model "${model.id}" routes to provider "${route.provider}", which is not a model provider`);
       return {
         id: route.provider,
         provider: p.provider,
@@ -86,12 +100,15 @@ export function createRouter(lookup: (providerId: string) => { provider: ChatPro
 
   return {
     order: (model, cacheKey) => orderReplicas(replicasOf(model), cacheKey, rotation),
-    async chat(model, req, opts) {
+    async call(model, capability, invoke, opts) {
       rotation = (rotation + 1) % 1_000_000;
       const candidates = orderReplicas(replicasOf(model), opts.cacheKey, rotation);
       let lastError: unknown;
       for (let i = 0; i < Math.min(MAX_ATTEMPTS, candidates.length); i++) {
         const replica = candidates[i] as Replica;
+        const provider = replica.provider;
+        if (!provider.capabilities.has(capability) || typeof provider[capability] !== 'function')
+          throw new Error(`provider "${replica.id}" cannot ${capability} (model "${model.id}")`);
         replica.inFlight++;
         opts.onAttempt?.(replica.id);
         let released = false;
@@ -101,12 +118,9 @@ export function createRouter(lookup: (providerId: string) => { provider: ChatPro
           replica.inFlight--;
         };
         try {
-          const result = await replica.provider.chat(req, {
-            signal: opts.signal,
-            upstreamModel: replica.upstreamModel,
-            timeoutMs: replica.timeoutMs,
-          });
-          return { ...result, replica: replica.id, done };
+          const call = { signal: opts.signal, upstreamModel: replica.upstreamModel, timeoutMs: replica.timeoutMs };
+          const result = await invoke(provider as ProviderWith<typeof capability>, call);
+          return { result, replica: replica.id, done };
         } catch (error) {
           done();
           lastError = error;

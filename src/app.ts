@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
-import { authGate, type AfterAuthStage, type WalletAuthenticator } from './gates/auth';
+import { pipelineStages } from './gates';
+import { abuseGuardGate } from './gates/abuse-guard';
+import type { WalletAuthenticator } from './gates/auth';
 import { bodyLimit } from './gates/body-limit';
 import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';
@@ -13,12 +15,10 @@ import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
+import { embeddingRoutes } from './routes/embeddings';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
-import { abuseGuardGate } from './gates/abuse-guard';
-import { balanceHeadersStage } from './gates/balance-headers';
-import { routeRateLimitStage } from './gates/route-rate-limit';
 import { billingRoutes } from './routes/billing';
 import { adminAccountRoutes } from './routes/admin-accounts';
 import { adminAccountListRoutes } from './routes/admin-account-list';
@@ -53,28 +53,22 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
       : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
-  // Stages 3-4 (abuse guard, rate limit) and the balance headers run right after
-  // authentication on every authenticated route; model routes are limited and metered by
-  // the meter instead, against the model's own limits.
-  const metered = new Set([`${config.basePath}/chat/completions`]);
-  const after: AfterAuthStage[] = [];
-  const abuse = abuseGuardGate(deps);
-  if (abuse.stage) after.push(abuse.stage);
-  after.push(routeRateLimitStage(deps.limits, metered), balanceHeadersStage(deps.meter, metered));
-  const auth = authGate({ keys: deps.keys, now: deps.now, wallet, after });
+  const stages = pipelineStages(deps, wallet);
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath })
-    .use(abuse.plugin)
-    .use(modelRoutes(deps, auth))
-    .use(keyRoutes(deps, auth, wallets))
-    .use(chatRoutes(deps, auth, extras.chat))
-    .use(characterRoutes(deps, auth))
-    .use(rateLimitRoutes(deps, auth))
-    .use(billingRoutes(deps, auth))
-    .use(adminAccountRoutes(deps, auth))
-    .use(adminAccountListRoutes(deps, auth));
+    .use(abuseGuardGate(deps)) // 3. its request-wide hooks: blocked credentials and IPs, failure counting
+    .use(stages) // 2-9 per route: auth, abuse guard, rate limit, metered call, balance headers (src/gates/index.ts)
+    .use(modelRoutes(deps, stages))
+    .use(chatRoutes(deps, stages, extras.chat))
+    .use(embeddingRoutes(deps, stages))
+    .use(keyRoutes(deps, stages, wallets))
+    .use(characterRoutes(deps, stages))
+    .use(rateLimitRoutes(deps, stages))
+    .use(billingRoutes(deps, stages))
+    .use(adminAccountRoutes(deps, stages))
+    .use(adminAccountListRoutes(deps, stages));
 
   const app: Elysia = new Elysia({ name: 'svc' })
-    .use(requestIdGate)
+    .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))

@@ -61,12 +61,20 @@ export async function createDeps(
   const reasoning = new Set<string>();
   for (const m of models.list('text'))
     if (m.config.capabilities?.supportsReasoning) for (const r of m.config.routes) reasoning.add(r.model ?? m.id);
-  const upstreamFetch = observedUpstreamFetch(outbound, providers);
-  const chatProviders = createProviderRegistry(providers, { fetch: upstreamFetch, log, isReasoning: (name) => reasoning.has(name) });
-  // WIRING (issue 6): the rate limiter and the billing meter replace these defaults.
+  // Upstream model names of embedding models, with their dimension.
+  const dimensions = new Map<string, number>();
+  for (const m of models.list('embedding'))
+    if (m.config.dimensions) for (const r of m.config.routes) dimensions.set(r.model ?? m.id, m.config.dimensions);
+  const modelProviders = createProviderRegistry(providers, {
+    fetch: observedUpstreamFetch(outbound, providers),
+    log,
+    catalog: { isReasoning: (name) => reasoning.has(name), dimensionsOf: (name) => dimensions.get(name) },
+  });
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
-  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config });
-  return { config, storage, kv, keys, models, limits, meter, providers: chatProviders, log, now, fetch: outbound };
+  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config, models });
+  const recovered = await meter.recover();
+  if (recovered.restored + recovered.expired > 0) log.info('billing: kept reservations recovered', recovered);
+  return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound };
 }
 
 /** Closes what createDeps opened. */

@@ -21,7 +21,7 @@ export interface AppDeps {
   /** Per-model rate limits (spec 8.1); the meter calls it when a request opens. */
   limits: RateLimiter;
   meter: UsageMeter;
-  /** Chat providers built from config and the replica router over them. */
+  /** Model providers built from config and the replica router over them. */
   providers: ProviderRegistry;
   log: Logger;
   /** Wall clock in epoch ms; tests inject a fake one for window resets. */

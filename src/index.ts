@@ -8,9 +8,6 @@ import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
 import { shutDown } from './lifecycle/shutdown';
 
-// Thousands of concurrent streams need more than Bun's default of 256 upstream fetches.
-process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ??= '65336';
-
 async function main() {
   const config = loadConfig();
   const embedded = !config.databaseUrl;
@@ -37,6 +34,9 @@ async function main() {
         `  API: ${url}   docs: http://localhost:${port}/docs\n\n`,
     );
   }
+  // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
+  if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS)
+    deps.log.warn('BUN_CONFIG_MAX_HTTP_REQUESTS is not set: at most 256 upstream calls run at once (npm start sets 65535)');
   deps.log.info('svc listening', { url, backends: `${deps.storage.backend}+${deps.kv.backend}`, models: deps.models.list().length });
 
   let stopping = false;

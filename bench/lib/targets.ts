@@ -1,10 +1,12 @@
-import { BENCH_MODEL } from '../servers/svc-config';
+import { BENCH_EMBED_MODEL, BENCH_MODEL } from '../servers/svc-config';
 
 /** A proxy under test (or the upstream itself, for direct TTFB): where to POST and which process to watch. */
 export interface Target {
   /** `direct`, `bare` or `svc:<backend>`. */
   name: string;
   chatUrl: string;
+  /** Where embeddings go (the upstream's, the bare proxy's or svc's /embeddings). */
+  embeddingsUrl: string;
   headers: Record<string, string>;
   pid: number;
 }
@@ -14,6 +16,7 @@ const messages = [{ role: 'user', content: 'Say hello.' }];
 /** Request bodies the phases send; the same bytes go to every target. */
 export const BODIES = {
   json: JSON.stringify({ model: BENCH_MODEL, messages, max_tokens: 64 }),
+  embeddings: JSON.stringify({ model: BENCH_EMBED_MODEL, input: 'The quick brown fox jumps over the lazy dog.' }),
   stream: JSON.stringify({ model: BENCH_MODEL, messages, max_tokens: 64, stream: true }),
   streamStripThinking: JSON.stringify({
     model: BENCH_MODEL,

@@ -16,9 +16,10 @@ export async function measureLoad(
   target: Target,
   body: string,
   opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate'>,
+  url = target.chatUrl,
 ): Promise<MeasuredLoad> {
   const before = cpuMicros(target.pid);
-  const r = await runLoad({ url: target.chatUrl, headers: { 'content-type': 'application/json', ...target.headers }, body, ...opts });
+  const r = await runLoad({ url, headers: { 'content-type': 'application/json', ...target.headers }, body, ...opts });
   const cpu = cpuMicros(target.pid) - before;
   const ok = r.requests - r.non2xx;
   return {
@@ -48,15 +49,17 @@ export interface ThroughputResult {
   rps256: MeasuredLoad;
   cpuPerStream: MeasuredLoad;
   stripThinking?: MeasuredLoad;
+  /** CPU per embeddings request (one 1,024-float vector) at a fixed rate. */
+  cpuPerEmbedding?: MeasuredLoad;
 }
 
 /**
- * CPU per request and per 50-chunk stream at a fixed rate (so every target sees the same
- * load and none is saturated), then requests/s at 64 and 256 connections at full speed.
+ * CPU per request, per 50-chunk stream and per embeddings request at a fixed rate (so every
+ * target sees the same load and none is saturated), then requests/s at 64 and 256 connections at full speed.
  */
 export async function throughputPhases(
   target: Target,
-  bodies: { json: string; stream: string; streamStripThinking?: string },
+  bodies: { json: string; stream: string; streamStripThinking?: string; embeddings?: string },
   d: Durations,
 ): Promise<ThroughputResult> {
   await measureLoad(target, bodies.json, { connections: 16, durationS: d.settleS });
@@ -70,7 +73,17 @@ export async function throughputPhases(
     await measureLoad(target, bodies.streamStripThinking, { connections: 16, durationS: d.warmS });
     stripThinking = await measureLoad(target, bodies.streamStripThinking, { connections: 16, durationS: d.phaseS, rate: 400 });
   }
+  let cpuPerEmbedding: MeasuredLoad | undefined;
+  if (bodies.embeddings) {
+    await measureLoad(target, bodies.embeddings, { connections: 16, durationS: d.warmS }, target.embeddingsUrl);
+    cpuPerEmbedding = await measureLoad(
+      target,
+      bodies.embeddings,
+      { connections: 16, durationS: d.phaseS, rate: 1000 },
+      target.embeddingsUrl,
+    );
+  }
   const rps64 = await measureLoad(target, bodies.json, { connections: 64, durationS: d.phaseS });
   const rps256 = await measureLoad(target, bodies.json, { connections: 256, durationS: d.phaseS });
-  return { cpuPerRequest, rps64, rps256, cpuPerStream, stripThinking };
+  return { cpuPerRequest, rps64, rps256, cpuPerStream, stripThinking, cpuPerEmbedding };
 }

@@ -2,12 +2,14 @@ import { Elysia } from 'elysia';
 
 /**
  * The floor svc is compared with: a pass-through proxy in Bun + Elysia that forwards the
- * body to the upstream and streams the answer back through a new Response, nothing else.
+ * body to the upstream path of the same name (chat completions or embeddings) and streams the
+ * answer back through a new Response, nothing else.
  */
 const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:1';
 
 const app = new Elysia().post('/*', async function forward({ request }) {
-  const res = await fetch(`${upstream}/chat/completions`, {
+  const path = request.url.endsWith('/embeddings') ? '/embeddings' : '/chat/completions';
+  const res = await fetch(`${upstream}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: await request.arrayBuffer(),

@@ -1,5 +1,7 @@
 /** The model every svc request names; routed to the bench upstream. */
 export const BENCH_MODEL = 'bench-model';
+/** The embedding model of the embeddings phase. */
+export const BENCH_EMBED_MODEL = 'bench-embed';
 
 /**
  * The svc config the bench runs with: one openai-compatible provider, one cheap XS model.
@@ -7,7 +9,7 @@ export const BENCH_MODEL = 'bench-model';
  * of the load's reach, so the phases measure serving, not 429s.
  */
 export function benchConfig(upstreamUrl: string) {
-  const unlimited = { text: { XS: { rpm: 1_000_000_000, tpm: 1_000_000_000_000 } } };
+  const unlimited = { text: { XS: { rpm: 1_000_000_000, tpm: 1_000_000_000_000 } }, embedding: 1_000_000_000 };
   return {
     providers: [{ id: 'bench', kind: 'openai-compatible', baseURL: upstreamUrl }],
     models: [
@@ -19,6 +21,7 @@ export function benchConfig(upstreamUrl: string) {
         pricing: { input: '0.01', output: '0.01' },
         capabilities: { supportsReasoning: true },
       },
+      { id: BENCH_EMBED_MODEL, type: 'embedding', routes: [{ provider: 'bench' }], pricing: { input: '0.01' }, dimensions: 1024 },
     ],
     rateLimits: { standard: unlimited, partner: unlimited },
   };

@@ -50,6 +50,20 @@ export function sseStream(chunks: number, withUsage = true): Uint8Array<ArrayBuf
   return concat([...contentFrames(chunks), ...(withUsage ? [USAGE_FRAME] : []), DONE_FRAME]);
 }
 
+/** Dimension of the bench embedding model's vectors. */
+export const EMBEDDING_DIMENSIONS = 1024;
+
+/** An `/embeddings` answer: one vector of EMBEDDING_DIMENSIONS floats, as an OpenAI-compatible server sends it. */
+export function embeddingsAnswer(): string {
+  const embedding = Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => Math.sin(i + 1) / 32);
+  return JSON.stringify({
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding }],
+    model: 'bench-embed-upstream',
+    usage: { prompt_tokens: 4, total_tokens: 4 },
+  });
+}
+
 /** A non-streaming answer of 50 words. */
 export function jsonCompletion(): string {
   return JSON.stringify({

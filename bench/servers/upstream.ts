@@ -4,7 +4,7 @@
  * POST /__bench/config {chunks, delayMs} and reads GET /__bench/stats (open streams, peak).
  * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
  */
-import { contentFrames, DONE_FRAME, jsonCompletion, sseStream, USAGE_FRAME } from './upstream-bytes';
+import { contentFrames, DONE_FRAME, embeddingsAnswer, jsonCompletion, sseStream, USAGE_FRAME } from './upstream-bytes';
 
 interface Shape {
   /** Content chunks per stream. */
@@ -21,6 +21,7 @@ let requests = 0;
 const usageFrame = USAGE_FRAME;
 const doneFrame = DONE_FRAME;
 const jsonBody = jsonCompletion();
+const embeddingsBody = embeddingsAnswer();
 let frames = contentFrames(shape.chunks);
 let burst = sseStream(shape.chunks);
 let burstNoUsage = sseStream(shape.chunks, false);
@@ -82,6 +83,11 @@ const server = Bun.serve({
   async fetch(req) {
     const path = new URL(req.url).pathname;
     if (req.method === 'POST' && path.endsWith('/chat/completions')) return chat(req);
+    if (req.method === 'POST' && path.endsWith('/embeddings')) {
+      requests++;
+      await req.arrayBuffer();
+      return new Response(embeddingsBody, { headers: { 'content-type': 'application/json' } });
+    }
     if (path === '/__bench/config' && req.method === 'POST') {
       configure((await req.json()) as Shape);
       return Response.json(shape);

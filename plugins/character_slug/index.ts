@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { charactersOf } from '../../src/characters';
 import { notFound } from '../../src/http/errors';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import { definePlugin } from '../../src/pipeline/plugin';
 import { prependSystemText } from '../shared/messages';
 
 /**
@@ -9,7 +9,7 @@ import { prependSystemText } from '../shared/messages';
  * prompt and before the caller's own system prompt (one leading system message). An
  * unknown slug is a 404 StandardError, before any upstream call or charge.
  */
-export const characterSlug: RequestPlugin = {
+export const characterSlug = definePlugin({
   name: 'character_slug',
   parameters: {
     character_slug: t.Optional(
@@ -19,10 +19,10 @@ export const characterSlug: RequestPlugin = {
   suffixKeys: ['character_slug'],
   isActive: (ctx) => typeof ctx.params.character_slug === 'string' && ctx.params.character_slug !== '',
   async transformRequest(req, ctx) {
-    const characters = charactersOf(ctx.deps);
+    const characters = ctx.services.characters;
     await characters.ready;
-    const prompt = await characters.store.systemPrompt(ctx.params.character_slug as string);
+    const prompt = await characters.store.systemPrompt(ctx.params.character_slug ?? '');
     if (prompt === null) throw notFound('Character not found');
     prependSystemText(req, prompt.trim());
   },
-};
+});

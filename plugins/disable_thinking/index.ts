@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import { definePlugin } from '../../src/pipeline/plugin';
 import { stripThinkResponse, stripThinkStream } from '../strip_thinking_response';
 
 /**
@@ -10,7 +10,7 @@ import { stripThinkResponse, stripThinkStream } from '../strip_thinking_response
  * low|medium|high and would reject the request. On every model, think blocks and
  * `reasoning_content` are stripped from the answer, so the caller sees no thinking.
  */
-export const disableThinking: RequestPlugin = {
+export const disableThinking = definePlugin({
   name: 'disable_thinking',
   parameters: {
     disable_thinking: t.Optional(
@@ -29,4 +29,4 @@ export const disableThinking: RequestPlugin = {
   },
   transformStream: () => stripThinkStream({ dropReasoning: true }),
   transformResponse: (body) => stripThinkResponse(body, { dropReasoning: true }),
-};
+});

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import { definePlugin } from '../../src/pipeline/plugin';
 import { extractUrls, scrapeUrls, type ScrapedPage, type ScrapeFailure } from '../../src/scrape';
 import { webToolsOf } from '../../providers/search';
 import { lastUserText, prependSystemText } from '../shared/messages';
@@ -23,7 +23,7 @@ export function scrapeContext(results: (ScrapedPage | ScrapeFailure)[]): string 
  * readable text to the system prompt, and charges only the URLs that were read. Web search
  * is bypassed for such a message (see enable_web_search).
  */
-export const enableWebScraping: RequestPlugin = {
+export const enableWebScraping = definePlugin({
   name: 'enable_web_scraping',
   parameters: {
     enable_web_scraping: t.Optional(
@@ -38,14 +38,13 @@ export const enableWebScraping: RequestPlugin = {
   async transformRequest(req, ctx) {
     const urls = extractUrls(lastUserText(req));
     if (urls.length === 0) return;
-    const { scraping } = webToolsOf(ctx.deps).config;
+    const { scraping } = ctx.services.web.config;
     const results = await scrapeUrls(urls, {
       guard: {
-        allowPrivate: ctx.deps.config.allowPrivateUrls,
+        ...ctx.services.urlGuard,
         timeoutMs: scraping.timeoutMs,
         maxBytes: scraping.maxBytes,
         signal: ctx.signal,
-        fetch: ctx.deps.fetch,
       },
       maxChars: scraping.maxCharsPerPage,
     });
@@ -53,4 +52,4 @@ export const enableWebScraping: RequestPlugin = {
     if (scraped > 0) ctx.extraCharges.push({ sku: WEB_SCRAPE_SKU, units: scraped, unitPriceMicros: scraping.priceMicros });
     prependSystemText(req, scrapeContext(results));
   },
-};
+});

@@ -1,4 +1,5 @@
-import type { ChatChunk, ChatContext } from '../../src/pipeline/types';
+import type { ChatChunk } from '../../src/stream/wire';
+import type { PluginContext } from '../../src/pipeline/plugin';
 import type { SearchResult } from '../../providers/search';
 
 /** The tool call name under which search results are exposed as documents. */
@@ -37,22 +38,22 @@ export const documentsToolCall = (results: SearchResult[]) => ({
   function: { name: DOCUMENTS_TOOL, arguments: documentsArguments(results) },
 });
 
-function leadingChunk(ctx: ChatContext, fields: Pick<ChatChunk, 'choices'> & Record<string, unknown>): ChatChunk {
+function leadingChunk(ctx: PluginContext, fields: Pick<ChatChunk, 'choices'> & Record<string, unknown>): ChatChunk {
   return {
     id: `chatcmpl-${ctx.request.requestId}`,
     object: 'chat.completion.chunk',
-    created: Math.floor(ctx.deps.now() / 1000),
+    created: Math.floor(ctx.services.now() / 1000),
     model: ctx.model.id,
     ...fields,
   };
 }
 
 /** The first stream chunk carrying the citations (include_search_results_in_stream). */
-export const citationsChunk = (ctx: ChatContext, results: SearchResult[]) =>
+export const citationsChunk = (ctx: PluginContext, results: SearchResult[]) =>
   leadingChunk(ctx, { choices: [], svc_parameters: { web_search_citations: results } });
 
 /** A stream chunk carrying the documents tool call (return_search_results_as_documents). */
-export const documentsChunk = (ctx: ChatContext, results: SearchResult[]) =>
+export const documentsChunk = (ctx: PluginContext, results: SearchResult[]) =>
   leadingChunk(ctx, {
     choices: [
       {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import type { ChatCompletion, ChatContext } from '../../src/pipeline/types';
+import type { ChatCompletion } from '../../src/stream/wire';
+import type { PluginContext } from '../../src/pipeline/plugin';
 import { FIXTURE_HITS, type FixtureEngine } from '../../test/fixtures/search-engines';
 import { startSearxng } from '../../test/fixtures/search-searxng';
 import { testContext, testModel, testRequest } from '../../test/plugins-e2e/context';
@@ -34,7 +35,7 @@ const ask = (text: string) =>
 const systemOf = (req: ReturnType<typeof ask>) => req.messages[0]!.content as string;
 const hits = FIXTURE_HITS.slice(0, 3).map(({ date, ...h }) => (date ? { ...h, date } : h));
 
-async function run(ctx: ChatContext, text = 'sea otters') {
+async function run(ctx: PluginContext, text = 'sea otters') {
   const req = ask(text);
   if (plugin.isActive(ctx)) await plugin.transformRequest!(req, ctx);
   return req;

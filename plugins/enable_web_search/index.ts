@@ -1,5 +1,6 @@
 import { t } from 'elysia';
-import type { ChatCompletion, ChatContext, RequestPlugin, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
+import { definePlugin, type PluginContext } from '../../src/pipeline/plugin';
 import { extractUrls } from '../../src/scrape';
 import { SearchFailed, webToolsOf, type SearchResult } from '../../providers/search';
 import { lastUserText, prependSystemText } from '../shared/messages';
@@ -15,13 +16,13 @@ export const WEB_SEARCH_SKU = 'web-search';
 const bool = (description: string) => t.Optional(t.Boolean({ default: false, description }));
 
 /** True when another option replaces web search for this request (spec 4.8b). */
-function bypassed(req: UpstreamChatRequest, ctx: ChatContext): boolean {
+function bypassed(req: UpstreamChatRequest, ctx: PluginContext): boolean {
   if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return true;
   return ctx.params.enable_web_scraping === true && extractUrls(lastUserText(req)).length > 0;
 }
 
 /** The results this request searched, kept where transformResponse finds them. */
-const resultsOf = (ctx: ChatContext) => ctx.echo.web_search_citations as SearchResult[] | undefined;
+const resultsOf = (ctx: PluginContext) => ctx.echo.web_search_citations as SearchResult[] | undefined;
 
 /**
  * `enable_web_search` (off|on|auto) with its companions `enable_web_citations`,
@@ -31,7 +32,7 @@ const resultsOf = (ctx: ChatContext) => ctx.echo.web_search_citations as SearchR
  * Bypassed by enable_x_search on a supporting model and by enable_web_scraping when the
  * message has URLs. An engine failure degrades to no search (logged, not charged).
  */
-export const enableWebSearch: RequestPlugin = {
+export const enableWebSearch = definePlugin({
   name: 'enable_web_search',
   parameters: {
     enable_web_search: t.Optional(
@@ -54,27 +55,27 @@ export const enableWebSearch: RequestPlugin = {
     const mode = ctx.params.enable_web_search;
     if (mode !== 'on' && mode !== 'auto') return false;
     if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return false;
-    return webToolsOf(ctx.deps).search !== null;
+    return ctx.services.web.search !== null;
   },
   async transformRequest(req, ctx) {
     if (bypassed(req, ctx)) return;
     const query = lastUserText(req).trim().slice(0, MAX_QUERY_CHARS);
     if (!query) return;
     if (ctx.params.enable_web_search === 'auto' && !autoWantsSearch(query, ctx.model)) return;
-    const tools = webToolsOf(ctx.deps);
+    const tools = ctx.services.web;
     if (!tools.search) return;
     let results: SearchResult[];
     try {
       results = await tools.search.search(query, { signal: ctx.signal, count: tools.config.maxResults });
     } catch (error) {
       if (!(error instanceof SearchFailed)) throw error;
-      ctx.deps.log.warn('web search failed; answering without it', { requestId: ctx.request.requestId, error: error.message });
+      ctx.services.log.warn('web search failed; answering without it', { requestId: ctx.request.requestId, error: error.message });
       return;
     }
     ctx.extraCharges.push({ sku: WEB_SEARCH_SKU, units: 1, unitPriceMicros: tools.config.priceMicros });
     ctx.echo.web_search_citations = results;
     if (results.length === 0) return;
-    const today = new Date(ctx.deps.now()).toISOString().slice(0, 10);
+    const today = new Date(ctx.services.now()).toISOString().slice(0, 10);
     prependSystemText(req, searchContext(results, ctx.params.enable_web_citations === true, today));
     if (!ctx.stream) return;
     if (ctx.params.include_search_results_in_stream === true) ctx.leadingChunks.push(citationsChunk(ctx, results));
@@ -87,4 +88,4 @@ export const enableWebSearch: RequestPlugin = {
     first.message.tool_calls = [documentsToolCall(results), ...(first.message.tool_calls ?? [])];
     return body;
   },
-};
+});

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { ChatCompletion } from '../../src/pipeline/types';
+import type { ChatCompletion } from '../../src/stream/wire';
 import { testContext, testModel, testRequest } from '../../test/plugins-e2e/context';
 import { enableXSearch as plugin } from './index';
 

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import { definePlugin } from '../../src/pipeline/plugin';
 import { webToolsOf } from '../../providers/search';
 
 /** The line item of one request with native x-search. */
@@ -13,7 +13,7 @@ export const X_SEARCH_SKU = 'x-search';
  * web search. The upstream's `citations` (a list of URLs, as xAI returns them) are echoed
  * as `svc_parameters.web_search_citations`. Not a suffix key and not echoed (reference).
  */
-export const enableXSearch: RequestPlugin = {
+export const enableXSearch = definePlugin({
   name: 'enable_x_search',
   parameters: {
     enable_x_search: t.Optional(
@@ -27,7 +27,7 @@ export const enableXSearch: RequestPlugin = {
   isActive: (ctx) => ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true,
   transformRequest(req, ctx) {
     req.search_parameters = { mode: 'on', sources: [{ type: 'web' }, { type: 'x' }], return_citations: true };
-    ctx.extraCharges.push({ sku: X_SEARCH_SKU, units: 1, unitPriceMicros: webToolsOf(ctx.deps).config.xSearchPriceMicros });
+    ctx.extraCharges.push({ sku: X_SEARCH_SKU, units: 1, unitPriceMicros: ctx.services.web.config.xSearchPriceMicros });
   },
   transformResponse(body, ctx) {
     const citations = body.citations;
@@ -37,4 +37,4 @@ export const enableXSearch: RequestPlugin = {
     }
     return body;
   },
-};
+});

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import { definePlugin } from '../../src/pipeline/plugin';
 import { prependSystemText } from '../shared/messages';
 
 /**
@@ -7,7 +7,7 @@ import { prependSystemText } from '../shared/messages';
  * (config `systemPrompt`) comes first, the caller's system prompt after it in the same
  * leading system message; false leaves the caller's messages untouched.
  */
-export const includeSvcSystemPrompt: RequestPlugin = {
+export const includeSvcSystemPrompt = definePlugin({
   name: 'include_svc_system_prompt',
   parameters: {
     include_svc_system_prompt: t.Optional(
@@ -18,8 +18,8 @@ export const includeSvcSystemPrompt: RequestPlugin = {
     ),
   },
   suffixKeys: ['include_svc_system_prompt'],
-  isActive: (ctx) => ctx.params.include_svc_system_prompt !== false && ctx.deps.config.systemPrompt !== '',
+  isActive: (ctx) => ctx.params.include_svc_system_prompt !== false && ctx.services.config.systemPrompt !== '',
   transformRequest(req, ctx) {
-    prependSystemText(req, ctx.deps.config.systemPrompt);
+    prependSystemText(req, ctx.services.config.systemPrompt);
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatMessage, ContentPart, UpstreamChatRequest } from '../../src/stream/wire';
 
 /** The text of a message: its string content, or its text parts joined by newlines. */
 export function messageText(message: ChatMessage | undefined): string {

@@ -1,6 +1,6 @@
 // CPU per chunk of the strip_thinking_response transform: `bun plugins/strip_thinking_response/bench.ts`.
 // Tokens like a real stream (a think block, then an answer, multi-byte text, stray '<').
-import type { ChatChunk } from '../../src/pipeline/types';
+import type { ChatChunk } from '../../src/stream/wire';
 import { stripThinkStream } from './transform';
 
 const TOKENS = ['<', 'think', '>', ' plan', ' é', '😀', '</', 'think', '>\n', 'Answer', ' a', ' <', ' b', ' wörld', ' 🎉'];

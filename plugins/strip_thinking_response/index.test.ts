@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { contentChunk, joined, runTransform, testContext } from '../../test/plugins-e2e/context';
-import type { ChatCompletion } from '../../src/pipeline/types';
+import type { ChatCompletion } from '../../src/stream/wire';
 import { stripThink, stripThinkingResponse as plugin, stripThinkStream, ThinkStripper } from './index';
 
 /** Feeds pieces one by one through the stream transform and returns the visible text. */

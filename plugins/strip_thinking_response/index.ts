@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import { definePlugin } from '../../src/pipeline/plugin';
 import { stripThinkResponse, stripThinkStream } from './transform';
 
 export { stripThink, ThinkStripper } from './stripper';
@@ -9,7 +9,7 @@ export { stripThinkResponse, stripThinkStream } from './transform';
  * `strip_thinking_response`: removes `<think>...</think>` blocks (legacy tag format) from
  * the answer, streaming or not; tags split across stream chunks are held back and removed.
  */
-export const stripThinkingResponse: RequestPlugin = {
+export const stripThinkingResponse = definePlugin({
   name: 'strip_thinking_response',
   parameters: {
     strip_thinking_response: t.Optional(
@@ -23,4 +23,4 @@ export const stripThinkingResponse: RequestPlugin = {
   isActive: (ctx) => ctx.params.strip_thinking_response === true,
   transformStream: () => stripThinkStream(),
   transformResponse: (body) => stripThinkResponse(body),
-};
+});

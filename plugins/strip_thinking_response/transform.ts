@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion, ChunkTransformer } from '../../src/pipeline/types';
+import type { ChatChunk, ChatCompletion, ChunkTransformer } from '../../src/stream/wire';
 import { stripThink, ThinkStripper } from './stripper';
 
 /** Options shared by strip_thinking_response and disable_thinking. */
@@ -20,7 +20,8 @@ function hasOtherFields(delta: ChatChunk['choices'][number]['delta']): boolean {
  * tag still held at `finish_reason` or at the end is released as text.
  */
 export function stripThinkStream(opts: StripOptions = {}): ChunkTransformer {
-  const strippers: ThinkStripper[] = [];
+  // Keyed by the upstream's choice index: a sparse or huge index must not size an array.
+  const strippers = new Map<number, ThinkStripper>();
   let last: ChatChunk | null = null;
   return {
     transform(chunk, emit) {
@@ -29,7 +30,8 @@ export function stripThinkStream(opts: StripOptions = {}): ChunkTransformer {
       for (const choice of chunk.choices) {
         const delta = choice.delta;
         if (opts.dropReasoning && delta.reasoning_content != null) delete delta.reasoning_content;
-        const stripper = (strippers[choice.index] ??= new ThinkStripper());
+        let stripper = strippers.get(choice.index);
+        if (!stripper) strippers.set(choice.index, (stripper = new ThinkStripper()));
         let text = typeof delta.content === 'string' && delta.content !== '' ? stripper.push(delta.content) : delta.content;
         if (choice.finish_reason !== null) {
           const rest = stripper.end();
@@ -42,8 +44,8 @@ export function stripThinkStream(opts: StripOptions = {}): ChunkTransformer {
     },
     flush(emit) {
       if (!last) return;
-      for (let index = 0; index < strippers.length; index++) {
-        const rest = strippers[index]?.end();
+      for (const [index, stripper] of strippers) {
+        const rest = stripper.end();
         if (rest) emit({ ...last, choices: [{ index, delta: { content: rest }, finish_reason: null }], usage: undefined });
       }
     },

@@ -10,7 +10,8 @@ export interface LedgerRow {
   requestId: string;
   currency: Currency;
   sku: string;
-  modelId: string;
+  /** Null for a call priced without a catalog model. */
+  modelId: string | null;
   /** Exact decimal string. */
   units: string;
   /** Exact decimal string, USD per unit. */

@@ -6,19 +6,21 @@ import type { Caller } from '../http/request-context';
 import type { KeyValueStore } from '../kv/store';
 import type { RateLimitAdmission, RateLimiter } from '../limits/types';
 import type { Logger } from '../log';
-import type { ModelEntry } from '../models/catalog';
+import type { ModelCatalog } from '../models/catalog';
 import { parseBillingConfig, type BillingConfig } from './config';
 import { creditAccount, type Currency } from './credit';
-import type { LedgerRow } from './ledger-row';
 import { startLedgerWriter } from './ledger-writer';
 import { createMemoryBillingStore } from './memory-store';
-import type { MeteredUsage, MeterOpenInput, MeterTicket, SettledCost, UsageMeter } from './meter';
+import type { MeterOpenInput, MeterTicket, UsageMeter } from './meter';
 import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow, spendClass } from './mirror-init';
+import { createReservationKeeper } from './reservation-keeper';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
-import { costLines, inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
+import { inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
+import { saveReservation } from './reservations';
 import { createRedisBillingStore } from './redis-store';
 import type { BillingStore, HoldCandidate } from './store';
+import { createTicket, type TicketDeps } from './ticket';
 
 /** What the meter needs: the database for initialisation and the ledger, the KV for live state. */
 export interface UsageMeterDeps {
@@ -28,11 +30,12 @@ export interface UsageMeterDeps {
   now: () => number;
   log: Logger;
   config: Pick<Config, 'billing' | 'basePath'>;
+  /** The catalog, to price a restored reservation's model; without it, restored tickets price only line items. */
+  models?: Pick<ModelCatalog, 'get'>;
 }
 
 const KEY_REPORT: readonly Currency[] = ['USD', 'DIEM'];
 const WALLET_REPORT: readonly Currency[] = ['USD', 'DIEM', 'USDC'];
-const FREE: SettledCost = Object.freeze({ usdMicros: 0, diemMicros: 0 });
 
 const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !== null || k.limits.vcu !== null;
 
@@ -48,6 +51,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   const mirrored = new Set<string>();
   const counted = new Set<string>();
   const pending = new Map<string, Promise<void>>();
+  const ticketDeps: TicketDeps = { store, db: deps.db, log: deps.log, now: deps.now, settledTtlMs: cfg.settledTtlMs };
 
   /** Runs `init` once at a time per name (concurrent first requests share one database read). */
   function once(name: string, done: Set<string>, force: boolean, init: () => Promise<void>): Promise<void> | undefined {
@@ -149,11 +153,11 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       candidates,
       report: report as Currency[],
       now,
-      expiresAt: now + cfg.holdTtlMs,
+      expiresAt: input.holdUntil ?? now + cfg.holdTtlMs,
       counterTtlMs: window?.ttlMs ?? 0,
     };
 
-    const admitting = deps.limits.admitModel(caller, model, input.estimatedPromptTokens + input.maxCompletionTokens, requestId);
+    const admitting = admit(input);
     const reserving = reserveHold(caller, key, window, reserve);
     const [admitted, reserved] = await Promise.allSettled([admitting, reserving]);
     if (admitted.status === 'rejected') {
@@ -170,13 +174,28 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         Object.assign(error.headers, admission.headers);
         throw error;
       }
+      const balances: MeterTicket['balances'] = { usd: result.balances[0]!, diem: result.balances[1]! };
+      if (wallet) balances.usdc = result.balances[2]!;
       const headers: Record<string, string> = {
         ...admission.headers,
-        'x-svc-balance-usd': formatMicros(result.balances[0]!),
-        'x-svc-balance-diem': formatMicros(result.balances[1]!),
+        'x-svc-balance-usd': formatMicros(balances.usd),
+        'x-svc-balance-diem': formatMicros(balances.diem),
       };
-      if (wallet) headers['x-balance-remaining'] = formatMicros(result.balances[2]!);
-      return ticket(caller, key, model, candidates[result.index]!, admission, headers, requestId);
+      if (balances.usdc !== undefined) headers['x-balance-remaining'] = formatMicros(balances.usdc);
+      const held = candidates[result.index]!;
+      const durable = input.holdUntil !== undefined;
+      if (durable) await keep({ requestId, caller, key, model, held, expiresAt: reserve.expiresAt });
+      return createTicket(ticketDeps, {
+        accountId: caller.accountId,
+        apiKeyId: key?.id ?? null,
+        keyPeriod: key?.limitPeriod ?? null,
+        model,
+        held,
+        admission,
+        shown: { headers, balances },
+        requestId,
+        durable,
+      });
     } catch (error) {
       await admission.settleTokens(0);
       throw error;
@@ -202,87 +221,47 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     return result;
   }
 
-  function ticket(
-    caller: Caller,
-    key: ApiKeyRecord | null,
-    model: ModelEntry,
-    held: HoldCandidate,
-    admission: RateLimitAdmission,
-    headers: Record<string, string>,
-    requestId: string,
-  ): MeterTicket {
-    let outcome: Promise<SettledCost> | null = null;
-    const toCost = (currency: Currency, amount: number): SettledCost =>
-      currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 };
-
-    async function settle(usage: MeteredUsage): Promise<SettledCost> {
-      const p = pricingOf(model);
-      const at = deps.now();
-      const rows: LedgerRow[] = [];
-      let amount = 0;
-      for (const line of costLines(model, p, usage)) {
-        const micros = inCurrency(p, held.currency, line.usdMicros);
-        amount += micros;
-        rows.push({
-          accountId: caller.accountId,
-          apiKeyId: key?.id ?? null,
-          requestId,
-          currency: held.currency,
-          sku: line.sku,
-          modelId: model.id,
-          units: line.units,
-          pricePerUnitUsd: line.pricePerUnitUsd,
-          amount: -micros,
-          notes: null,
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-          executionMs: usage.executionMs,
-          at,
-        });
-      }
-      // The counter of the window current now: a request that straddles a rollover counts in the new one, like its ledger entry.
-      const cls = spendClass(held.currency);
-      const window = held.counter && key && cls ? keyWindow(key.limitPeriod, at) : null;
-      const counter = window && key && cls ? counterName(caller.accountId, key.id, key.limitPeriod, window.start, cls) : '';
-      // Sent together with the settlement: one round trip on Redis, as in open().
-      const tokens = admission
-        .settleTokens(usage.promptTokens + usage.completionTokens)
-        .catch((error) => deps.log.warn('billing: rate-limit settle failed', { requestId, error: String(error) }));
-      const charged = await store.settle({
-        accountId: caller.accountId,
-        requestId,
-        currency: held.currency,
-        amount,
-        counter,
-        counterTtlMs: window?.ttlMs ?? 0,
-        rows,
-        settledTtlMs: cfg.settledTtlMs,
-      });
-      await tokens;
-      return toCost(charged.currency, charged.amount);
-    }
-
-    async function release(): Promise<SettledCost> {
-      const tokens = admission
-        .settleTokens(0)
-        .catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId, error: String(error) }));
-      const charged = await store.release(caller.accountId, requestId, cfg.settledTtlMs);
-      await tokens;
-      return charged ? toCost(charged.currency, charged.amount) : FREE;
-    }
-
-    return {
-      headers,
-      settle(usage) {
-        outcome ??= settle(usage);
-        return outcome;
-      },
-      async release() {
-        outcome ??= release();
-        await outcome;
-      },
-    };
+  /** Admits a request against its model's limits, or the account-wide route limit for a call without a catalog model. */
+  function admit(input: MeterOpenInput): Promise<RateLimitAdmission> {
+    const caller = input.ctx.caller!;
+    if (input.model)
+      return deps.limits.admitModel(caller, input.model, input.estimatedPromptTokens + input.maxCompletionTokens, input.ctx.requestId);
+    return deps.limits
+      .admitRoute(caller, input.endpoint ?? 'unmetered', input.ctx.requestId)
+      .then((headers) => ({ headers, settleTokens: async () => {} }));
   }
+
+  /** Records a reservation that outlives its request; if that fails, the hold is given back and the error thrown. */
+  async function keep(r: {
+    requestId: string;
+    caller: Caller;
+    key: ApiKeyRecord | null;
+    model: MeterOpenInput['model'];
+    held: HoldCandidate;
+    expiresAt: number;
+  }) {
+    try {
+      await saveReservation(deps.db, {
+        requestId: r.requestId,
+        accountId: r.caller.accountId,
+        apiKeyId: r.key?.id ?? null,
+        modelId: r.model?.id ?? null,
+        currency: r.held.currency,
+        amount: r.held.amount,
+        counter: r.held.counter,
+        expiresAt: r.expiresAt,
+      });
+    } catch (error) {
+      await store.release(r.caller.accountId, r.requestId, cfg.settledTtlMs);
+      throw error;
+    }
+  }
+
+  const keeper = createReservationKeeper({
+    ...ticketDeps,
+    models: deps.models,
+    ensureMirror: (accountId) => once(accountId, mirrored, false, () => initBalanceMirror(deps.db, store, accountId)),
+  });
 
   return {
     store,
@@ -311,7 +290,13 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         throw error;
       }
     },
+    resume: keeper.resume,
+    recover: keeper.recover,
+    expireReservations: keeper.expire,
     flush: () => writer.flush(),
-    close: () => writer.close(),
+    async close() {
+      keeper.stop();
+      await writer.close();
+    },
   };
 }

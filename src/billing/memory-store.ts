@@ -121,6 +121,10 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
       settled.set(input.requestId, charged, input.settledTtlMs);
       return charged;
     },
+    async hasHold(_accountId, requestId) {
+      const hold = holds.get(requestId);
+      return hold !== undefined && hold.expiresAt > opts.now();
+    },
     async release(_accountId, requestId, settledTtlMs) {
       const done = settled.get(requestId);
       if (done) return done;

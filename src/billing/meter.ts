@@ -28,7 +28,15 @@ export interface SettledCost {
 /** What a request may consume at most, declared before the upstream call. */
 export interface MeterOpenInput {
   ctx: RequestContext;
-  model: ModelEntry;
+  /** The catalog model, or null for a call priced by its line items alone (RPC credits, augment calls). */
+  model: ModelEntry | null;
+  /** Without a model: the endpoint whose account-wide rate limit admits the call (e.g. `/crypto/rpc/{network}`). */
+  endpoint?: string;
+  /**
+   * Keep the reservation past this request until this time (epoch ms): a charge that settles
+   * later (a queued job). It is stored, restored after a restart, and refunded when it expires.
+   */
+  holdUntil?: number;
   estimatedPromptTokens: number;
   maxCompletionTokens: number;
   extras?: ExtraCharge[];
@@ -41,6 +49,8 @@ export interface MeterTicket {
    * x-ratelimit-* (limit state), X-Balance-Remaining for wallets. Set before the first byte.
    */
   readonly headers: Record<string, string>;
+  /** The balances before the request in micro-units, as numbers (`usdc` for wallets), which the headers show. */
+  readonly balances: { usd: number; diem: number; usdc?: number };
   /** Charges what was produced and releases the rest. Idempotent by request id. */
   settle(usage: MeteredUsage): Promise<SettledCost>;
   /** Releases the reservation without charging (the upstream failed). */
@@ -72,6 +82,12 @@ export interface UsageMeter {
   balances(accountId: string): Promise<Partial<Record<Currency, number>>>;
   /** Credits an account: ledger entry and balance in one transaction, idempotent by requestId; false when already applied. */
   credit(input: CreditInput): Promise<boolean>;
+  /** The ticket of a reservation kept with `holdUntil`, to settle or refund it later; null when settled, refunded or expired. */
+  resume(requestId: string): Promise<MeterTicket | null>;
+  /** Restores kept reservations after a start (holds back in the KV), refunds expired ones. */
+  recover(): Promise<{ restored: number; expired: number }>;
+  /** Refunds kept reservations whose time ran out (also done every minute); returns how many. */
+  expireReservations(): Promise<number>;
   /** Writes pending ledger entries now (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -82,6 +98,7 @@ export const freeMeter: UsageMeter = {
   async open() {
     return {
       headers: {},
+      balances: { usd: 0, diem: 0 },
       async settle() {
         return { usdMicros: 0, diemMicros: 0 };
       },
@@ -90,6 +107,15 @@ export const freeMeter: UsageMeter = {
   },
   async balances() {
     return {};
+  },
+  async resume() {
+    return null;
+  },
+  async recover() {
+    return { restored: 0, expired: 0 };
+  },
+  async expireReservations() {
+    return 0;
   },
   async credit() {
     throw new Error('freeMeter holds no balances');

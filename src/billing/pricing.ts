@@ -18,8 +18,20 @@ export interface ModelPricing {
 
 const cache = new WeakMap<ModelEntry, ModelPricing>();
 
-/** The model's parsed prices; computed on first use and kept with the catalog entry. */
-export function pricingOf(model: ModelEntry): ModelPricing {
+/** The prices of a call without a catalog model: no tokens, everything in its line items; DIEM 1:1. */
+const UNPRICED: ModelPricing = Object.freeze({
+  input: 0,
+  output: 0,
+  cacheInput: 0,
+  diemPerUsd: MICROS,
+  inputText: '0',
+  outputText: '0',
+  cacheInputText: '0',
+});
+
+/** The model's parsed prices; computed on first use and kept with the catalog entry. No model: only line items cost. */
+export function pricingOf(model: ModelEntry | null): ModelPricing {
+  if (!model) return UNPRICED;
   let p = cache.get(model);
   if (!p) {
     const prices = model.prices;
@@ -67,30 +79,8 @@ export function reservationMicros(
  * The line items of a settlement. Cached prompt tokens are priced at `cacheInput`; each line
  * is rounded up on its own, so the sum equals what the reservation formula gives.
  */
-export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
-  const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
-  const fresh = usage.promptTokens - cached;
-  const lines: CostLine[] = [
-    {
-      sku: `${model.id}-llm-input-mtoken`,
-      units: formatMicros(fresh),
-      pricePerUnitUsd: p.inputText,
-      usdMicros: tokenCostMicros(fresh, p.input),
-    },
-    {
-      sku: `${model.id}-llm-output-mtoken`,
-      units: formatMicros(usage.completionTokens),
-      pricePerUnitUsd: p.outputText,
-      usdMicros: tokenCostMicros(usage.completionTokens, p.output),
-    },
-  ];
-  if (cached > 0)
-    lines.push({
-      sku: `${model.id}-llm-cache-input-mtoken`,
-      units: formatMicros(cached),
-      pricePerUnitUsd: p.cacheInputText,
-      usdMicros: tokenCostMicros(cached, p.cacheInput),
-    });
+export function costLines(model: ModelEntry | null, p: ModelPricing, usage: MeteredUsage): CostLine[] {
+  const lines = model ? tokenLines(model, p, usage) : [];
   if (usage.extras)
     for (const e of usage.extras) {
       if (!(e.units > 0)) continue;
@@ -102,6 +92,38 @@ export function costLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsag
         same.usdMicros += micros;
       } else lines.push({ sku: e.sku, units: String(e.units), pricePerUnitUsd: formatMicros(e.unitPriceMicros), usdMicros: micros });
     }
+  return lines;
+}
+
+/** The token line items of a catalog model's settlement. */
+function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
+  const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
+  const fresh = usage.promptTokens - cached;
+  // Text models bill input and output (even zero, so every chat has both rows); other token-priced
+  // models (embeddings) only what they consume.
+  const kind = model.type === 'text' ? 'llm' : model.type;
+  const lines: CostLine[] = [
+    {
+      sku: `${model.id}-${kind}-input-mtoken`,
+      units: formatMicros(fresh),
+      pricePerUnitUsd: p.inputText,
+      usdMicros: tokenCostMicros(fresh, p.input),
+    },
+  ];
+  if (model.type === 'text' || usage.completionTokens > 0)
+    lines.push({
+      sku: `${model.id}-${kind}-output-mtoken`,
+      units: formatMicros(usage.completionTokens),
+      pricePerUnitUsd: p.outputText,
+      usdMicros: tokenCostMicros(usage.completionTokens, p.output),
+    });
+  if (cached > 0)
+    lines.push({
+      sku: `${model.id}-${kind}-cache-input-mtoken`,
+      units: formatMicros(cached),
+      pricePerUnitUsd: p.cacheInputText,
+      usdMicros: tokenCostMicros(cached, p.cacheInput),
+    });
   return lines;
 }
 

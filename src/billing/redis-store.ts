@@ -82,6 +82,9 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
       );
       return parseCharged(reply) as Charged;
     },
+    async hasHold(accountId, requestId) {
+      return (await redis.send('HEXISTS', [`${base(accountId)}hreq`, requestId])) === 1;
+    },
     async release(accountId, requestId, settledTtlMs) {
       return parseCharged(await run(RELEASE, [], [base(accountId), requestId, String(settledTtlMs)]));
     },

@@ -69,6 +69,8 @@ export interface BillingStore {
   reserve(input: ReserveInput): Promise<ReserveResult>;
   /** Charges once per request id: drops the hold, deducts, counts, queues the rows. */
   settle(input: SettleInput): Promise<Charged>;
+  /** Whether a live hold of this request exists (a kept reservation survived a restart). */
+  hasHold(accountId: string, requestId: string): Promise<boolean>;
   /** Drops the hold and charges nothing; after a settlement it returns that settlement. */
   release(accountId: string, requestId: string, settledTtlMs: number): Promise<Charged | null>;
   /** Sets balance mirrors that are absent (first use), from the database values. */

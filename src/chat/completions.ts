@@ -1,17 +1,14 @@
-import type { MeterTicket } from '../billing/meter';
-import { formatMicros, toMicros } from '../billing/money';
-import type { AppDeps } from '../deps';
-import { badRequest, notFound, ServiceError } from '../http/errors';
-import type { RequestContext } from '../http/request-context';
-import { splitModelSuffix, type ModelEntry } from '../models/catalog';
-import { deprecationHeaders } from '../models/present';
-import type { ChatChunk, ChatContext, ChatMessage, RequestPlugin, UpstreamChatRequest, ChunkTransformer } from '../pipeline/types';
-import { asServiceError } from '../../providers/errors';
-import type { RoutedResult } from '../../providers/router';
-import { estimateTokens } from '../../providers/simulator';
+import type { ModelCall } from '../pipeline/model-call';
+import type { PluginServices, PluginContext } from '../pipeline/plugin';
+import type { AnyRequestPlugin } from '../pipeline/plugin';
+import type { PluginRunner } from '../pipeline/plugin-runner';
+import { chatPromptTokens } from '../pipeline/tokens';
+import type { ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../stream/wire';
+import type { ModelEntry } from '../models/catalog';
+import type { Routed } from '../../providers/router';
+import type { ProviderChatResult } from '../../providers/types';
 import { checkContentParts } from './multimodal';
 import type { ParameterSet } from './parameters';
-import type { PluginRunner } from './runner';
 import { cost, metered } from './settle';
 import { streamResponse } from './stream-response';
 
@@ -31,26 +28,8 @@ export interface ChatRequestBody {
   [field: string]: unknown;
 }
 
-/** What the handler needs from the Elysia context. */
-export interface ChatCall {
-  body: ChatRequestBody;
-  svc: RequestContext;
-  request: Request;
-  set: { headers: Record<string, string | number> };
-  server: { timeout?(request: Request, seconds: number): void } | null;
-}
-
 // Fields the reference accepts but discards; the rest of the body goes upstream as sent.
 const DISCARDED = ['svc_parameters', 'user', 'store'] as const;
-
-function resolveModel(deps: AppDeps, name: string): { model: ModelEntry; suffix: string | null } {
-  const { base, suffix } = splitModelSuffix(name);
-  const model = deps.models.resolve(base);
-  if (!model) throw notFound(`Model "${base}" not found. GET /models lists the available models.`);
-  if (model.type !== 'text')
-    throw badRequest(`Model "${model.id}" is a ${model.type} model, not a chat model`, [{ path: ['model'], message: 'Not a text model' }]);
-  return { model, suffix };
-}
 
 function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): UpstreamChatRequest {
   const req = { ...body, model: model.id } as UpstreamChatRequest;
@@ -66,6 +45,12 @@ function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): 
   return req;
 }
 
+/** Completion tokens to reserve: the request's limit, else the model's, else the default. */
+function completionBudget(body: ChatRequestBody, model: ModelEntry): number {
+  const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : undefined;
+  return body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
+}
+
 /** Resolves once `p` settles or `ms` pass; null when the time ran out first. */
 function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
   return new Promise<T | null>((resolve, reject) => {
@@ -78,116 +63,73 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
 }
 
 /**
- * POST /chat/completions (issue 4): model and suffix resolution, content checks, metering
- * reservation, the plugins, the router, then a JSON body or a proxied SSE stream. Nothing
- * is charged when the upstream fails before its first byte; otherwise the ticket is settled
- * exactly once with what was produced.
+ * POST /chat/completions on the metered call: the svc_parameters and content checks, the
+ * reservation, the plugins, the routed `chat` capability, then a JSON body or a proxied SSE
+ * stream. Nothing is charged when the upstream fails before its first byte; otherwise the
+ * call is settled exactly once with what was produced.
  */
-export function createChatHandler(deps: AppDeps, runner: PluginRunner, parameters: ParameterSet, opts: { pingIntervalMs: number }) {
-  return async function chatCompletion({ body, svc, request, set, server }: ChatCall): Promise<unknown> {
-    const { model, suffix } = resolveModel(deps, body.model);
-    const params = parameters.resolve(body.svc_parameters, suffix);
+export function createChatHandler(
+  services: PluginServices,
+  runner: PluginRunner,
+  parameters: ParameterSet,
+  opts: { pingIntervalMs: number },
+) {
+  return async function chatCompletion(body: ChatRequestBody, call: ModelCall): Promise<unknown> {
+    const { model } = call;
+    const params = parameters.resolve(body.svc_parameters, call.suffix);
     checkContentParts(body.messages, model);
     const stream = body.stream === true;
-    // Bun's idleTimeout (60 s in src/index.ts) must not cut a stream silent between pings or
-    // a JSON answer slower than it; the provider's timeoutMs bounds the wait instead.
-    server?.timeout?.(request, 0);
-    const abort = new AbortController();
-    const onClientGone = () => abort.abort();
-    request.signal?.addEventListener('abort', onClientGone, { once: true });
-    const ctx: ChatContext = {
-      request: svc,
-      deps,
+    const ctx: PluginContext = {
+      request: call.request,
+      services,
       model,
       params,
-      signal: abort.signal,
+      signal: call.signal,
       stream,
       extraCharges: [],
       echo: {},
       leadingChunks: [],
     };
     const upstreamReq = toUpstream(body, model, stream);
-    const estimatedPromptTokens = estimateTokens(body.messages);
-    const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : undefined;
-    const maxCompletionTokens =
-      body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
+    const estimatedPromptTokens = chatPromptTokens(body.messages);
 
-    // Opened before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
-    const ticket = await deps.meter.open({ ctx: svc, model, estimatedPromptTokens, maxCompletionTokens, extras: [] });
-    const cleanup = () => request.signal?.removeEventListener('abort', onClientGone);
-    async function failed(error: unknown): Promise<never> {
-      cleanup();
-      await ticket.release();
-      if (error instanceof ServiceError) throw error;
-      if (abort.signal.aborted) throw new ServiceError(499, { error: 'Client closed the request' });
-      deps.log.error('chat: upstream call failed', { requestId: svc.requestId, error: String(error) });
-      throw asServiceError(error);
-    }
-
-    let active: RequestPlugin[] = [];
+    // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
+    await call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model) });
+    let active: AnyRequestPlugin[] = [];
     let transforms: ChunkTransformer[] = [];
+    let routed: Promise<Routed<ProviderChatResult>>;
+    let result: Routed<ProviderChatResult> | null;
     try {
       active = runner.active(ctx);
       await runner.transformRequest(active, upstreamReq, ctx);
       if (stream) transforms = runner.streamTransforms(active, ctx);
-    } catch (error) {
-      return failed(error);
-    }
-    let replica = '';
-    const routed = deps.providers.router.chat(model, upstreamReq, {
-      signal: abort.signal,
-      cacheKey: body.prompt_cache_key,
-      onAttempt: (id) => (replica = id),
-    });
-    let result: RoutedResult | null;
-    try {
+      routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), { cacheKey: body.prompt_cache_key });
       // A stream waits for the upstream's first byte (so failures stay JSON errors and retry)
       // for one ping interval at most; after that the headers go out and pings keep it alive.
       result = stream ? await within(routed, opts.pingIntervalMs) : await routed;
     } catch (error) {
-      return failed(error);
+      return call.fail(error);
     }
 
-    // Into Elysia's response headers (which already hold CF-RAY, the version and the rate
-    // limits): a stream's Response carries only its own three, and Elysia merges the rest
-    // once, instead of svc copying them all into a Response that Elysia then copies again.
-    const headers = set.headers;
-    headers['x-svc-model-id'] = model.id;
-    headers['x-svc-model-name'] = model.name;
-    headers['x-svc-model-router'] = result?.replica ?? replica;
-    Object.assign(headers, deprecationHeaders(model), ticket.headers);
-
-    if (result?.kind === 'json') return jsonResponse(result, active, ticket, ctx, headers);
+    if (result?.result.kind === 'json') {
+      result.done();
+      // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
+      const completion = result.result.body;
+      const usage = completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+      const settled = await call.settle(metered(usage, ctx));
+      const answer = await runner.transformResponse(active, completion, ctx);
+      call.chargeBeforeHeaders(settled);
+      return { ...answer, model: model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
+    }
     return streamResponse({
       routed,
       result,
-      ticket,
+      call,
       ctx,
       transforms,
       includeUsage: body.stream_options?.include_usage === true,
       estimatedPromptTokens,
       pingIntervalMs: opts.pingIntervalMs,
-      abort: onClientGone,
-      cleanup,
-      log: deps.log,
     });
   };
-
-  async function jsonResponse(
-    result: RoutedResult & { kind: 'json' },
-    active: RequestPlugin[],
-    ticket: MeterTicket,
-    ctx: ChatContext,
-    headers: ChatCall['set']['headers'],
-  ) {
-    result.done();
-    // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
-    const usage = result.body.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    const settled = await ticket.settle(metered(usage, ctx));
-    const body = await runner.transformResponse(active, result.body, ctx);
-    // A JSON answer knows its cost before the headers go out: a wallet sees what is left after it.
-    const before = headers['x-balance-remaining'];
-    if (before !== undefined) headers['x-balance-remaining'] = formatMicros(toMicros(String(before)) - settled.usdMicros);
-    return { ...body, model: ctx.model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
-  }
 }

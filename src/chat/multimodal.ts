@@ -1,6 +1,6 @@
 import { badRequest } from '../http/errors';
 import type { ModelEntry } from '../models/catalog';
-import type { ChatMessage } from '../pipeline/types';
+import type { ChatMessage } from '../stream/wire';
 
 /** Which capability flag a content part type needs. */
 const PART_CAPABILITY: Record<string, 'supportsVision' | 'supportsAudioInput' | 'supportsVideoInput'> = {

@@ -1,7 +1,7 @@
 import type { TProperties, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { badRequest } from '../http/errors';
-import type { RequestPlugin } from '../pipeline/types';
+import type { RequestPlugin } from '../pipeline/plugin';
 
 /** Echo fields the reference always returns, with their defaults (API-NOTES section 1). */
 const ECHO_DEFAULTS: Record<string, unknown> = {

@@ -54,8 +54,9 @@ export function svcParametersSchema(parameters: TProperties) {
 
 /**
  * The ChatCompletionRequest body (API-NOTES section 1): the chat-completions fields the
- * official SDKs send, plus `svc_parameters`. Unknown top-level fields are refused, as the
- * reference does; fields meant for the upstream are typed loosely and forwarded.
+ * official SDKs send, plus `svc_parameters`. Unknown top-level fields are dropped (Elysia
+ * normalizes the body to the schema) and never reach the upstream; the reference refuses them
+ * with a 400. Fields meant for the upstream are typed loosely and forwarded.
  */
 export function chatRequestSchema(svcParameters: TSchema) {
   return t.Object(

@@ -1,12 +1,13 @@
 import type { MeteredUsage, SettledCost } from '../billing/meter';
 import { microsToNumber } from '../billing/money';
-import type { ChatContext, ChatUsage } from '../pipeline/types';
+import type { ChatUsage } from '../stream/wire';
+import type { PluginContext } from '../pipeline/plugin';
 
 /** The response's `cost` block from a settlement (micro-units to JSON numbers). */
 export const cost = (settled: SettledCost) => ({ usd: microsToNumber(settled.usdMicros), diem: microsToNumber(settled.diemMicros) });
 
 /** What the meter settles for a chat: tokens, cached tokens, plugin extras, time. */
-export function metered(usage: ChatUsage, ctx: ChatContext): MeteredUsage {
+export function metered(usage: ChatUsage, ctx: PluginContext): MeteredUsage {
   return {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,

@@ -1,8 +1,9 @@
-import type { MeterTicket } from '../billing/meter';
 import { ServiceError } from '../http/errors';
-import type { Logger } from '../log';
-import type { ChatChunk, ChatContext, ChatUsage, ChunkTransformer } from '../pipeline/types';
-import type { RoutedResult } from '../../providers/router';
+import type { MeteredCall } from '../pipeline/metered-call';
+import type { ChatChunk, ChatUsage, ChunkTransformer } from '../stream/wire';
+import type { PluginContext } from '../pipeline/plugin';
+import type { Routed } from '../../providers/router';
+import type { ProviderChatResult } from '../../providers/types';
 import { UpstreamStreamError } from '../stream/chunks';
 import { byteReader, readerStream, type ByteReader } from '../stream/prefetched';
 import { proxyStream, type StreamOutcome } from '../stream/proxy';
@@ -11,35 +12,36 @@ import { cost, metered } from './settle';
 /** Everything a streaming chat response needs once the plugins have run. */
 export interface StreamResponseInput {
   /** The routed upstream call; `result` is set when its first byte came before the headers. */
-  routed: Promise<RoutedResult>;
-  result: RoutedResult | null;
-  ticket: MeterTicket;
-  ctx: ChatContext;
+  routed: Promise<Routed<ProviderChatResult>>;
+  result: Routed<ProviderChatResult> | null;
+  call: MeteredCall;
+  ctx: PluginContext;
   transforms: ChunkTransformer[];
   includeUsage: boolean;
   estimatedPromptTokens: number;
   pingIntervalMs: number;
-  /** Aborts the upstream call (client gone). */
-  abort(): void;
-  /** Detaches the request's abort listener once the stream is over. */
-  cleanup(): void;
-  log: Logger;
 }
 
 /** The stream's own headers; the route's (CF-RAY, model, rate limits, balance) are merged in by Elysia from `set.headers`. */
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
+/** The SSE body of a routed chat that answered with a stream (it was asked for one). */
+function streamBody(routed: Routed<ProviderChatResult>): ReadableStream<Uint8Array> {
+  if (routed.result.kind !== 'stream') throw new UpstreamStreamError('The upstream answered a stream request with JSON');
+  return routed.result.body;
+}
+
 /**
  * Upstream bytes of a call whose first byte had not arrived when the headers went out: a
  * failure before it becomes an in-band error (the status line is already sent).
  */
-function deferredUpstream(routed: Promise<RoutedResult>): ReadableStream<Uint8Array> {
+function deferredUpstream(routed: Promise<Routed<ProviderChatResult>>): ReadableStream<Uint8Array> {
   let inner: ByteReader | null = null;
   return readerStream({
     async read() {
       if (!inner) {
         try {
-          inner = byteReader(((await routed) as RoutedResult & { kind: 'stream' }).body);
+          inner = byteReader(streamBody(await routed));
         } catch (error) {
           throw new UpstreamStreamError(error instanceof ServiceError ? error.message : 'The upstream call failed');
         }
@@ -48,7 +50,7 @@ function deferredUpstream(routed: Promise<RoutedResult>): ReadableStream<Uint8Ar
     },
     async cancel() {
       const r = await routed.catch(() => null);
-      if (r?.kind === 'stream') await byteReader(r.body).cancel();
+      if (r?.result.kind === 'stream') await byteReader(r.result.body).cancel();
     },
   });
 }
@@ -61,10 +63,10 @@ function deferredUpstream(routed: Promise<RoutedResult>): ReadableStream<Uint8Ar
  */
 export function streamResponse(s: StreamResponseInput): Response {
   async function finish(outcome: StreamOutcome): Promise<ChatChunk | null> {
-    s.cleanup();
+    s.call.end();
     const result = s.result ?? (await s.routed.catch(() => null));
     if (!result) {
-      await s.ticket.release();
+      await s.call.release();
       return null;
     }
     result.done();
@@ -75,9 +77,9 @@ export function streamResponse(s: StreamResponseInput): Response {
     };
     let charged = { usd: 0, diem: 0 };
     try {
-      charged = cost(await s.ticket.settle(metered(usage, s.ctx)));
+      charged = cost(await s.call.settle(metered(usage, s.ctx)));
     } catch (error) {
-      s.log.error('chat: settlement failed', { requestId: s.ctx.request.requestId, error: String(error) });
+      s.ctx.services.log.error('chat: settlement failed', { requestId: s.ctx.request.requestId, error: String(error) });
     }
     if (outcome.aborted || outcome.error || !s.includeUsage) return null;
     const base: ChatChunk = outcome.usageChunk ?? {
@@ -92,11 +94,11 @@ export function streamResponse(s: StreamResponseInput): Response {
 
   if (!s.result) s.routed.catch(() => {}); // its failure is reported in-band, not unhandled
   const body = proxyStream({
-    upstream: s.result?.kind === 'stream' ? s.result.body : deferredUpstream(s.routed),
+    upstream: s.result ? streamBody(s.result) : deferredUpstream(s.routed),
     transforms: s.transforms,
     leading: s.ctx.leadingChunks,
     pingIntervalMs: s.pingIntervalMs,
-    abortUpstream: s.abort,
+    abortUpstream: () => s.call.cancel(),
     finish,
   });
   return new Response(body, { headers: SSE_HEADERS });

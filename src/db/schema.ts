@@ -121,6 +121,28 @@ export const ledgerEntries = pgTable(
   ],
 );
 
+/**
+ * Reservations that outlive their request (a queued video job, an async audio job): the hold
+ * a charge keeps until it is settled, refunded or expired, so a restart can restore it.
+ */
+export const reservations = pgTable(
+  'reservations',
+  {
+    requestId: text('request_id').primaryKey(),
+    accountId: uuid('account_id').notNull(),
+    apiKeyId: uuid('api_key_id'),
+    /** Null for calls priced without a catalog model. */
+    modelId: text('model_id'),
+    currency: text('currency', { enum: ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'] }).notNull(),
+    amountMicros: micros('amount_micros').notNull(),
+    /** The key's spend counter the hold counts against, '' when the key has no limit. */
+    counter: text('counter').notNull().default(''),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('reservations_expires_idx').on(t.expiresAt)],
+);
+
 /** A public character: a named system prompt with a default model. */
 export const characters = pgTable('characters', {
   id: uuid('id').primaryKey().defaultRandom(),

@@ -1,11 +1,12 @@
 import { Elysia, StatusMap } from 'elysia';
 import { createHash } from 'node:crypto';
 import { hashSecret } from '../auth/api-keys';
+import { bearerToken } from '../auth/bearer';
 import type { AppDeps } from '../deps';
 import type { RequestContext } from '../http/request-context';
 import { createAbuseGuard, parseAbuseGuardConfig, type AbuseGuard, type AbuseIdentity } from '../limits/abuse-guard';
-import type { AfterAuthStage } from './auth';
 import { endpointId } from '../limits/types';
+import { requestContext } from './request-id';
 
 interface ServerLike {
   requestIP(request: Request): { address: string } | null;
@@ -43,22 +44,22 @@ interface AfterResponse {
 }
 
 /**
- * Stage 3, the abuse guard of spec 7. Returns the named plugin (`.use()` it in the API chain
- * before the routes) and the after-auth stage (push it into the auth gate's `after` list).
+ * Stage 3, the abuse guard of spec 7, one named plugin:
  *
- * - The plugin's transform hook refuses credentials and IPs that are blocked before the key
- *   lookup and before body validation; it costs nothing while no such block exists.
- * - The stage refuses blocked accounts right after authentication: one map lookup.
+ * - Its transform hook refuses credentials and IPs that are blocked before the key lookup and
+ *   before body validation; it costs nothing while no such block exists.
+ * - The `abuseGuard` route option (composed by `auth` and `meter`) refuses blocked accounts
+ *   right after authentication: one map lookup.
  * - The after-response hook counts non-success responses (status >= 400 except 429: a
  *   rate-limited client retrying with backoff as spec 7 asks is not abusing, and the guard's
- *   own blocks must not extend themselves; and except 499: the client closed the request and saw no failure) against the account of a valid credential, else the credential's
+ *   own blocks must not extend themselves; and except 499: the client closed the request and
+ *   saw no failure) against the account of a valid credential, else the credential's
  *   fingerprint, else the client IP. Bad keys never count against an account.
  */
-export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAuthStage | null } {
+export function abuseGuardGate(deps: AppDeps) {
   const guard = abuseGuardOf(deps);
   const { config } = guard;
-  const plugin = new Elysia({ name: 'svc.gate.abuse-guard' });
-  if (!config.enabled) return { plugin, stage: null };
+  const plugin = new Elysia({ name: 'svc.gate.abuse-guard' }).use(requestContext);
   function clientIp(request: Request, server: ServerLike | null): string | null {
     if (config.trustForwardedFor) {
       // The last hop is the one our own proxy appended; earlier ones are client-supplied.
@@ -84,7 +85,7 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     if (svc?.caller) return `a:${svc.caller.accountId}`;
     // A valid key that failed before or at auth (body validation, wrong key type) is still its
     // account's failure; the lookup is a cache hit, and it only runs on failures.
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const token = bearerToken(request.headers.get('authorization'));
     if (token) {
       const key = await deps.keys.lookup(hashSecret(token));
       if (key && !(key.expiresAt && key.expiresAt.getTime() <= deps.now())) return `a:${key.accountId}`;
@@ -107,36 +108,41 @@ export function abuseGuardGate(deps: AppDeps): { plugin: Elysia; stage: AfterAut
     }
   }
 
-  const stage: AfterAuthStage = function refuseBlockedAccount({ path, svc }) {
-    const caller = svc.caller;
-    if (!caller) return;
-    const until = guard.accountBlockedUntil(caller.accountId);
-    if (until === 0) return;
-    deps.limits.log.record({
-      accountId: caller.accountId,
-      apiKeyId: caller.apiKey?.id ?? null,
-      modelId: endpointId(path),
-      tier: caller.tier,
-      type: 'FAILED_REQUESTS',
-    });
-    throw guard.refusal(until);
-  };
-
-  plugin
-    .onTransform({ as: 'scoped' }, function refuseBlockedCredential({ request, server }) {
-      if (!guard.hasAnonymousBlocks()) return;
-      const identity = anonymousIdentity(request, server as ServerLike | null);
-      const until = identity ? guard.blockedUntil(identity) : 0;
-      if (until === 0) return;
-      throw guard.refusal(until);
-    })
-    // Destructured in the signature: Elysia reads which context fields a hook uses from its
-    // source, and a hook that takes the whole context makes every request parse its cookies.
-    .onAfterResponse({ as: 'scoped' }, function countFailure({ request, set, server, responseValue, svc }: AfterResponse) {
-      const status = statusOf(set, responseValue);
-      // 499: the client left before the answer (a user pressing stop); it never saw a failure.
-      if (status < 400 || status === 429 || status === 499) return;
-      return guard.track(countFailureOf(request, svc, server));
-    });
-  return { plugin, stage };
+  return (
+    plugin
+      .onTransform({ as: 'scoped' }, function refuseBlockedCredential({ request, server }) {
+        if (!config.enabled || !guard.hasAnonymousBlocks()) return;
+        const identity = anonymousIdentity(request, server as ServerLike | null);
+        const until = identity ? guard.blockedUntil(identity) : 0;
+        if (until === 0) return;
+        throw guard.refusal(until);
+      })
+      // Destructured in the signature: Elysia reads which context fields a hook uses from its
+      // source, and a hook that takes the whole context makes every request parse its cookies.
+      .onAfterResponse({ as: 'scoped' }, function countFailure({ request, set, server, responseValue, svc }: AfterResponse) {
+        if (!config.enabled) return;
+        const status = statusOf(set, responseValue);
+        // 499: the client left before the answer (a user pressing stop); it never saw a failure.
+        if (status < 400 || status === 429 || status === 499) return;
+        return guard.track(countFailureOf(request, svc, server));
+      })
+      .macro({
+        abuseGuard: {
+          transform: function refuseBlockedAccount({ path, svc }) {
+            const caller = svc.caller;
+            if (!caller) return;
+            const until = guard.accountBlockedUntil(caller.accountId);
+            if (until === 0) return;
+            deps.limits.log.record({
+              accountId: caller.accountId,
+              apiKeyId: caller.apiKey?.id ?? null,
+              modelId: endpointId(path),
+              tier: caller.tier,
+              type: 'FAILED_REQUESTS',
+            });
+            throw guard.refusal(until);
+          },
+        },
+      })
+  );
 }

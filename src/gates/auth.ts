@@ -1,47 +1,38 @@
 import { Elysia } from 'elysia';
 import { hashSecret } from '../auth/api-keys';
+import { bearerToken } from '../auth/bearer';
 import type { KeyCache } from '../auth/key-cache';
-import { unauthorized } from '../http/errors';
+import { forbidden, unauthorized } from '../http/errors';
 import type { Caller, RequestContext } from '../http/request-context';
 import { requestContext } from './request-id';
 
 /**
- * Who may call a route: `OPERATOR` (ADMIN keys of the operator's account: managing other
- * accounts), `ADMIN` (ADMIN keys only), `INFERENCE` (any key or a signed-in wallet),
- * `OPTIONAL` (public, but a presented credential is still checked).
+ * Who may call a route:
+ * - `INFERENCE`: the inference endpoints (every route with a `meter` option): any key, or a signed-in wallet;
+ * - `ADMIN`: every other account endpoint: ADMIN keys only (an INFERENCE key gets 403, spec 2.3);
+ * - `OPERATOR`: managing other accounts: ADMIN keys of the operator's account;
+ * - `OPTIONAL`: public, but a presented credential is still checked.
  */
 export type Access = 'OPERATOR' | 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
-
-/**
- * A pipeline stage that runs right after authentication on every route with an `auth`
- * option, in the order given (abuse guard, then rate limit). It may throw a ServiceError
- * (429) or set response headers.
- */
-export type AfterAuthStage = (input: {
-  request: Request;
-  path: string;
-  svc: RequestContext;
-  set: { headers: Record<string, string | number> };
-  access: Access;
-}) => void | Promise<void>;
 
 /** Alternative authenticators (SIGN-IN-WITH-X) tried when no bearer key is sent. */
 export type WalletAuthenticator = (request: Request, ctx: RequestContext) => Promise<Caller | null>;
 
-function bearerToken(header: string | null): string | null {
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? null;
+/** What authentication needs: the key cache, the clock, and the wallet sign-in when enabled. */
+export interface AuthDeps {
+  keys: KeyCache;
+  now: () => number;
+  wallet?: WalletAuthenticator;
 }
 
 /**
- * Stage 2: authentication as a route option, `{ auth: 'ADMIN' | 'INFERENCE' | 'OPTIONAL' }`.
- * A bearer key is hashed and looked up in the key cache; wallet sign-in headers are handed
- * to the wallet authenticator. Key failures are 401 StandardErrors that never tell which part
- * of a key was wrong; sign-in failures add the reference's `X402_SIGN_IN_*` code.
+ * Stage 2: authentication, as the `authenticate` route option (the `auth` and `meter`
+ * options compose it with the stages after it). A bearer key is hashed and looked up in the
+ * key cache; wallet sign-in headers go to the wallet authenticator. A missing or bad
+ * credential is 401 and never tells which part of a key was wrong; a valid key of the wrong
+ * type is 403. Sign-in failures add the reference's `X402_SIGN_IN_*` code.
  */
-export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: WalletAuthenticator; after?: AfterAuthStage[] }) {
-  const after = deps.after ?? [];
+export function authGate(deps: AuthDeps) {
   async function authenticate(request: Request, ctx: RequestContext, access: Access): Promise<Caller | null> {
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
@@ -51,9 +42,10 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
       if (!key) throw unauthorized('Authentication failed');
       if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
       const admin = access === 'ADMIN' || access === 'OPERATOR';
-      if (admin && key.type !== 'ADMIN') throw unauthorized('Authentication failed: this endpoint requires an ADMIN API key');
+      if (admin && key.type !== 'ADMIN')
+        throw forbidden('Forbidden: INFERENCE keys may call inference endpoints only; this endpoint needs an ADMIN API key');
       if (access === 'OPERATOR' && !key.operator)
-        throw unauthorized("Authentication failed: this endpoint requires an ADMIN API key of the operator's account");
+        throw forbidden("Forbidden: this endpoint requires an ADMIN API key of the operator's account");
       deps.keys.touch(key.id);
       return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
     }
@@ -71,19 +63,15 @@ export function authGate(deps: { keys: KeyCache; now: () => number; wallet?: Wal
   }
 
   return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({
-    auth: (access: Access) => ({
+    authenticate: (access: Access) => ({
       // The transform phase runs before body validation, so an anonymous caller learns
       // nothing about a route's schema and a credential flood costs no validation work.
-      async transform({ request, path, svc, set }) {
+      async transform({ request, svc, set }) {
         svc.caller = await authenticate(request, svc, access);
         // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
         // sign-ins have nothing to refresh), so authenticated responses say so.
         if (svc.caller) set.headers['x-auth-refreshed'] = 'false';
-        for (const stage of after) await stage({ request, path, svc, set: set as { headers: Record<string, string | number> }, access });
       },
     }),
   });
 }
-
-/** The auth gate plugin; route families `.use()` it to get the `auth` route option. */
-export type AuthGate = ReturnType<typeof authGate>;

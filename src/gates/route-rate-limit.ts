@@ -1,15 +1,19 @@
+import { Elysia } from 'elysia';
 import type { RateLimiter } from '../limits/types';
-import type { AfterAuthStage } from './auth';
+import { requestContext } from './request-id';
 
 /**
- * Stage 4 for authenticated routes that are not bound to a model (keys, billing,
- * characters, ...): one request against the account-wide `rateLimits.apiRpm`, with the
- * spec 8.2 request headers on the response. Model routes (`metered`) are skipped: the
- * meter admits them against the model's own limits and sets those headers.
+ * Stage 4 for account routes (the `routeRateLimit` route option, composed by `auth`): one
+ * request against the account-wide `rateLimits.apiRpm`, with the spec 8.2 request headers.
+ * Inference routes do not take it: the metered call admits them against the model's limits.
  */
-export function routeRateLimitStage(limits: RateLimiter, metered: ReadonlySet<string>): AfterAuthStage {
-  return async function limitRoute({ path, svc, set }) {
-    if (!svc.caller || metered.has(path)) return;
-    Object.assign(set.headers, await limits.admitRoute(svc.caller, path, svc.requestId));
-  };
+export function routeRateLimitGate(limits: RateLimiter) {
+  return new Elysia({ name: 'svc.gate.route-rate-limit' }).use(requestContext).macro({
+    routeRateLimit: {
+      async transform({ path, svc, set }) {
+        if (!svc.caller) return;
+        Object.assign(set.headers, await limits.admitRoute(svc.caller, path, svc.requestId));
+      },
+    },
+  });
 }

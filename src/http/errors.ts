@@ -83,3 +83,8 @@ export function payloadTooLarge(limitBytes: number): ServiceError {
 export function upstreamError(status: 502 | 503 | 504, message: string): ServiceError {
   return new ServiceError(status, { error: message });
 }
+
+/** 403 StandardError: the credential is valid but may not call this endpoint (wrong key type). */
+export function forbidden(message = 'Forbidden'): ServiceError {
+  return new ServiceError(403, { error: message });
+}

@@ -3,16 +3,7 @@ import type { Database } from '../db/database';
 import { rateLimitLogs } from '../db/schema';
 import type { Logger } from '../log';
 import { countRateLimitRefusal } from '../metrics';
-import type { RateLimitLog, RateLimitRefusal } from './types';
-
-/** A refusal as listed by GET /api_keys/rate_limits/log. */
-export interface RefusalEntry {
-  apiKeyId: string | null;
-  modelId: string;
-  rateLimitTier: string;
-  rateLimitType: string;
-  timestamp: string;
-}
+import type { RateLimitLog, RateLimitRefusal, RefusalEntry } from './types';
 
 /** The refusal log plus what the routes and shutdown need. */
 export interface RefusalLog extends RateLimitLog {

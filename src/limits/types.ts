@@ -1,7 +1,6 @@
 import type { Caller } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
 import type { AccountLimits, AccountLimitsChange } from './account-limits';
-import type { RefusalEntry } from './refusal-log';
 import type { AccountTier, ModelLimits, VideoOperation } from './tables';
 
 /** What a request took from its rate limits, and the headers that report them (spec 8.2). */
@@ -30,6 +29,15 @@ export interface RateLimitRefusal {
 /** The log's model id of a route not bound to a model, as the reference writes it: `endpoint:api/v1/...`. */
 export function endpointId(path: string): string {
   return `endpoint:${path.startsWith('/') ? path.slice(1) : path}`;
+}
+
+/** A refusal as listed by GET /api_keys/rate_limits/log. */
+export interface RefusalEntry {
+  apiKeyId: string | null;
+  modelId: string;
+  rateLimitTier: string;
+  rateLimitType: string;
+  timestamp: string;
 }
 
 /** Records refusals without a database write on the request path (written in batches). */

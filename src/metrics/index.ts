@@ -96,7 +96,8 @@ export function observeUpstream(provider: string, seconds: number, reason: strin
 /** What a written ledger row contributes to the token and charge counters (src/billing/ledger-row.ts). */
 export interface BilledRow {
   requestId: string;
-  modelId: string;
+  /** Null for a call priced without a catalog model (RPC credits, augment calls). */
+  modelId: string | null;
   currency: string;
   /** Signed micro-units: a charge is negative. */
   amount: number;
@@ -114,8 +115,9 @@ export function countBilledRows(rows: readonly BilledRow[]): void {
     if (row.amount < 0) charged.inc({ currency: row.currency }, -row.amount);
     if (row.requestId === previous) continue;
     previous = row.requestId;
-    if (row.promptTokens > 0) tokens.inc({ model: row.modelId, direction: 'prompt' }, row.promptTokens);
-    if (row.completionTokens > 0) tokens.inc({ model: row.modelId, direction: 'completion' }, row.completionTokens);
+    const model = row.modelId ?? 'none';
+    if (row.promptTokens > 0) tokens.inc({ model, direction: 'prompt' }, row.promptTokens);
+    if (row.completionTokens > 0) tokens.inc({ model, direction: 'completion' }, row.completionTokens);
   }
 }
 

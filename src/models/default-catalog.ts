@@ -99,6 +99,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     type: 'embedding',
     routes: sim,
     pricing: { input: '0.15' },
+    dimensions: 1024,
     traits: ['default'],
     privacy: 'private',
   },

@@ -9,6 +9,12 @@ export const ProviderConfigSchema = T.Object({
   kind: T.String({ minLength: 1, description: 'openai-compatible | simulator | searxng | brave | ...' }),
   baseURL: T.Optional(T.String({ pattern: '^https?://' })),
   apiKey: T.Optional(T.String()),
+  /** What an openai-compatible upstream serves (chat, embed, images, speech, transcribe); all of them by default. */
+  capabilities: T.Optional(
+    T.Array(
+      T.Union([T.Literal('chat'), T.Literal('embed'), T.Literal('images'), T.Literal('speech'), T.Literal('transcribe'), T.Literal('rpc')]),
+    ),
+  ),
   /** Total time allowed for one upstream call before the first byte, in ms. */
   timeoutMs: T.Integer({ minimum: 1, default: 120_000 }),
   options: T.Record(T.String(), T.Unknown(), { default: {} }),

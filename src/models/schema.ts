@@ -61,6 +61,8 @@ export const ModelConfigSchema = T.Object({
   contextLength: T.Optional(T.Integer({ minimum: 1 })),
   maxCompletionTokens: T.Optional(T.Integer({ minimum: 1 })),
   promptCharacterLimit: T.Optional(T.Integer({ minimum: 1 })),
+  /** Embedding models: the vector size, and the largest `dimensions` a request may ask for. */
+  dimensions: T.Optional(T.Integer({ minimum: 1 })),
   traits: T.Array(T.String(), { default: [] }),
   privacy: T.Union([T.Literal('private'), T.Literal('anonymized')], { default: 'private' }),
   deprecation: T.Optional(

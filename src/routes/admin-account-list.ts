@@ -2,7 +2,7 @@ import { desc, lt } from 'drizzle-orm';
 import { Elysia, t } from 'elysia';
 import { accounts } from '../db/schema';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { badRequest } from '../http/errors';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
@@ -27,9 +27,9 @@ const ListResult = t.Object({
  * GET /admin/accounts: the accounts, newest first, in pages (operator only; the operator
  * CLI's `accounts list`). Balances are per account at GET /admin/accounts/{accountId}.
  */
-export function adminAccountListRoutes(deps: AppDeps, auth: AuthGate) {
+export function adminAccountListRoutes(deps: AppDeps, stages: Stages) {
   const db = deps.storage.db;
-  return new Elysia({ name: 'svc.routes.admin-account-list' }).use(auth).get(
+  return new Elysia({ name: 'svc.routes.admin-account-list' }).use(stages).get(
     '/admin/accounts',
     async function listAccountsByOperator({ query }) {
       const limit = query.limit ?? 100;

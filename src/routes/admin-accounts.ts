@@ -5,7 +5,7 @@ import type { Currency } from '../billing/credit';
 import { MICROS, microsToNumber, toMicros } from '../billing/money';
 import { accounts } from '../db/schema';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { badRequest, notFound } from '../http/errors';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
@@ -64,7 +64,7 @@ function creditMicros(amount: string | number): number {
  * Operator endpoints (ADMIN keys of the operator's account): credit an account, read an
  * account with its live balances. Credits go through the meter, which owns live balances.
  */
-export function adminAccountRoutes(deps: AppDeps, auth: AuthGate) {
+export function adminAccountRoutes(deps: AppDeps, stages: Stages) {
   const db = deps.storage.db;
 
   async function accountRow(accountId: string) {
@@ -78,7 +78,7 @@ export function adminAccountRoutes(deps: AppDeps, auth: AuthGate) {
     Object.fromEntries(Object.entries(held).map(([c, m]) => [c, microsToNumber(m ?? 0)]));
 
   return new Elysia({ name: 'svc.routes.admin-accounts' })
-    .use(auth)
+    .use(stages)
     .post(
       '/admin/accounts/:accountId/credits',
       async function creditAccountByOperator({ params, body }) {

@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from '../billing/usage-cursor';
 import { usageAfter, usageEntry, usagePage, type UsageFilter } from '../billing/usage-query';
 import { HistoryCurrency, UsageCurrency, UsageEntry } from '../billing/usage-schema';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { badRequest } from '../http/errors';
 import type { Caller } from '../http/request-context';
 
@@ -113,14 +113,14 @@ function csvResponse(body: string, filename: string, headers: Record<string, str
  * Usage lists CHARGE and REFUND ledger lines (credits and top-ups are not usage); `amount`
  * is the amount charged, positive, and negative for a refund.
  */
-export function billingRoutes(deps: AppDeps, auth: AuthGate) {
+export function billingRoutes(deps: AppDeps, stages: Stages) {
   const db = deps.storage.db;
   const successor = `${deps.config.basePath}/billing/usage-history`;
   let secret: Promise<Buffer> | null = null;
   const cursorSecret = () => (secret ??= tokenSecret(deps.config.tokenSecret, deps.kv).catch((e) => ((secret = null), Promise.reject(e))));
 
   return new Elysia({ name: 'svc.routes.billing' })
-    .use(auth)
+    .use(stages)
     .get(
       '/billing/usage',
       async function getBillingUsage({ svc, query, request, set }) {
@@ -260,7 +260,7 @@ export function billingRoutes(deps: AppDeps, auth: AuthGate) {
         };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         response: { 200: Balance, 401: ErrorBody, 500: ErrorBody },
         detail: {
           operationId: 'getBillingBalance',

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia';
 import { charactersOf } from '../characters';
 import { CharacterInput, ReviewInput } from '../characters/schema';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { badRequest, notFound } from '../http/errors';
 
 const Character = t.Object({
@@ -96,7 +96,7 @@ const characterNotFound = () => notFound('Character not found');
  * Characters (spec 4.1, 2.1, 2.2; API-NOTES section 7): list, get, reviews with pagination
  * headers and summary for any authenticated caller; ADMIN keys add characters and reviews.
  */
-export function characterRoutes(deps: AppDeps, auth: AuthGate) {
+export function characterRoutes(deps: AppDeps, stages: Stages) {
   const characters = charactersOf(deps);
   const store = async () => {
     await characters.ready;
@@ -105,7 +105,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
   const accountOf = (caller: { accountId: string } | null) => caller?.accountId ?? null;
 
   return new Elysia({ name: 'svc.routes.characters' })
-    .use(auth)
+    .use(stages)
     .get(
       '/characters',
       async function listCharacters({ query, svc }) {
@@ -119,7 +119,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         return { object: 'list' as const, data: await (await store()).list(q, accountOf(svc.caller)) };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         query: ListQuery,
         response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(Character) }) },
         detail: { operationId: 'listCharacters', summary: 'List characters', tags },
@@ -133,7 +133,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         return { object: 'character' as const, data };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         params: SlugParams,
         response: { 200: t.Object({ object: t.Literal('character'), data: Character }) },
         detail: { operationId: 'getCharacterBySlug', summary: 'Get a character by slug', tags },
@@ -159,7 +159,7 @@ export function characterRoutes(deps: AppDeps, auth: AuthGate) {
         };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         params: SlugParams,
         query: ReviewsQuery,
         response: { 200: ReviewList },

@@ -1,21 +1,16 @@
 import { Elysia } from 'elysia';
 import { PLUGINS } from '../../plugins';
-import { createChatHandler, type ChatCall } from '../chat/completions';
+import { createChatHandler, type ChatRequestBody } from '../chat/completions';
 import { composeParameters } from '../chat/parameters';
-import { PluginRunner } from '../chat/runner';
+import { charactersOf } from '../characters';
+import type { PluginServices } from '../pipeline/plugin';
+import { PluginRunner } from '../pipeline/plugin-runner';
+import { webToolsOf } from '../../providers/search';
 import { chatRequestSchema, svcParametersSchema } from '../chat/schema';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
-import type { RequestPlugin } from '../pipeline/types';
-
-const error = (description: string) => ({
-  description,
-  content: {
-    'application/json': {
-      schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, details: { type: 'object' } } },
-    },
-  },
-});
+import type { Stages } from '../gates';
+import { errorResponse as error } from './responses';
+import type { AnyRequestPlugin } from '../pipeline/plugin';
 
 // Documentation only: responses are not validated on the hot path.
 const RESPONSES = {
@@ -39,25 +34,27 @@ const RESPONSES = {
 
 /** Options of the chat routes; tests shorten the ping interval or pass their own plugins. */
 export interface ChatRouteOptions {
-  plugins?: RequestPlugin[];
+  plugins?: AnyRequestPlugin[];
   /** Keep-alive interval while the upstream is silent (default 15 s). */
   pingIntervalMs?: number;
 }
 
 /** POST /chat/completions, with its request schema composed from the plugins. */
-export function chatRoutes(deps: AppDeps, auth: AuthGate, opts: ChatRouteOptions = {}) {
+export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
   const plugins = opts.plugins ?? PLUGINS;
   const parameters = composeParameters(plugins);
-  const handle = createChatHandler(deps, new PluginRunner(plugins), parameters, { pingIntervalMs: opts.pingIntervalMs ?? 15_000 });
-  return new Elysia({ name: 'svc.routes.chat' }).use(auth).post(
+  const handle = createChatHandler(pluginServices(deps), new PluginRunner(plugins), parameters, {
+    pingIntervalMs: opts.pingIntervalMs ?? 15_000,
+  });
+  return new Elysia({ name: 'svc.routes.chat' }).use(stages).post(
     '/chat/completions',
     // Destructured: Elysia reads which context fields a handler uses from its source, and a
     // handler that takes the whole context makes every request parse cookies, query and headers.
-    function createChatCompletion({ body, svc, request, set, server }) {
-      return handle({ body, svc, request, set, server } as unknown as ChatCall);
+    function createChatCompletion({ body, call }) {
+      return handle(body as ChatRequestBody, call);
     },
     {
-      auth: 'INFERENCE',
+      meter: { type: 'text' },
       // JSON whatever the Content-Type says (curl -d sends form-urlencoded).
       parse: 'json',
       body: chatRequestSchema(svcParametersSchema(parameters.properties)),
@@ -75,4 +72,16 @@ export function chatRoutes(deps: AppDeps, auth: AuthGate, opts: ChatRouteOptions
       },
     },
   );
+}
+
+/** What the svc_parameters plugins may use of the app (never the database or the app itself). */
+export function pluginServices(deps: AppDeps): PluginServices {
+  return {
+    config: deps.config,
+    log: deps.log,
+    now: deps.now,
+    urlGuard: { allowPrivate: deps.config.allowPrivateUrls, fetch: deps.fetch },
+    web: webToolsOf(deps),
+    characters: charactersOf(deps),
+  };
 }

@@ -6,7 +6,7 @@ import type { WalletsConfig } from '../auth/wallet-config';
 import { createWeb3KeyFlow } from '../auth/web3-keys';
 import { createWeb3Tokens, tokenSecret } from '../auth/web3-token';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { badRequest, tooManyRequests } from '../http/errors';
 import type { Caller } from '../http/request-context';
 
@@ -33,7 +33,7 @@ const CREATIONS_PER_MINUTE = 20;
  * and the unauthenticated web3 key flow, GET/POST /api_keys/generate_web3_key. Static
  * segments beat `:id` in Elysia's router, so /api_keys/rate_limits etc. are not swallowed.
  */
-export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig) {
+export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig) {
   const db = deps.storage.db;
   const service = createKeysService({ db, keys: deps.keys, now: deps.now });
   const web3 = createWeb3KeyFlow({
@@ -58,7 +58,7 @@ export function keyRoutes(deps: AppDeps, auth: AuthGate, wallets: WalletsConfig)
 
   const tags = ['API Keys'];
   return new Elysia({ name: 'svc.routes.keys' })
-    .use(auth)
+    .use(stages)
     .get(
       '/api_keys',
       async function listApiKeys({ svc }) {

@@ -1,8 +1,10 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import type { ModelType } from '../models/schema';
 import { presentModel } from '../models/present';
+import { notFound } from '../http/errors';
+import { errorResponses } from './responses';
 
 const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video', 'audio'] as const;
 
@@ -35,10 +37,10 @@ const ModelRecord = t.Object(
 const NameMap = t.Object({ object: t.Literal('list'), type: t.String(), data: t.Record(t.String(), t.String()) });
 
 /** GET /models, /models/traits and /models/compatibility_mapping (public; a key is optional). */
-export function modelRoutes(deps: Pick<AppDeps, 'models'>, auth: AuthGate) {
+export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
   const createdAt = Math.floor(Date.now() / 1000);
   return new Elysia({ name: 'svc.routes.models' })
-    .use(auth)
+    .use(stages)
     .get(
       '/models',
       function listModels({ query }) {
@@ -53,6 +55,27 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, auth: AuthGate) {
         query: TypeQuery,
         response: { 200: t.Object({ object: t.Literal('list'), type: t.String(), data: t.Array(ModelRecord) }) },
         detail: { operationId: 'listModels', summary: 'List models', tags: ['Models'], security: [{}, { BearerAuth: [] }] },
+      },
+    )
+    .get(
+      '/models/:id',
+      function retrieveModel({ params }) {
+        const model = deps.models.get(params.id) ?? deps.models.resolve(params.id);
+        if (!model) throw notFound(`Model "${params.id}" not found. GET /models lists the available models.`);
+        return presentModel(model, createdAt);
+      },
+      {
+        auth: 'OPTIONAL',
+        params: t.Object({ id: t.String({ minLength: 1, description: 'A model id or compatibility alias' }) }),
+        response: { 200: ModelRecord },
+        detail: {
+          operationId: 'retrieveModel',
+          summary: 'Retrieve a model',
+          description: "One model's record, as in GET /models (the OpenAI SDK's `models.retrieve`). 404 for an unknown id.",
+          tags: ['Models'],
+          security: [{}, { BearerAuth: [] }],
+          responses: errorResponses(404) as never,
+        },
       },
     )
     .get(

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia';
 import { microsToNumber } from '../billing/money';
 import type { AppDeps } from '../deps';
-import type { AuthGate } from '../gates/auth';
+import type { Stages } from '../gates';
 import { notFound } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { AccountLimitsBody, parseAccountLimitsChange } from '../limits/admin-body';
@@ -52,7 +52,7 @@ function nextEpoch(now: number): string {
  * requests (at both paths the spec names), and the operator's per-account settings.
  * Static segments beat `/api_keys/:id` in Elysia's router, so these are not swallowed.
  */
-export function rateLimitRoutes(deps: AppDeps, auth: AuthGate) {
+export function rateLimitRoutes(deps: AppDeps, stages: Stages) {
   const tags = ['API Keys'];
   async function listLogs({ svc }: { svc: { caller: Caller | null } }) {
     return { object: 'list' as const, data: await deps.limits.refusals(callerOf(svc.caller).accountId, LOG_ENTRIES) };
@@ -60,7 +60,7 @@ export function rateLimitRoutes(deps: AppDeps, auth: AuthGate) {
   const logRoute = { auth: 'ADMIN' as const, response: { 200: LogResponse } };
 
   return new Elysia({ name: 'svc.routes.rate-limits' })
-    .use(auth)
+    .use(stages)
     .get(
       '/api_keys/rate_limits',
       async function getApiKeyRateLimits({ svc }) {
@@ -90,7 +90,7 @@ export function rateLimitRoutes(deps: AppDeps, auth: AuthGate) {
         };
       },
       {
-        auth: 'INFERENCE',
+        auth: 'ADMIN',
         response: { 200: RateLimitsResponse },
         detail: { operationId: 'getApiKeyRateLimits', summary: 'Rate limits in force for the caller, and its balances', tags },
       },

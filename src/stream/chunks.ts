@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatUsage } from '../pipeline/types';
+import type { ChatChunk, ChatUsage } from './wire';
 import type { SseEvent } from './events';
 
 /** What an upstream SSE event means for the proxy. */

@@ -1,4 +1,4 @@
-import type { ChatChunk } from '../pipeline/types';
+import type { ChatChunk } from './wire';
 
 /** The one UTF-8 encoder of the stream code. */
 export const utf8 = new TextEncoder();

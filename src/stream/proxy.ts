@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatUsage, ChunkTransformer } from '../pipeline/types';
+import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
 import { classifyEvent, UpstreamStreamError } from './chunks';
 import { DONE_BYTES, encodeEvent, encodeStreamError, eventText, utf8 } from './encoder';
 import { SseDecoder } from './events';

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatUsage } from '../pipeline/types';
+import type { ChatChunk, ChatUsage } from './wire';
 import { classifyEvent } from './chunks';
 import { SseDecoder } from './events';
 import { encodeEvent } from './encoder';
@@ -70,7 +70,7 @@ export class UsageTap {
   events = 0;
   /** Whether the upstream ended its stream properly with `[DONE]`. */
   sawDone = false;
-  /** Set when the upstream reported an error in-band (already forwarded as is). */
+  /** Set when the upstream reported an error in-band. Not forwarded here: the proxy ends the stream with svc's own error event and `[DONE]`. */
   upstreamError: string | null = null;
   private rest: Uint8Array | null = null;
 

@@ -12,19 +12,18 @@ let t: TestApp;
 let probe: Elysia;
 beforeAll(async () => {
   t = await startTestApp({ config: { abuseGuard: { enabled: true } } });
-  const abuse = abuseGuardGate(t.deps);
   probe = new Elysia()
     .use(requestIdGate)
     .use(errorHandler(t.deps.log))
-    .use(abuse.plugin)
-    .use(authGate({ keys: t.deps.keys, now: t.deps.now, after: abuse.stage ? [abuse.stage] : [] }))
+    .use(abuseGuardGate(t.deps))
+    .use(authGate({ keys: t.deps.keys, now: t.deps.now }))
     .get(
       '/status/:code',
       ({ params, set }) => {
         set.status = Number(params.code);
         return { error: 'probe' };
       },
-      { auth: 'ADMIN' },
+      { authenticate: 'ADMIN', abuseGuard: true },
     ) as unknown as Elysia;
 });
 afterAll(() => t.close());

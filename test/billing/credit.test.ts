@@ -14,8 +14,8 @@ for (const backend of BACKENDS)
       f.t.request(`/admin/accounts/${accountId}/credits`, { method: 'POST', json, key });
     const balance = (key?: string | null) => f.t.request('/billing/balance', { key });
 
-    test('GET /billing/balance: USD pays while there is no DIEM; any key', async () => {
-      for (const key of [undefined, f.inferenceKey]) {
+    test('GET /billing/balance: USD pays while there is no DIEM; ADMIN keys only', async () => {
+      for (const key of [undefined]) {
         const res = await balance(key);
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({
@@ -25,6 +25,7 @@ for (const backend of BACKENDS)
           diemEpochAllocation: 0,
         });
       }
+      expect((await balance(f.inferenceKey)).status).toBe(403);
       expect((await balance(null)).status).toBe(401);
       expect((await balance('bad-key')).status).toBe(401);
     });
@@ -84,10 +85,14 @@ for (const backend of BACKENDS)
       expect((await badGet.json()).details.accountId).toBeDefined();
     });
 
-    test('only ADMIN keys of the operator account: 401 for INFERENCE keys and other accounts', async () => {
-      for (const key of [f.inferenceKey, f.otherAdminKey, 'bad-key']) {
-        expect((await credit(f.otherAccountId, { currency: 'USD', amount: '1' }, key)).status).toBe(401);
-        expect((await f.t.request(`/admin/accounts/${f.otherAccountId}`, { key })).status).toBe(401);
+    test('only ADMIN keys of the operator account: 403 for INFERENCE keys and other accounts, 401 for bad keys', async () => {
+      for (const [key, status] of [
+        [f.inferenceKey, 403],
+        [f.otherAdminKey, 403],
+        ['bad-key', 401],
+      ] as const) {
+        expect((await credit(f.otherAccountId, { currency: 'USD', amount: '1' }, key)).status).toBe(status);
+        expect((await f.t.request(`/admin/accounts/${f.otherAccountId}`, { key })).status).toBe(status);
       }
       expect((await credit(f.otherAccountId, { currency: 'USD', amount: '1' }, null as never)).status).toBe(401);
     });

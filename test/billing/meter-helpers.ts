@@ -18,8 +18,8 @@ import { fixtureModel, fixtureProvider } from '../chat/helpers';
 
 /** The fixture model: 1 micro-USD per prompt token, 2 per completion token. */
 export const MODEL = 'fix';
-/** 40 characters: the chat route estimates exactly 10 prompt tokens, as the fixture reports. */
-export const PROMPT = 'x'.repeat(40);
+/** 4 tokens (o200k_base) plus 3 for the message and 3 priming the reply: the chat route estimates exactly 10 prompt tokens, as the fixture reports. */
+export const PROMPT = 'one two three four';
 /** With max_tokens 5 the reservation is 10 + 5*2 = 20 micro-USD, which is also the actual cost. */
 export const COST = 20;
 

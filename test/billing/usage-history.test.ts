@@ -132,7 +132,8 @@ for (const backend of BACKENDS)
     });
 
     test('auth: ADMIN keys only; each account sees its own lines', async () => {
-      for (const key of [null, 'bad-key', f.inferenceKey]) expect((await get('', { key })).status).toBe(401);
+      for (const key of [null, 'bad-key']) expect((await get('', { key })).status).toBe(401);
+      expect((await get('', { key: f.inferenceKey })).status).toBe(403);
       const other = await (await get('', { key: f.otherAdminKey })).json();
       expect(other).toEqual({ data: [expect.objectContaining({ amount: 0.000007 })], nextCursor: null });
     });

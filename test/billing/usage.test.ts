@@ -141,10 +141,14 @@ for (const backend of BACKENDS)
       }
     });
 
-    test('auth: ADMIN keys only (401 with the deprecation headers otherwise)', async () => {
-      for (const key of [null, 'bad-key', f.inferenceKey]) {
+    test('auth: ADMIN keys only (401, or 403 for an INFERENCE key, with the deprecation headers)', async () => {
+      for (const [key, status] of [
+        [null, 401],
+        ['bad-key', 401],
+        [f.inferenceKey, 403],
+      ] as const) {
         const res = await get('', { key });
-        expect(res.status).toBe(401);
+        expect(res.status).toBe(status);
         expectDeprecation(res);
         expect(Object.keys(await res.json())).toEqual(['error']);
       }

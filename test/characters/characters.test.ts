@@ -26,7 +26,7 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
 
   describe('GET /characters', () => {
     test('lists the two seeded characters with every field of the record', async () => {
-      const res = await t.request('/characters', { key: inferenceKey });
+      const res = await t.request('/characters', { key: t.adminKey });
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body.object).toBe('list');
@@ -94,7 +94,7 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
 
   describe('GET /characters/{slug}', () => {
     test('200 with the record', async () => {
-      const res = await t.request('/characters/code-reviewer', { key: inferenceKey });
+      const res = await t.request('/characters/code-reviewer', { key: t.adminKey });
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body.object).toBe('character');
@@ -118,7 +118,7 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
 
   describe('GET /characters/{slug}/reviews (spec 4.1)', () => {
     test('defaults page=1 pageSize=20: envelope, summary and the four pagination headers', async () => {
-      const res = await t.request('/characters/alan-watts/reviews', { key: inferenceKey });
+      const res = await t.request('/characters/alan-watts/reviews', { key: t.adminKey });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('application/json');
       expect(res.headers.get('x-pagination-limit')).toBe('20');
@@ -215,7 +215,7 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
       expect(added).toMatchObject({ username: 'me', rating: 1, isOwner: true, locale: null });
 
       // Same account through an INFERENCE key: still the owner.
-      const mine = await (await t.request('/characters/code-reviewer/reviews', { key: inferenceKey })).json();
+      const mine = await (await t.request('/characters/code-reviewer/reviews', { key: t.adminKey })).json();
       expect(mine.data[0]).toMatchObject({ id: added.id, isOwner: true });
       expect(mine.data.slice(1).every((r: { isOwner: boolean }) => !r.isOwner)).toBe(true);
       expect(mine.summary).toEqual({ averageRating: 3.33, totalReviews: 3 });
@@ -254,7 +254,9 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
       expect((await bad.json()).details.slug).toBeDefined();
     });
 
-    test('INFERENCE keys may not add characters or reviews (401)', async () => {
+    test('INFERENCE keys may not read or add characters or reviews (403)', async () => {
+      for (const path of ['/characters', '/characters/alan-watts', '/characters/alan-watts/reviews'])
+        expect((await t.request(path, { key: inferenceKey })).status).toBe(403);
       expect(
         (
           await t.request('/characters', {
@@ -263,11 +265,11 @@ describe.each(BACKENDS)('characters on $name', (backend) => {
             json: { slug: 'x', name: 'x', systemPrompt: 'x', modelId: 'x' },
           })
         ).status,
-      ).toBe(401);
+      ).toBe(403);
       expect(
         (await t.request('/characters/alan-watts/reviews', { method: 'POST', key: inferenceKey, json: { username: 'x', rating: 3 } }))
           .status,
-      ).toBe(401);
+      ).toBe(403);
     });
   });
 

@@ -70,7 +70,8 @@ describe('happy path', () => {
     expect(sent.svc_parameters).toBeUndefined();
     expect(sent.stream_options).toBeUndefined();
     expect(m.calls.settled).toEqual([expect.objectContaining({ promptTokens: 10, completionTokens: 5 })]);
-    expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 1, maxCompletionTokens: 4096 });
+    // "Hi" is 1 token (o200k_base), plus 3 for the message and 3 priming the reply.
+    expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 7, maxCompletionTokens: 4096 });
   });
 
   test('aliases resolve (trait) and deprecation headers are set', async () => {

@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { freeMeter, type MeteredUsage, type MeterOpenInput, type UsageMeter } from '../../src/billing/meter';
-import type { ChatChunk, RequestPlugin } from '../../src/pipeline/types';
+import type { ChatChunk } from '../../src/stream/wire';
+import type { RequestPlugin } from '../../src/pipeline/plugin';
 import { readSseEvents } from '../../src/stream/events';
 
 /** A meter that records every open/settle/release, charging 1234 micro-USD per settle. */
@@ -12,6 +13,7 @@ export function recordingMeter() {
       calls.opened.push(input);
       return {
         headers: { 'x-ratelimit-remaining-requests': '99' },
+        balances: { usd: 0, diem: 0 },
         async settle(usage) {
           calls.settled.push(usage);
           return { usdMicros: 1234, diemMicros: 0 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { t as tb } from 'elysia';
 import { notFound, tooManyRequests } from '../../src/http/errors';
-import type { RequestPlugin } from '../../src/pipeline/types';
+import type { RequestPlugin } from '../../src/pipeline/plugin';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { fixtureModel, fixtureProvider, recordingMeter } from './helpers';

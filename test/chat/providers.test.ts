@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createLogger } from '../../src/log';
-import type { ChatCompletion, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
 import { readSseEvents } from '../../src/stream/events';
 import { UpstreamFailure } from '../../providers/errors';
 import { openAICompatible } from '../../providers/openai-compatible';
@@ -35,7 +35,7 @@ describe('openAICompatible (injected fetch)', () => {
     };
     const { f, calls } = recordingFetch(() => Response.json(completion));
     const p = openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1/', apiKey: 'sk-test', fetch: f });
-    const out = await p.chat(req(), { signal: signal(), upstreamModel: 'org/Model', timeoutMs: 1000 });
+    const out = await p.chat!(req(), { signal: signal(), upstreamModel: 'org/Model', timeoutMs: 1000 });
     expect(out.kind).toBe('json');
     expect((out as { body: ChatCompletion }).body.id).toBe('x');
     expect(calls[0]?.url).toBe('http://127.0.0.1:1/v1/chat/completions');
@@ -56,7 +56,7 @@ describe('openAICompatible (injected fetch)', () => {
     for (const [upstream, status, retryable] of cases) {
       const { f } = recordingFetch(() => Response.json({ error: { message: 'nope' } }, { status: upstream }));
       const p = openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch: f });
-      const err = await p.chat(req(), { signal: signal(), upstreamModel: 'm', timeoutMs: 1000 }).catch((e) => e);
+      const err = await p.chat!(req(), { signal: signal(), upstreamModel: 'm', timeoutMs: 1000 }).catch((e) => e);
       expect(err).toBeInstanceOf(UpstreamFailure);
       expect([upstream, err.status, err.retryable]).toEqual([upstream, status, retryable]);
     }
@@ -67,7 +67,7 @@ describe('openAICompatible (injected fetch)', () => {
       () => new Response(new ReadableStream({ start: (c) => c.close() }), { headers: { 'content-type': 'text/event-stream' } }),
     );
     const p = openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch: f });
-    const err = await p.chat(req({ stream: true }), { signal: signal(), upstreamModel: 'm', timeoutMs: 1000 }).catch((e) => e);
+    const err = await p.chat!(req({ stream: true }), { signal: signal(), upstreamModel: 'm', timeoutMs: 1000 }).catch((e) => e);
     expect(err).toMatchObject({ status: 502, retryable: true });
   });
 });
@@ -77,17 +77,18 @@ describe('simulator', () => {
     simulator({
       id: 'sim',
       options: { latencyMs: 0, tokensPerSecond: 0, ...options },
-      isReasoning: (m) => m === 'thinker',
+      catalog: { isReasoning: (m) => m === 'thinker', dimensionsOf: () => undefined },
       log: createLogger('silent'),
     });
 
   test('JSON with real usage counts and max_tokens -> finish_reason length', async () => {
-    const full = (await sim().chat(req(), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as { body: ChatCompletion };
-    expect(full.body.usage.prompt_tokens).toBe(3);
+    const full = (await sim().chat!(req(), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as { body: ChatCompletion };
+    // o200k_base: "Hello world!" is 3 tokens, plus 3 for the message and 3 priming the reply.
+    expect(full.body.usage.prompt_tokens).toBe(9);
     expect(full.body.usage.completion_tokens).toBeGreaterThan(5);
     expect(full.body.choices[0]?.finish_reason).toBe('stop');
     expect(full.body.choices[0]?.message.content).toContain('Hello world!');
-    const cut = (await sim().chat(req({ max_tokens: 4 }), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as {
+    const cut = (await sim().chat!(req({ max_tokens: 4 }), { signal: signal(), upstreamModel: 'plain', timeoutMs: 1000 })) as {
       body: ChatCompletion;
     };
     expect(cut.body.usage.completion_tokens).toBe(4);
@@ -96,7 +97,7 @@ describe('simulator', () => {
 
   test('SSE: role chunk, tokens, finish, usage when asked, [DONE]; <think> for reasoning models unless disabled', async () => {
     const run = async (extra: Partial<UpstreamChatRequest>, model = 'thinker') => {
-      const out = await sim().chat(req({ stream: true, stream_options: { include_usage: true }, ...extra }), {
+      const out = await sim().chat!(req({ stream: true, stream_options: { include_usage: true }, ...extra }), {
         signal: signal(),
         upstreamModel: model,
         timeoutMs: 1000,
@@ -120,7 +121,7 @@ describe('simulator', () => {
 
   test('latency and tokens/second pace the stream', async () => {
     const started = performance.now();
-    const out = await sim({ latencyMs: 30, tokensPerSecond: 500 }).chat(req({ stream: true }), {
+    const out = await sim({ latencyMs: 30, tokensPerSecond: 500 }).chat!(req({ stream: true }), {
       signal: signal(),
       upstreamModel: 'plain',
       timeoutMs: 1000,

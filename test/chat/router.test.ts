@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import { createCatalog, type ModelEntry } from '../../src/models/catalog';
 import type { ModelConfig } from '../../src/models/schema';
-import type { ChatProvider } from '../../src/pipeline/types';
+import type { Provider } from '../../providers/types';
 import { UpstreamFailure } from '../../providers/errors';
 import { createRouter, orderReplicas, type Replica } from '../../providers/router';
 
 const replica = (id: string, weight = 1): Replica => ({
   id,
-  provider: {} as ChatProvider,
+  provider: {} as Provider,
   upstreamModel: 'm',
   weight,
   timeoutMs: 1000,
@@ -75,20 +75,21 @@ describe('load balancing and retries', () => {
     return createCatalog({ models: [config], simulatorProviders: new Set() }).get(id) as ModelEntry;
   }
 
-  function fakeProvider(id: string, behaviour: () => void): ChatProvider {
+  function fakeProvider(id: string, behaviour: () => void): Provider {
     return {
       id,
       simulated: false,
+      capabilities: new Set(['chat']),
       async chat() {
         behaviour();
-        return { kind: 'json', replica: id, body: {} as never };
+        return { kind: 'json', body: {} as never };
       },
     };
   }
 
   test('retryable failures move on, others stop; in-flight counts return to zero', async () => {
     const calls: string[] = [];
-    const providers: Record<string, ChatProvider> = {
+    const providers: Record<string, Provider> = {
       down: fakeProvider('down', () => {
         calls.push('down');
         throw new UpstreamFailure(502, 'x', true);
@@ -99,12 +100,12 @@ describe('load balancing and retries', () => {
       }),
       ok: fakeProvider('ok', () => void calls.push('ok')),
     };
-    const router = createRouter((id) => (providers[id] ? { provider: providers[id] as ChatProvider, timeoutMs: 1000 } : undefined));
+    const router = createRouter((id) => (providers[id] ? { provider: providers[id] as Provider, timeoutMs: 1000 } : undefined));
     const signal = new AbortController().signal;
     const model = modelWith(['down', 'ok']);
     // A cache key pins the order, so the first replica of that order is tried first.
     const key = keys.find((k) => router.order(model, k)[0]?.id === 'down') as string;
-    const result = await router.chat(model, { model: 'm', messages: [] }, { signal, cacheKey: key });
+    const result = await router.call(model, 'chat', (p, o) => p.chat({ model: 'm', messages: [] }, o), { signal, cacheKey: key });
     expect(result.replica).toBe('ok');
     expect(calls).toEqual(['down', 'ok']);
     result.done();
@@ -113,7 +114,9 @@ describe('load balancing and retries', () => {
     calls.length = 0;
     const model2 = modelWith(['bad', 'ok']);
     const key2 = keys.find((k) => router.order(model2, k)[0]?.id === 'bad') as string;
-    await expect(router.chat(model2, { model: 'm', messages: [] }, { signal, cacheKey: key2 })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      router.call(model2, 'chat', (p, o) => p.chat({ model: 'm', messages: [] }, o), { signal, cacheKey: key2 }),
+    ).rejects.toMatchObject({ status: 400 });
     expect(calls).toEqual(['bad']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { ChatChunk, ChunkTransformer } from '../../src/pipeline/types';
+import type { ChatChunk, ChunkTransformer } from '../../src/stream/wire';
 import { SseDecoder } from '../../src/stream/events';
 import { LineDecoder } from '../../src/stream/lines';
 import { proxyStream, type StreamOutcome } from '../../src/stream/proxy';

@@ -25,9 +25,9 @@ function probe() {
     .use(requestIdGate)
     .use(errorHandler(t.deps.log))
     .use(auth)
-    .get('/admin', ({ svc }) => ({ account: svc.caller?.accountId, type: svc.caller?.apiKey?.type }), { auth: 'ADMIN' })
-    .get('/inference', ({ svc }) => ({ type: svc.caller?.apiKey?.type }), { auth: 'INFERENCE' })
-    .get('/public', ({ svc }) => ({ caller: svc.caller }), { auth: 'OPTIONAL' })
+    .get('/admin', ({ svc }) => ({ account: svc.caller?.accountId, type: svc.caller?.apiKey?.type }), { authenticate: 'ADMIN' })
+    .get('/inference', ({ svc }) => ({ type: svc.caller?.apiKey?.type }), { authenticate: 'INFERENCE' })
+    .get('/public', ({ svc }) => ({ caller: svc.caller }), { authenticate: 'OPTIONAL' })
     .get('/open', () => ({ ok: true }));
 }
 
@@ -40,10 +40,10 @@ async function call(path: string, key?: string, header?: string) {
 }
 
 describe('auth gate', () => {
-  test('ADMIN routes take ADMIN keys and refuse INFERENCE keys with 401', async () => {
+  test('ADMIN routes take ADMIN keys and refuse INFERENCE keys with 403', async () => {
     expect(await call('/admin', t.adminKey)).toMatchObject({ status: 200, body: { type: 'ADMIN' } });
     const refused = await call('/admin', inferenceKey);
-    expect(refused.status).toBe(401);
+    expect(refused.status).toBe(403);
     expect(refused.body.error).toContain('ADMIN');
   });
 

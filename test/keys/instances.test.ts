@@ -7,7 +7,7 @@ import { KEY_INVALIDATION_CHANNEL } from '../../src/auth/key-cache';
 import { parseWalletsConfig } from '../../src/auth/wallet-config';
 import { createDeps } from '../../src/boot';
 import type { AppDeps } from '../../src/deps';
-import { authGate } from '../../src/gates/auth';
+import { pipelineStages } from '../../src/gates';
 import { requestIdGate } from '../../src/gates/request-id';
 import { errorHandler } from '../../src/http/error-handler';
 import { createRedisStore } from '../../src/kv/redis';
@@ -114,11 +114,11 @@ describe('routing', () => {
   afterAll(() => t.close());
 
   test('static /api_keys/* paths of other route families win over /api_keys/:id', async () => {
-    const auth = authGate({ keys: t.deps.keys, now: Date.now });
+    const stages = pipelineStages(t.deps, undefined);
     const app = new Elysia()
       .use(requestIdGate)
       .use(errorHandler(t.deps.log))
-      .use(keyRoutes(t.deps, auth, parseWalletsConfig(t.deps.config)))
+      .use(keyRoutes(t.deps, stages, parseWalletsConfig(t.deps.config)))
       .get('/api_keys/rate_limits', () => ({ from: 'rate_limits' }))
       .get('/api_keys/rate_limits/log', () => ({ from: 'log' }))
       .get('/api_keys/rate_limit_logs', () => ({ from: 'logs' }));

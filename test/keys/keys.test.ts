@@ -208,7 +208,7 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     }
   });
 
-  test('every management route is ADMIN-only: an INFERENCE key and no key get 401', async () => {
+  test('every management route is ADMIN-only: an INFERENCE key gets 403, no key 401', async () => {
     const calls: [string, string, unknown?][] = [
       ['GET', '/api_keys'],
       ['POST', '/api_keys', { apiKeyType: 'ADMIN', description: 'escalate' }],
@@ -217,9 +217,12 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
       ['GET', `/api_keys/${otherKeyId}`],
     ];
     for (const [method, path, json] of calls) {
-      for (const key of [inferenceKey, null]) {
+      for (const [key, status] of [
+        [inferenceKey, 403],
+        [null, 401],
+      ] as const) {
         const res = await t.request(path, { method, json, key });
-        expect(res.status).toBe(401);
+        expect(res.status).toBe(status);
         expect(Object.keys(await res.json())).toEqual(['error']);
       }
     }

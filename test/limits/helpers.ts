@@ -15,7 +15,7 @@ export function limitsMeter(deps: () => AppDeps): UsageMeter {
     ...freeMeter,
     async open(input) {
       const caller = input.ctx.caller;
-      if (!caller) throw new Error('meter opened without a caller');
+      if (!caller || !input.model) throw new Error('meter opened without a caller or a model');
       const admission = await deps().limits.admitModel(
         caller,
         input.model,
@@ -24,6 +24,7 @@ export function limitsMeter(deps: () => AppDeps): UsageMeter {
       );
       return {
         headers: admission.headers,
+        balances: { usd: 0, diem: 0 },
         async settle(usage) {
           await admission.settleTokens(usage.promptTokens + usage.completionTokens);
           return { usdMicros: 0, diemMicros: 0 };

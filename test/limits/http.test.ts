@@ -69,7 +69,7 @@ for (const backend of BACKENDS)
       expect(limitHeaders(res)).toMatchObject({ 'x-ratelimit-limit-requests': '60', 'x-ratelimit-limit-tokens': '1000000' });
       const burst = await Promise.all(Array.from({ length: 24 }, () => chat(t, p.inferenceKey, L_MODEL)));
       expect(burst.every((r) => r.status === 200)).toBe(true);
-      const body = await (await t.request('/api_keys/rate_limits', { key: p.inferenceKey })).json();
+      const body = await (await t.request('/api_keys/rate_limits', { key: p.adminKey })).json();
       expect(body.data.apiTier).toEqual({ id: 'partner', isCharged: true });
       const l = body.data.rateLimits.find((m: { apiModelId: string }) => m.apiModelId === L_MODEL);
       expect(l.rateLimits).toEqual([

@@ -35,7 +35,7 @@ describe.each(BACKENDS)('authenticated routes without a model on $name', (backen
     expect(chat.status).toBe(200);
     expect(chat.headers.get('x-ratelimit-limit-requests')).toBe('50');
     expect(chat.headers.get('x-ratelimit-limit-tokens')).toBe('750000');
-    const next = await t.request('/billing/balance', { key: a.inferenceKey });
+    const next = await t.request('/billing/balance', { key: a.adminKey });
     expect(next.headers.get('x-ratelimit-remaining-requests')).toBe('3');
   });
 

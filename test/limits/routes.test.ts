@@ -17,8 +17,8 @@ for (const backend of BACKENDS)
     const put = (accountId: string, json: unknown, key: string | null = t.adminKey) =>
       t.request(`/admin/accounts/${accountId}/rate_limits`, { method: 'PUT', json, key });
 
-    test('GET /api_keys/rate_limits: the limits in force for every model, with any key', async () => {
-      const res = await t.request('/api_keys/rate_limits', { key: a.inferenceKey });
+    test('GET /api_keys/rate_limits: the limits in force for every model (ADMIN keys)', async () => {
+      const res = await t.request('/api_keys/rate_limits', { key: a.adminKey });
       expect(res.status).toBe(200);
       const { data } = await res.json();
       expect(Object.keys(data).sort()).toEqual([
@@ -62,7 +62,7 @@ for (const backend of BACKENDS)
       const meter = t.deps.meter;
       t.deps.meter = { ...meter, balances: async () => ({ USD: 12_345_678, DIEM: 500_000 }) };
       try {
-        const { data } = await (await t.request('/api_keys/rate_limits', { key: a.inferenceKey })).json();
+        const { data } = await (await t.request('/api_keys/rate_limits', { key: a.adminKey })).json();
         expect(data.balances).toEqual({ USD: 12.345678, DIEM: 0.5 });
       } finally {
         t.deps.meter = meter;
@@ -83,7 +83,7 @@ for (const backend of BACKENDS)
           overrides: { text: { XS: { rpm: 7 } }, models: { 'llama-3.3-70b': { tpm: 123 } } },
         },
       });
-      const { data } = await (await t.request('/api_keys/rate_limits', { key: a.inferenceKey })).json();
+      const { data } = await (await t.request('/api_keys/rate_limits', { key: a.adminKey })).json();
       const byId = Object.fromEntries(
         data.rateLimits.map((m: { apiModelId: string; rateLimits: unknown }) => [m.apiModelId, m.rateLimits]),
       );
@@ -130,19 +130,19 @@ for (const backend of BACKENDS)
       expect(await (await put(randomUUID(), {})).json()).toEqual({ error: 'Account not found' });
     });
 
-    test('401 without a key, and for keys without the access the route needs', async () => {
+    test('401 without a key, 403 for keys without the access the route needs', async () => {
       for (const path of ['/api_keys/rate_limits', '/api_keys/rate_limits/log', '/api_keys/rate_limit_logs'])
         expect((await t.request(path, { key: null })).status).toBe(401);
       expect((await t.request('/api_keys/rate_limits', { key: 'svc_not-a-key' })).status).toBe(401);
-      for (const path of ['/api_keys/rate_limits/log', '/api_keys/rate_limit_logs']) {
+      for (const path of ['/api_keys/rate_limits', '/api_keys/rate_limits/log', '/api_keys/rate_limit_logs']) {
         const res = await t.request(path, { key: a.inferenceKey });
-        expect(res.status).toBe(401);
+        expect(res.status).toBe(403);
         expect(Object.keys(await res.json())).toEqual(['error']);
       }
       expect((await put(a.accountId, { tier: 'partner' }, null)).status).toBe(401);
-      expect((await put(a.accountId, { tier: 'partner' }, a.inferenceKey)).status).toBe(401);
+      expect((await put(a.accountId, { tier: 'partner' }, a.inferenceKey)).status).toBe(403);
       // An ADMIN key of an ordinary account cannot change its own limits.
-      expect((await put(a.accountId, { tier: 'partner' }, a.adminKey)).status).toBe(401);
+      expect((await put(a.accountId, { tier: 'partner' }, a.adminKey)).status).toBe(403);
     });
 
     test('the static paths are not taken by GET /api_keys/{id}', async () => {

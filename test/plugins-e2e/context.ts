@@ -1,8 +1,10 @@
-import type { AppDeps } from '../../src/deps';
 import { parseConfig } from '../../src/config';
 import type { ModelEntry } from '../../src/models/catalog';
 import type { ModelConfig } from '../../src/models/schema';
-import type { ChatChunk, ChatContext, ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../../src/pipeline/types';
+import type { ChatChunk, ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../../src/stream/wire';
+import type { Characters } from '../../src/characters';
+import type { PluginContext, PluginServices } from '../../src/pipeline/plugin';
+import { createSearchProvider, parseSearchConfig } from '../../providers/search';
 
 /** A catalog entry for plugin unit tests, with the given capability flags. */
 export function testModel(capabilities: Partial<NonNullable<ModelConfig['capabilities']>> = {}, id = 'm'): ModelEntry {
@@ -26,22 +28,39 @@ export function testModel(capabilities: Partial<NonNullable<ModelConfig['capabil
   };
 }
 
-/** A ChatContext built by hand, for unit-testing a plugin without the chat route. */
+/** A character store for contexts that use none: any use fails the test. */
+const noCharacters = {
+  get store(): never {
+    throw new Error('this test context has no characters');
+  },
+  ready: Promise.resolve(),
+} as Characters;
+
+/** A PluginContext built by hand, for unit-testing a plugin without the chat route. */
 export function testContext(
   o: {
     params?: Record<string, unknown>;
     config?: Record<string, unknown>;
-    deps?: Partial<AppDeps>;
+    services?: Partial<PluginServices>;
     model?: ModelEntry;
     stream?: boolean;
   } = {},
-): ChatContext {
+): PluginContext {
   const config = parseConfig({ logLevel: 'silent', ...o.config });
   const log = { debug() {}, info() {}, warn() {}, error() {} };
-  const deps = { config, log, fetch, now: Date.now, ...o.deps } as unknown as AppDeps;
+  const search = parseSearchConfig(config.search);
+  const services: PluginServices = {
+    config,
+    log,
+    now: Date.now,
+    urlGuard: { allowPrivate: config.allowPrivateUrls, fetch },
+    web: { config: search, search: createSearchProvider(search, fetch) },
+    characters: noCharacters,
+    ...o.services,
+  };
   return {
     request: { requestId: 'req-1', startedAt: 0, caller: null },
-    deps,
+    services,
     model: o.model ?? testModel(),
     params: o.params ?? {},
     signal: new AbortController().signal,

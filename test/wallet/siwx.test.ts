@@ -30,8 +30,8 @@ describe.each(BACKENDS)('SIGN-IN-WITH-X on $name', (backend) => {
       .use(requestIdGate)
       .use(errorHandler(t.deps.log))
       .use(authGate({ keys: t.deps.keys, now: t.deps.now, wallet }))
-      .post('/inference', ({ svc }) => svc.caller, { auth: 'INFERENCE' })
-      .get('/admin', () => ({ ok: true }), { auth: 'ADMIN' });
+      .post('/inference', ({ svc }) => svc.caller, { authenticate: 'INFERENCE' })
+      .get('/admin', () => ({ ok: true }), { authenticate: 'ADMIN' });
   }
 
   beforeAll(async () => {

@@ -85,7 +85,7 @@ describe.each(BACKENDS)('web3 API keys on $name', (backend) => {
     expect((await (await t.request('/api_keys', { key: body.data.apiKey })).json()).data).toHaveLength(2);
     // INFERENCE web3 keys work on inference routes and not on ADMIN ones.
     expect((await t.request('/models', { key: second.data.apiKey })).status).toBe(200);
-    expect((await t.request('/api_keys', { key: second.data.apiKey })).status).toBe(401);
+    expect((await t.request('/api_keys', { key: second.data.apiKey })).status).toBe(403);
   });
 
   test('allow-listed wallets need no stake (and the RPC node is not asked)', async () => {

@@ -1,0 +1,94 @@
+import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
+import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
+import { upstreamUnavailable } from '../errors';
+import type { BinaryResult, Capability, EmbeddingResult, JsonBody, Provider, ProviderChatResult } from '../types';
+import { upstreamCall } from './upstream-call';
+
+/** What an OpenAI-compatible upstream needs: where it is, its key, and how to fetch. */
+export interface OpenAICompatibleOptions {
+  id: string;
+  baseURL: string;
+  apiKey?: string;
+  /** The capabilities this upstream serves (config `capabilities`); all OpenAI paths by default. */
+  capabilities?: readonly Capability[];
+  /** Injected so tests point providers at fixture servers. */
+  fetch: typeof fetch;
+}
+
+/** The capabilities whose OpenAI paths this adapter knows. */
+export const OPENAI_CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe'];
+
+/**
+ * Any OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, hosted APIs): each
+ * capability is its OpenAI path (`/chat/completions`, `/embeddings`, `/images/...`,
+ * `/audio/speech`, `/audio/transcriptions`), the normalized request is already the wire
+ * format, and the adapter adds the upstream model name, auth and the deadline. Streams are
+ * held until their first byte, so a failure before it is still a retryable JSON error; after
+ * it, the body is passed on as raw bytes.
+ */
+export function openAICompatible(o: OpenAICompatibleOptions): Provider {
+  const base = o.baseURL.replace(/\/+$/, '');
+  const auth: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {};
+  const jsonHeaders = { ...auth, 'content-type': 'application/json' };
+  const sseHeaders = { ...jsonHeaders, accept: 'text/event-stream' };
+  const capabilities = new Set(o.capabilities ?? OPENAI_CAPABILITIES);
+
+  /** POSTs `body` with the replica's model name and returns the JSON answer. */
+  function postJson<T>(path: string, body: JsonBody | FormData, call: Parameters<typeof upstreamCall>[3]): Promise<T> {
+    const init =
+      body instanceof FormData
+        ? { headers: auth, body: withModel(body, call.upstreamModel) }
+        : { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
+    return upstreamCall(o.fetch, `${base}${path}`, init, call, async (res, _abort, end) => {
+      const json = (await res.json()) as T;
+      end();
+      return json;
+    });
+  }
+
+  return {
+    id: o.id,
+    simulated: false,
+    capabilities,
+    chat(req: UpstreamChatRequest, call): Promise<ProviderChatResult> {
+      const init = { headers: req.stream ? sseHeaders : jsonHeaders, body: JSON.stringify({ ...req, model: call.upstreamModel }) };
+      return upstreamCall(o.fetch, `${base}/chat/completions`, init, call, async (res, abort, end) => {
+        if (!req.stream) {
+          const body = (await res.json()) as ChatCompletion;
+          end();
+          return { kind: 'json', body };
+        }
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        const first = await reader.read();
+        if (first.done) throw upstreamUnavailable('the upstream closed the stream before sending anything');
+        const direct: ByteReader = {
+          read: () => reader.read() as ReturnType<ByteReader['read']>,
+          cancel() {
+            abort.abort();
+            return reader.cancel().catch(() => {});
+          },
+        };
+        return { kind: 'stream', body: prefetchedStream(first.value, direct, end) };
+      });
+    },
+    embed: (req, call) => postJson<EmbeddingResult>('/embeddings', { ...req }, call),
+    images: (path, body, call) => postJson<JsonBody>(`/images/${path}`, body, call),
+    transcribe: (body, call) => postJson<JsonBody>('/audio/transcriptions', body, call),
+    speech(body, call): Promise<BinaryResult> {
+      const init = { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
+      return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, _abort, end) => {
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        end();
+        return { body: new Blob([bytes]).stream(), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+      });
+    },
+  };
+}
+
+/** A copy of a multipart body with `model` set to the replica's model name. */
+function withModel(form: FormData, model: string): FormData {
+  const out = new FormData();
+  for (const [key, value] of form.entries()) if (key !== 'model') out.append(key, value);
+  out.append('model', model);
+  return out;
+}

@@ -1,0 +1,63 @@
+import { UpstreamFailure, upstreamAtCapacity, upstreamRejected, upstreamTimeout, upstreamUnavailable } from '../errors';
+import type { CallOptions } from '../types';
+
+/** Reads at most 2,000 characters of an error body, for a message that never echoes secrets. */
+async function errorDetail(res: Response): Promise<string> {
+  const text = (await res.text().catch(() => '')).slice(0, 2000);
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string; detail?: string };
+    const msg = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message ?? body.detail);
+    if (typeof msg === 'string') return msg.slice(0, 500);
+  } catch {}
+  return `HTTP ${res.status}`;
+}
+
+/** Turns a non-2xx upstream status into the error the router and client see. */
+async function statusError(res: Response) {
+  const detail = await errorDetail(res);
+  if (res.status === 429 || res.status === 503) return upstreamAtCapacity();
+  // 401/403/404 mean svc's key or model mapping is wrong for this replica, not the client's
+  // request: a 502 that another replica may not have.
+  if (res.status >= 500 || res.status === 401 || res.status === 403 || res.status === 404)
+    return upstreamUnavailable(`the upstream answered ${res.status}`);
+  return upstreamRejected(res.status, detail);
+}
+
+/**
+ * One upstream HTTP call until its first byte is in hand: the client's abort and the
+ * replica's deadline are wired to the fetch, and every failure before the first byte becomes
+ * the UpstreamFailure the router retries or the client sees. `read` runs under the same
+ * deadline (a JSON body, or the first chunk of a stream); `end()` detaches the client's
+ * abort once the caller is done with the body.
+ */
+export async function upstreamCall<T>(
+  doFetch: typeof fetch,
+  url: string,
+  init: { headers: Record<string, string>; body: string | FormData },
+  call: CallOptions,
+  read: (res: Response, abort: AbortController, end: () => void) => Promise<T>,
+): Promise<T> {
+  const abort = new AbortController();
+  const onClientAbort = () => abort.abort(call.signal.reason);
+  if (call.signal.aborted) abort.abort(call.signal.reason);
+  else call.signal.addEventListener('abort', onClientAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(function upstreamFirstByteTimeout() {
+    timedOut = true;
+    abort.abort();
+  }, call.timeoutMs);
+  const end = () => call.signal.removeEventListener('abort', onClientAbort);
+  try {
+    const res = await doFetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: abort.signal });
+    if (!res.ok) throw await statusError(res);
+    return await read(res, abort, end);
+  } catch (error) {
+    end();
+    if (timedOut) throw upstreamTimeout(call.timeoutMs);
+    if (call.signal.aborted) throw error;
+    if (error instanceof UpstreamFailure) throw error;
+    throw upstreamUnavailable('the upstream could not be reached or sent a broken answer');
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,33 @@
+import type { Logger } from '../../src/log';
+import type { Capability, Provider } from '../types';
+import { simulatedChat, type SimulatorOptions } from './chat';
+import { simulatedEmbed } from './embeddings';
+
+export { simulatedVector } from './embeddings';
+
+/** What the simulator needs from the catalog: which upstream model names think, and embedding dimensions. */
+export interface SimulatorCatalog {
+  isReasoning: (model: string) => boolean;
+  dimensionsOf: (model: string) => number | undefined;
+}
+
+const CAPABILITIES: readonly Capability[] = ['chat', 'embed'];
+
+/**
+ * The built-in simulator (kind `simulator`): chat with canned text and embeddings with
+ * deterministic vectors, no model weights. It lets `npm start` work with no upstream at all,
+ * and every model it serves is labelled as simulated in /models.
+ */
+export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
+  o.log.info('SIMULATOR provider active: canned answers and deterministic vectors, no model weights', {
+    provider: o.id,
+    capabilities: CAPABILITIES.join(','),
+  });
+  return {
+    id: o.id,
+    simulated: true,
+    capabilities: new Set(CAPABILITIES),
+    chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning }),
+    embed: simulatedEmbed({ dimensionsOf: o.catalog.dimensionsOf }),
+  };
+}

@@ -1,0 +1,87 @@
+import type { ChatCompletion, UpstreamChatRequest } from '../src/stream/wire';
+
+/** How one upstream call is made: the model name the upstream knows, its deadline and the client's abort. */
+export interface CallOptions {
+  signal: AbortSignal;
+  /** The model name this replica expects (the route's `model`, else the svc id). */
+  upstreamModel: string;
+  /** Time allowed before the first byte, in ms. */
+  timeoutMs: number;
+}
+
+/** What a provider returns for a chat call. */
+export type ProviderChatResult =
+  /** Upstream SSE bytes (already `data: {chunk}\n\n` framed), passed on untouched when no plugin transforms. */
+  { kind: 'stream'; body: ReadableStream<Uint8Array> } | { kind: 'json'; body: ChatCompletion };
+
+/** An embeddings request as sent upstream (OpenAI `/embeddings`); svc always asks for floats. */
+export interface UpstreamEmbeddingRequest {
+  model: string;
+  input: string | string[] | number[] | number[][];
+  dimensions?: number;
+  encoding_format: 'float';
+  user?: string;
+}
+
+/** One embedding vector of an upstream answer. */
+export interface EmbeddingVector {
+  object: 'embedding';
+  index: number;
+  embedding: number[];
+}
+
+/** An embeddings answer (OpenAI `/embeddings`), floats only. */
+export interface EmbeddingResult {
+  data: EmbeddingVector[];
+  /** Absent when the upstream does not count; svc then counts the input itself. */
+  usage?: { prompt_tokens: number; total_tokens?: number };
+}
+
+/** A JSON body to POST to a capability's path and the JSON that came back (images; typed by its family). */
+export type JsonBody = Record<string, unknown>;
+
+/** A binary answer (speech audio, an edited image): bytes and their media type. */
+export interface BinaryResult {
+  body: ReadableStream<Uint8Array>;
+  contentType: string;
+}
+
+/**
+ * The calls a provider may implement, one per capability. The OpenAI-compatible adapter
+ * calls each capability's OpenAI path; the simulator implements what it can.
+ */
+export interface ProviderCalls {
+  chat(req: UpstreamChatRequest, call: CallOptions): Promise<ProviderChatResult>;
+  embed(req: UpstreamEmbeddingRequest, call: CallOptions): Promise<EmbeddingResult>;
+  /** `/images/generations` and friends: JSON in, JSON out. */
+  images(path: 'generations' | 'edits' | 'variations', body: JsonBody | FormData, call: CallOptions): Promise<JsonBody>;
+  /** `/audio/speech`: JSON in, audio bytes out. */
+  speech(body: JsonBody, call: CallOptions): Promise<BinaryResult>;
+  /** `/audio/transcriptions`: multipart in, JSON out. */
+  transcribe(body: FormData, call: CallOptions): Promise<JsonBody>;
+  /** A JSON-RPC call to a blockchain node. */
+  rpc(body: JsonBody, call: CallOptions): Promise<JsonBody>;
+}
+
+/** What a provider can do. */
+export type Capability = keyof ProviderCalls;
+
+/**
+ * An upstream provider (DESIGN "Provider"): an id, whether it is the built-in simulator, and
+ * the calls of the capabilities it declares. Errors before the first byte are thrown as
+ * UpstreamFailure (providers/errors.ts); errors after it surface as a failing stream.
+ */
+export type Provider = {
+  readonly id: string;
+  /** True for the built-in simulator, so /models and logs can say so. */
+  readonly simulated: boolean;
+  readonly capabilities: ReadonlySet<Capability>;
+} & Partial<ProviderCalls>;
+
+/** A provider known to implement capability `C`. */
+export type ProviderWith<C extends Capability> = Provider & Pick<ProviderCalls, C>;
+
+/** Whether `provider` declares and implements `capability`. */
+export function hasCapability<C extends Capability>(provider: Provider, capability: C): provider is ProviderWith<C> {
+  return provider.capabilities.has(capability) && typeof provider[capability] === 'function';
+}

@@ -1,0 +1,132 @@
+import type { LimitPeriod } from '../auth/api-keys';
+import type { Database } from '../db/database';
+import type { RateLimitAdmission } from '../limits/types';
+import type { Logger } from '../log';
+import type { ModelEntry } from '../models/catalog';
+import type { Currency } from './credit';
+import type { LedgerRow } from './ledger-row';
+import type { MeteredUsage, MeterTicket, SettledCost } from './meter';
+import { counterName, keyWindow, spendClass } from './mirror-init';
+import { costLines, inCurrency, pricingOf } from './pricing';
+import { deleteReservation } from './reservations';
+import type { BillingStore, HoldCandidate } from './store';
+
+/** What a ticket needs of the meter. */
+export interface TicketDeps {
+  store: BillingStore;
+  db: Database;
+  log: Logger;
+  now: () => number;
+  settledTtlMs: number;
+}
+
+/** One held reservation, ready to be settled or released. */
+export interface HeldReservation {
+  accountId: string;
+  apiKeyId: string | null;
+  /** The key's limit period, to count a settlement in the window current then; null with no key limit (or a restored hold). */
+  keyPeriod: LimitPeriod | null;
+  /** Null for a call priced without a catalog model (only its line items cost). */
+  model: ModelEntry | null;
+  held: HoldCandidate;
+  admission: RateLimitAdmission;
+  shown: Pick<MeterTicket, 'headers' | 'balances'>;
+  requestId: string;
+  /** Kept in the reservations table (it outlives its request): forgotten once settled or released. */
+  durable: boolean;
+}
+
+const FREE: SettledCost = Object.freeze({ usdMicros: 0, diemMicros: 0 });
+const toCost = (currency: Currency, amount: number): SettledCost =>
+  currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 };
+
+/** The ledger rows of a settlement in the held currency, and their sum. */
+function settlementRows(r: HeldReservation, usage: MeteredUsage, at: number): { rows: LedgerRow[]; amount: number } {
+  const p = pricingOf(r.model);
+  const rows: LedgerRow[] = [];
+  let amount = 0;
+  for (const line of costLines(r.model, p, usage)) {
+    const micros = inCurrency(p, r.held.currency, line.usdMicros);
+    amount += micros;
+    rows.push({
+      accountId: r.accountId,
+      apiKeyId: r.apiKeyId,
+      requestId: r.requestId,
+      currency: r.held.currency,
+      sku: line.sku,
+      modelId: r.model?.id ?? null,
+      units: line.units,
+      pricePerUnitUsd: line.pricePerUnitUsd,
+      amount: -micros,
+      notes: null,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      executionMs: usage.executionMs,
+      at,
+    });
+  }
+  return { rows, amount };
+}
+
+/** The key counter a settlement at `at` counts in: the window current then (a request that straddles a rollover counts in the new one, like its ledger entry). */
+function settlementCounter(r: HeldReservation, at: number): { counter: string; ttlMs: number } {
+  const cls = spendClass(r.held.currency);
+  if (!r.held.counter || !cls) return { counter: '', ttlMs: 0 };
+  if (!r.keyPeriod || !r.apiKeyId) return { counter: r.held.counter, ttlMs: 0 };
+  const window = keyWindow(r.keyPeriod, at);
+  return { counter: counterName(r.accountId, r.apiKeyId, r.keyPeriod, window.start, cls), ttlMs: window.ttlMs };
+}
+
+/**
+ * A ticket over a held reservation: exactly one of settle or release takes effect, and
+ * repeated calls return the first outcome. A durable reservation's row is forgotten after
+ * the store has applied the outcome (a crash in between is caught at restart by the ledger check).
+ */
+export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket {
+  let outcome: Promise<SettledCost> | null = null;
+
+  async function settle(usage: MeteredUsage): Promise<SettledCost> {
+    const at = deps.now();
+    const { rows, amount } = settlementRows(r, usage, at);
+    const { counter, ttlMs } = settlementCounter(r, at);
+    // Sent together with the settlement: one round trip on Redis, as in open().
+    const tokens = r.admission
+      .settleTokens(usage.promptTokens + usage.completionTokens)
+      .catch((error) => deps.log.warn('billing: rate-limit settle failed', { requestId: r.requestId, error: String(error) }));
+    const charged = await deps.store.settle({
+      accountId: r.accountId,
+      requestId: r.requestId,
+      currency: r.held.currency,
+      amount,
+      counter,
+      counterTtlMs: ttlMs,
+      rows,
+      settledTtlMs: deps.settledTtlMs,
+    });
+    await tokens;
+    if (r.durable) await deleteReservation(deps.db, r.requestId);
+    return toCost(charged.currency, charged.amount);
+  }
+
+  async function release(): Promise<SettledCost> {
+    const tokens = r.admission
+      .settleTokens(0)
+      .catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId: r.requestId, error: String(error) }));
+    const charged = await deps.store.release(r.accountId, r.requestId, deps.settledTtlMs);
+    await tokens;
+    if (r.durable) await deleteReservation(deps.db, r.requestId);
+    return charged ? toCost(charged.currency, charged.amount) : FREE;
+  }
+
+  return {
+    ...r.shown,
+    settle(usage) {
+      outcome ??= settle(usage);
+      return outcome;
+    },
+    async release() {
+      outcome ??= release();
+      await outcome;
+    },
+  };
+}

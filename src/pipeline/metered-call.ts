@@ -1,0 +1,143 @@
+import type { ExtraCharge, MeteredUsage, MeterOpenInput, MeterTicket, SettledCost, UsageMeter } from '../billing/meter';
+import { formatMicros } from '../billing/money';
+import { ServiceError } from '../http/errors';
+import type { RequestContext } from '../http/request-context';
+import type { Logger } from '../log';
+import type { ModelCatalog } from '../models/catalog';
+import { asServiceError } from '../../providers/errors';
+import type { ModelRouter } from '../../providers/router';
+
+/** What the metered call needs from the app: the catalog, the meter, the router and the log. */
+export interface MeteredCallDeps {
+  models: ModelCatalog;
+  meter: UsageMeter;
+  router: ModelRouter;
+  log: Logger;
+}
+
+/** The parts of Elysia's context a metered call uses. */
+export interface CallContext {
+  svc: RequestContext;
+  request: Request;
+  /** The route's path: the endpoint whose account-wide limit admits a call without a model. */
+  path: string;
+  set: { headers: Record<string, string | number> };
+  server: { timeout?(request: Request, seconds: number): void } | null;
+}
+
+/** The maximum a call may consume, reserved before any paid work. */
+export interface CallEstimate {
+  promptTokens: number;
+  completionTokens: number;
+  /** Per-unit line items (images, seconds, searches, RPC credits) reserved on top of the tokens. */
+  extras?: ExtraCharge[];
+  /** Keep the reservation past this request until then (epoch ms): a job that settles later (`meter.resume`). */
+  holdUntil?: number;
+}
+
+/**
+ * One metered call (DESIGN "One metered model call for every modality"): Bun's idle timeout
+ * lifted and the client's abort wired, then `reserve` (meter: rate limits, balance, key
+ * limit; balance and rate-limit headers), the family's work, and exactly one of `settle` or
+ * `release`. `fail` releases and turns any error into the one the client sees. This base is
+ * a call priced by its line items alone (RPC credits, augment calls); `ModelCall` adds the
+ * catalog model and routing to its providers.
+ */
+export class MeteredCall {
+  /** Aborted when the client disconnects. */
+  readonly signal: AbortSignal;
+  private readonly abort = new AbortController();
+  private ticket: MeterTicket | null = null;
+
+  constructor(
+    protected readonly deps: MeteredCallDeps,
+    protected readonly ctx: CallContext,
+  ) {
+    this.signal = this.abort.signal;
+    // Bun's idleTimeout must not cut a stream silent between pings, or a JSON answer slower
+    // than it; the provider's timeoutMs bounds the wait instead.
+    ctx.server?.timeout?.(ctx.request, 0);
+    ctx.request.signal?.addEventListener('abort', this.onClientGone, { once: true });
+  }
+
+  /** The request's context (request id, caller, start time). */
+  get request(): RequestContext {
+    return this.ctx.svc;
+  }
+
+  /** The response headers (Elysia merges them into the response once). */
+  get headers(): Record<string, string | number> {
+    return this.ctx.set.headers;
+  }
+
+  private readonly onClientGone = () => this.abort.abort();
+
+  /** Aborts the upstream call (the client left, or a stream's consumer cancelled). */
+  cancel(): void {
+    this.abort.abort();
+  }
+
+  /**
+   * Reserves the call's maximum cost and admits it (throws 402 or 429 before any upstream
+   * call), and sets the balance and rate-limit headers. Without a model, the route's
+   * account-wide limit admits it and only the line items cost.
+   */
+  reserve(estimate: CallEstimate): Promise<void> {
+    return this.open({ model: null, endpoint: this.ctx.path }, estimate);
+  }
+
+  /** Opens the meter for `target` with `estimate`, and takes its headers. */
+  protected async open(target: Pick<MeterOpenInput, 'model' | 'endpoint'>, estimate: CallEstimate): Promise<void> {
+    this.ticket = await this.deps.meter.open({
+      ctx: this.ctx.svc,
+      ...target,
+      estimatedPromptTokens: estimate.promptTokens,
+      maxCompletionTokens: estimate.completionTokens,
+      extras: estimate.extras ?? [],
+      holdUntil: estimate.holdUntil,
+    });
+    Object.assign(this.ctx.set.headers, this.ticket.headers);
+  }
+
+  /** Charges what was produced and releases the rest of the reservation; once. */
+  settle(usage: MeteredUsage): Promise<SettledCost> {
+    if (!this.ticket) throw new Error('metered call: settle before reserve');
+    return this.ticket.settle(usage);
+  }
+
+  /** Releases the reservation without charging (nothing was produced); once. */
+  async release(): Promise<void> {
+    await this.ticket?.release();
+  }
+
+  /**
+   * Releases the reservation and throws the error the client should see: a ServiceError as
+   * it is, 499 when the client left, else the upstream error (logged).
+   */
+  async fail(error: unknown): Promise<never> {
+    this.end();
+    await this.release();
+    if (error instanceof ServiceError) throw error;
+    if (this.signal.aborted) throw new ServiceError(499, { error: 'Client closed the request' });
+    this.deps.log.error('upstream call failed', { requestId: this.ctx.svc.requestId, path: this.ctx.path, error: String(error) });
+    throw asServiceError(error);
+  }
+
+  /**
+   * A wallet caller's `X-Balance-Remaining` after a charge known before the headers go out
+   * (a JSON answer): the balance before the request, as a number, less the charge.
+   */
+  chargeBeforeHeaders(settled: SettledCost): void {
+    const before = this.ticket?.balances.usdc;
+    if (before !== undefined) this.ctx.set.headers['x-balance-remaining'] = formatMicros(before - settled.usdMicros);
+  }
+
+  /**
+   * Detaches the client's abort listener: a stream that ended, or a failed call. A JSON answer
+   * skips it (measured ~1 µs per request): once answered, the request and its listener are
+   * garbage together, and an abort after the answer aborts nothing.
+   */
+  end(): void {
+    this.ctx.request.signal?.removeEventListener('abort', this.onClientGone);
+  }
+}

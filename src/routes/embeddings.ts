@@ -1,0 +1,61 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '../deps';
+import { checkDimensions, embeddingResponse } from '../embeddings/respond';
+import { EmbeddingRequestSchema, EmbeddingResponseSchema, type EmbeddingRequest } from '../embeddings/schema';
+import type { Stages } from '../gates';
+import type { ModelCall } from '../pipeline/model-call';
+import { embeddingInputTokens } from '../pipeline/tokens';
+import { errorResponses } from './responses';
+
+/**
+ * POST /embeddings (the OpenAI SDK's `embeddings.create`) on the metered call: reserves the
+ * input tokens, routes to an `embed` replica (always asking for floats), charges the
+ * upstream's token count (or svc's own when it sends none), and answers floats or base64.
+ */
+async function createEmbedding(req: EmbeddingRequest, call: ModelCall) {
+  checkDimensions(req, call.model);
+  const counted = embeddingInputTokens(req.input);
+  await call.reserve({ promptTokens: counted, completionTokens: 0 });
+  let answer;
+  try {
+    const upstream = { model: call.model.id, input: req.input, dimensions: req.dimensions, encoding_format: 'float' as const };
+    const routed = await call.route('embed', (provider, options) => provider.embed(upstream, options));
+    routed.done();
+    const promptTokens = routed.result.usage?.prompt_tokens ?? counted;
+    answer = embeddingResponse(routed.result, req, call.model, promptTokens);
+  } catch (error) {
+    return call.fail(error);
+  }
+  const executionMs = Math.round(performance.now() - call.request.startedAt);
+  const settled = await call.settle({ promptTokens: answer.usage.prompt_tokens, completionTokens: 0, executionMs });
+  call.chargeBeforeHeaders(settled);
+  return answer;
+}
+
+/** POST /embeddings. */
+export function embeddingRoutes(_deps: AppDeps, stages: Stages) {
+  return new Elysia({ name: 'svc.routes.embeddings' }).use(stages).post(
+    '/embeddings',
+    function createEmbeddingRoute({ body, call }) {
+      return createEmbedding(body, call);
+    },
+    {
+      meter: { type: 'embedding' },
+      parse: 'json',
+      body: EmbeddingRequestSchema,
+      detail: {
+        operationId: 'createEmbedding',
+        summary: 'Create embeddings',
+        tags: ['Embeddings'],
+        security: [{ BearerAuth: [] }, { siwx: [] }],
+        description:
+          'OpenAI-compatible embeddings. `input` is a string, up to 2048 strings, a token array or up to 2048 token arrays; ' +
+          "`encoding_format: base64` returns little-endian float32. Charged per input token at the model's input price.",
+        responses: {
+          200: { description: 'The embeddings', content: { 'application/json': { schema: EmbeddingResponseSchema } } },
+          ...errorResponses(400, 401, 402, 404, 429, 502, 503, 504),
+        } as never,
+      },
+    },
+  );
+}

@@ -1,0 +1,106 @@
+import { describe, expect, test } from 'bun:test';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dir, '../..');
+const FOLDERS = ['src', 'plugins', 'providers'];
+
+/** Every .ts file below `dir`, tests excluded. */
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sources(path));
+    else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** The project files a file imports (type-only imports included: a type cycle is still a cycle). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/gm)) {
+    const target = resolve(dirname(file), m[1] as string);
+    for (const candidate of [`${target}.ts`, join(target, 'index.ts'), target])
+      if (candidate.endsWith('.ts') && statSafe(candidate)) {
+        out.push(candidate);
+        break;
+      }
+  }
+  return out;
+}
+
+const statSafe = (path: string) => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+const files = FOLDERS.flatMap((f) => sources(join(ROOT, f)));
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const rel = (f: string) => relative(ROOT, f);
+
+/** Strongly connected components with more than one file (Tarjan): the import cycles. */
+function cycles(): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const found: string[][] = [];
+  function visit(v: string) {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        component.push(rel(w));
+      } while (w !== v);
+      if (component.length > 1) found.push(component);
+    }
+  }
+  for (const f of files) if (!idx.has(f)) visit(f);
+  return found;
+}
+
+describe('architecture', () => {
+  test('the import graph of src, plugins and providers is read (the check below can fail)', () => {
+    expect(files.length).toBeGreaterThan(100);
+    expect(graph.get(join(ROOT, 'src/app.ts'))?.map(rel)).toContain('src/gates/index.ts');
+  });
+
+  test('no import cycles, type-only imports included', () => {
+    expect(cycles()).toEqual([]);
+  });
+
+  test('nothing in src/pipeline/ or plugins/ imports the whole app (src/deps.ts)', () => {
+    const offenders = files
+      .filter((f) => rel(f).startsWith('src/pipeline/') || rel(f).startsWith('plugins/'))
+      .filter((f) => graph.get(f)?.some((g) => rel(g) === 'src/deps.ts'))
+      .map(rel);
+    expect(offenders).toEqual([]);
+  });
+
+  test('src/gates/index.ts lists the stages in pipeline order', () => {
+    const text = readFileSync(join(ROOT, 'src/gates/index.ts'), 'utf8');
+    const order = ['authGate(', 'abuseGuardGate(', 'routeRateLimitGate(', 'meteredCallGate(', 'balanceHeadersGate('].map((s) =>
+      text.indexOf(s),
+    );
+    expect(order.every((at) => at > 0)).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+  });
+});
