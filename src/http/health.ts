@@ -27,7 +27,7 @@ async function check(run: () => Promise<unknown>): Promise<CheckResult> {
  * `GET /health` (liveness: the process answers) and `GET /ready` (readiness: the database
  * and the KV store answer, and the process is not shutting down; 503 otherwise).
  */
-export function healthRoutes(deps: Pick<AppDeps, 'storage' | 'kv'>) {
+export function healthRoutes(deps: Pick<AppDeps, 'storage' | 'kv'>, draining: () => boolean = isDraining) {
   return new Elysia({ name: 'svc.http.health' })
     .get(
       '/health',
@@ -40,7 +40,7 @@ export function healthRoutes(deps: Pick<AppDeps, 'storage' | 'kv'>) {
       '/ready',
       async function readiness({ set }) {
         set.headers['cache-control'] = 'no-store';
-        if (isDraining()) {
+        if (draining()) {
           set.status = 503;
           return { error: 'Not ready: shutting down', status: 'draining' };
         }

@@ -50,12 +50,23 @@ export function dataDirHolder(dataDir: string): DataLock | null {
  * reads, or corrupt it. Throws DataDirLockedError when a live process holds it.
  */
 export function lockDataDir(dataDir: string) {
-  const holder = dataDirHolder(dataDir);
-  if (holder) throw new DataDirLockedError(dataDir, holder);
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
   const lock: DataLock = { pid: process.pid, url: null, startedAt: new Date().toISOString() };
-  writeFileSync(path, JSON.stringify(lock));
+  // Created exclusively, so of two processes starting at once only one gets it; a lock whose
+  // process is gone (a crash, a kill -9) is removed and taken once.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(path, JSON.stringify(lock), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = dataDirHolder(dataDir);
+      if (holder) throw new DataDirLockedError(dataDir, holder);
+      if (attempt > 0) throw new DataDirLockedError(dataDir, { pid: 0, url: null, startedAt: '' });
+      rmSync(path, { force: true });
+    }
+  }
   return {
     /** Records where the API listens. */
     listening(url: string) {
