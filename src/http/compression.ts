@@ -98,12 +98,18 @@ export function compression() {
         if (!coding || !routeType) return;
         return compressResponse(new Response(responseValue), coding, routeType) ?? undefined;
       }
+      // Without a coding to use, the body is left for Elysia to serialise once (no size check:
+      // that would serialise every JSON answer twice); caches still learn that it varies.
+      if (!coding) {
+        if (typeof responseValue === 'string' || (typeof responseValue === 'object' && responseValue !== null))
+          set.headers.vary = 'accept-encoding';
+        return;
+      }
       const body = bodyOf(responseValue);
       if (!body || body.bytes.length < MIN_BYTES) return;
       const type = routeType ?? body.type;
       if (INCOMPRESSIBLE.test(type)) return;
       set.headers.vary = 'accept-encoding';
-      if (!coding) return;
       set.headers['content-encoding'] = coding;
       set.headers['content-type'] = type;
       return new Response(compressBytes(body.bytes, coding) as Uint8Array<ArrayBuffer>, {

@@ -28,6 +28,14 @@ function tokensOf(value: unknown): { promptTokens: number | null; completionToke
   return { promptTokens: count(usage?.prompt_tokens), completionTokens: count(usage?.completion_tokens) };
 }
 
+/** The path of an absolute URL, without its query (which may carry values that do not belong in a log). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const query = url.indexOf('?', start);
+  return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
 const elapsedMs = (from: number) => Math.round((performance.now() - from) * 100) / 100;
 
 /**
@@ -37,39 +45,40 @@ const elapsedMs = (from: number) => Math.round((performance.now() - from) * 100)
  * with its tokens and how it ended; its latency metric is the time to the headers.
  */
 export function requestLog(log: Logger, opts: { accessLog: boolean }) {
-  const started = new WeakMap<Request, number>();
-  return new Elysia({ name: 'svc.http.request-log' })
-    .onRequest(function noteStart({ request }) {
-      started.set(request, performance.now());
-    })
-    .onAfterResponse({ as: 'global' }, function observeAnswer({ request, route, set, responseValue, svc }: Answered) {
-      const start = started.get(request) ?? svc?.startedAt ?? performance.now();
+  // Decided once: a line the logger would drop (level above info) is not even built.
+  const accessLog = opts.accessLog && (log.enabled?.('info') ?? true);
+  return new Elysia({ name: 'svc.http.request-log' }).onAfterResponse(
+    { as: 'global' },
+    function observeAnswer({ request, route, set, responseValue, svc }: Answered) {
+      // The request context's start (stage 1); an unmatched route never gets one and is counted untimed.
+      const start = svc?.startedAt;
       const status = statusOf(set, responseValue);
       const pattern = route || 'unmatched';
-      observeRequest(request.method, pattern, status, (performance.now() - start) / 1000);
-      if (!opts.accessLog) return;
+      observeRequest(request.method, pattern, status, start === undefined ? null : (performance.now() - start) / 1000);
+      if (!accessLog) return;
       const line = {
         method: request.method,
         route: pattern,
-        path: new URL(request.url).pathname,
+        path: pathOf(request.url),
         status,
         requestId: set.headers['cf-ray'],
         accountId: svc?.caller?.accountId ?? null,
         model: (set.headers['x-svc-model-id'] as string | undefined) ?? null,
       };
       const stream = responseValue instanceof Response ? openStreamOf(responseValue.body) : undefined;
-      if (!stream) return log.info('request', { ...line, ms: elapsedMs(start), ...tokensOf(responseValue) });
-      const headersMs = elapsedMs(start);
+      const ms = start === undefined ? null : elapsedMs(start);
+      if (!stream || start === undefined) return log.info('request', { ...line, ms, ...tokensOf(responseValue) });
       stream.onEnd(function logStreamEnd(end: StreamEnd) {
         const outcome = end.aborted ? 'client_gone' : end.error ? 'error' : 'complete';
         log.info('request', {
           ...line,
           ms: elapsedMs(start),
-          headersMs,
+          headersMs: ms,
           promptTokens: end.promptTokens,
           completionTokens: end.completionTokens,
           stream: outcome,
         });
       });
-    });
+    },
+  );
 }

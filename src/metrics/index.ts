@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot';
 
 /**
  * The process's Prometheus metrics (prom-client). One registry per process: the counters
@@ -11,26 +12,25 @@ collectDefaultMetrics({ register: metricsRegistry, prefix: 'svc_' });
 // Request latency from a health check (~0.1 ms) to a long non-streaming completion.
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
-const httpRequests = new Counter({
-  name: 'svc_http_requests_total',
-  help: 'HTTP requests answered, by method, route pattern and status',
-  labelNames: ['method', 'route', 'status'] as const,
-  registers: [metricsRegistry],
-});
-const httpDuration = new Histogram({
-  name: 'svc_http_request_duration_seconds',
-  help: 'Time from the request to the response headers (a stream is timed to its first byte), by method and route pattern',
-  labelNames: ['method', 'route'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [metricsRegistry],
-});
-const upstreamDuration = new Histogram({
-  name: 'svc_upstream_response_seconds',
-  help: 'Time from an upstream call to its response headers, by provider id and outcome',
-  labelNames: ['provider', 'outcome'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [metricsRegistry],
-});
+// The three metrics touched on every request are HotCounter/HotHistogram (./hot.ts): prom-client
+// validates and hashes a label object on each update, a cost paid on every request otherwise.
+const httpRequests = new HotCounter(
+  metricsRegistry,
+  'svc_http_requests_total',
+  'HTTP requests answered, by method, route pattern and status',
+);
+const httpDuration = new HotHistogram(
+  metricsRegistry,
+  'svc_http_request_duration_seconds',
+  'Time from the request to the response headers (a stream is timed to its first byte), by method and route pattern',
+  LATENCY_BUCKETS,
+);
+const upstreamDuration = new HotHistogram(
+  metricsRegistry,
+  'svc_upstream_response_seconds',
+  'Time from an upstream call to its response headers, by provider id and outcome',
+  LATENCY_BUCKETS,
+);
 const upstreamErrors = new Counter({
   name: 'svc_upstream_errors_total',
   help: 'Upstream calls that failed (network, timeout, 429, 5xx), by provider id and reason',
@@ -81,15 +81,17 @@ new Gauge({
   },
 });
 
-/** Counts and times one answered request (`route` is the route pattern, never the raw path). */
-export function observeRequest(method: string, route: string, status: number, seconds: number): void {
-  httpRequests.inc({ method, route, status });
-  httpDuration.observe({ method, route }, seconds);
+/** Counts and times one answered request (`route` is the route pattern, never the raw path; `seconds` null: untimed). */
+export function observeRequest(method: string, route: string, status: number, seconds: number | null): void {
+  const key = `${method} ${route}`;
+  if (seconds !== null) httpDuration.observe(key, () => ({ method, route }), seconds);
+  httpRequests.inc(`${key} ${status}`, () => ({ method, route, status: String(status) }));
 }
 
 /** Times one upstream call to its response headers; a failure (`reason` set) is also counted. */
 export function observeUpstream(provider: string, seconds: number, reason: string | null): void {
-  upstreamDuration.observe({ provider, outcome: reason ? 'error' : 'ok' }, seconds);
+  const outcome = reason ? 'error' : 'ok';
+  upstreamDuration.observe(`${provider} ${outcome}`, () => ({ provider, outcome }), seconds);
   if (reason) upstreamErrors.inc({ provider, reason });
 }
 
@@ -110,14 +112,24 @@ export interface BilledRow {
  * of a settlement carries the request's whole usage, so tokens count once per request.
  */
 export function countBilledRows(rows: readonly BilledRow[]): void {
+  // Summed per batch first: a batch holds hundreds of rows and a few distinct label sets.
+  const byCurrency = new Map<string, number>();
+  const byModel = new Map<string, { prompt: number; completion: number }>();
   let previous = '';
   for (const row of rows) {
-    if (row.amount < 0) charged.inc({ currency: row.currency }, -row.amount);
+    if (row.amount < 0) byCurrency.set(row.currency, (byCurrency.get(row.currency) ?? 0) - row.amount);
     if (row.requestId === previous) continue;
     previous = row.requestId;
     const model = row.modelId ?? 'none';
-    if (row.promptTokens > 0) tokens.inc({ model, direction: 'prompt' }, row.promptTokens);
-    if (row.completionTokens > 0) tokens.inc({ model, direction: 'completion' }, row.completionTokens);
+    const sums = byModel.get(model) ?? { prompt: 0, completion: 0 };
+    sums.prompt += row.promptTokens;
+    sums.completion += row.completionTokens;
+    byModel.set(model, sums);
+  }
+  for (const [currency, amount] of byCurrency) charged.inc({ currency }, amount);
+  for (const [model, sums] of byModel) {
+    if (sums.prompt > 0) tokens.inc({ model, direction: 'prompt' }, sums.prompt);
+    if (sums.completion > 0) tokens.inc({ model, direction: 'completion' }, sums.completion);
   }
 }
 

@@ -30,7 +30,15 @@ export function observedUpstreamFetch(inner: typeof fetch, providers: readonly P
     .map((p) => ({ id: p.id, prefix: p.baseURL.replace(/\/+$/, '') }))
     .sort((a, b) => b.prefix.length - a.prefix.length);
   if (prefixes.length === 0) return inner;
-  const providerOf = (url: string) => prefixes.find((p) => url === p.prefix || url.startsWith(`${p.prefix}/`))?.id;
+  // Providers call a handful of URLs (baseURL + a path per capability): remembered, bounded.
+  const known = new Map<string, string | undefined>();
+  function providerOf(url: string): string | undefined {
+    if (known.has(url)) return known.get(url);
+    const id = prefixes.find((p) => url === p.prefix || url.startsWith(`${p.prefix}/`))?.id;
+    if (known.size > 1000) known.clear();
+    known.set(url, id);
+    return id;
+  }
 
   async function observedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
