@@ -1,8 +1,13 @@
+import { Kind, type TObject, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { MeteredCall, type MeteredCallDeps } from '../pipeline/metered-call';
 import { acceptedTypes, ModelCall, type MeterSpec } from '../pipeline/model-call';
+import { refuseMisTypedFields } from '../http/mis-typed-fields';
 import { requestContext } from './request-id';
 import { composeStages } from './route-options';
+
+/** Whether a route's `body` option is a TypeBox object schema. */
+const isObjectSchema = (schema: unknown): schema is TObject => (schema as TSchema | undefined)?.[Kind] === 'Object';
 
 /**
  * Stages 5 to 8 of inference routes, as route options that authenticate (any key, or a
@@ -18,8 +23,16 @@ export function meteredCallGate(deps: MeteredCallDeps) {
   return new Elysia({ name: 'svc.gate.metered-call' }).use(requestContext).macro({
     meter: (spec: MeterSpec) => {
       const types = acceptedTypes(spec);
+      let guard: ReturnType<typeof refuseMisTypedFields> | null = null;
       return {
         ...inference(),
+        // After authentication (so an anonymous caller learns nothing of the schema), before validation.
+        introspect(route: { body?: unknown }) {
+          if (isObjectSchema(route.body)) guard = refuseMisTypedFields(route.body);
+        },
+        transform: function refuseMisTypedBody({ body }) {
+          guard?.({ body });
+        },
         resolve: function openModelCall({ body, svc, request, path, set, server }) {
           // The route's body schema requires `model` (a string); validation has run.
           const name = (body as { model: string }).model;

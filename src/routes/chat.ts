@@ -46,6 +46,7 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
   const handle = createChatHandler(pluginServices(deps), new PluginRunner(plugins), parameters, {
     pingIntervalMs: opts.pingIntervalMs ?? 15_000,
   });
+  const schema = chatRequestSchema(svcParametersSchema(parameters.properties));
   return new Elysia({ name: 'svc.routes.chat' }).use(stages).post(
     '/chat/completions',
     // Destructured: Elysia reads which context fields a handler uses from its source, and a
@@ -57,7 +58,7 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
       meter: { type: 'text' },
       // JSON whatever the Content-Type says (curl -d sends form-urlencoded).
       parse: 'json',
-      body: chatRequestSchema(svcParametersSchema(parameters.properties)),
+      body: schema,
       detail: {
         operationId: 'createChatCompletion',
         summary: 'Chat completions',

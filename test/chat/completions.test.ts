@@ -178,6 +178,11 @@ describe('bad input', () => {
       ['messages', '0', 'content', '0', 'type'],
     ],
     ['embedding model', { model: 'fix-embed' }, ['model']],
+    // Strings where objects or arrays belong are refused, not mangled into {"0": ...} by Elysia's normalizer.
+    ['a string for reasoning', { reasoning: 'high' }, ['reasoning']],
+    ['a string for tools', { tools: 'none' }, ['tools']],
+    ['a string for svc_parameters', { svc_parameters: 'x' }, ['svc_parameters']],
+    ['a string for stream_options', { stream_options: 'x' }, ['stream_options']],
   ];
   for (const [name, json, path] of cases)
     test(`${name} is a 400 naming ${path.join('.')}`, async () => {
@@ -190,6 +195,15 @@ describe('bad input', () => {
       expect(a.requests).toHaveLength(0);
       expect(m.calls.opened).toHaveLength(0);
     });
+
+  test('a mis-typed field from an anonymous caller is still a 401, not a 400', async () => {
+    const res = await t.request('/chat/completions', {
+      method: 'POST',
+      key: null,
+      json: { model: 'fix-one', messages: user('x'), tools: 'x' },
+    });
+    expect(res.status).toBe(401);
+  });
 
   test('unknown model is a 404 with a clear message', async () => {
     const res = await chat({ model: 'no-such-model:test_flag=true' });

@@ -1,0 +1,99 @@
+import type { JsonSchema, Validators } from './spec';
+
+/** One invalid request body, built from the request schema, and the field it breaks. */
+export interface BadCase {
+  /** Dotted path of the field, e.g. `temperature` or `svc_parameters.strip_thinking_response`. */
+  field: string;
+  what: string;
+  body: Record<string, unknown>;
+}
+
+const SAMPLES: [string, unknown][] = [
+  ['string', 'not-valid-here'],
+  ['number', 12345.5],
+  ['boolean', true],
+  ['object', { unexpected: true }],
+  ['array', ['unexpected']],
+];
+
+/** The JSON types a schema admits, or null when any type may pass (an untyped member). */
+function allowedTypes(schema: JsonSchema, v: Validators): Set<string> | null {
+  const s = v.deref(schema);
+  const members = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
+  if (members) {
+    const out = new Set<string>();
+    for (const m of members) {
+      const t = allowedTypes(m, v);
+      if (!t) return null;
+      for (const x of t) out.add(x);
+    }
+    return out;
+  }
+  if (s.const !== undefined) return new Set([typeof s.const === 'object' ? 'object' : typeof s.const]);
+  const type = s.type;
+  if (typeof type === 'string') return new Set(type === 'integer' ? ['number'] : [type]);
+  if (Array.isArray(type)) return new Set(type.map((t) => (t === 'integer' ? 'number' : String(t))));
+  return null;
+}
+
+/** The literal values an enum-like schema admits (enum, or a union of consts), or null. */
+function literals(schema: JsonSchema, v: Validators): unknown[] | null {
+  const s = v.deref(schema);
+  if (Array.isArray(s.enum)) return s.enum;
+  const members = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
+  if (members?.length && members.every((m) => v.deref(m).const !== undefined)) return members.map((m) => v.deref(m).const);
+  return null;
+}
+
+/** Invalid values for one field, each with what makes it invalid. */
+function invalidValues(schema: JsonSchema, v: Validators, valid: unknown): [string, unknown][] {
+  const s = v.deref(schema);
+  const out: [string, unknown][] = [];
+  const types = allowedTypes(s, v);
+  if (types) {
+    const wrong = SAMPLES.find(([t]) => !types.has(t));
+    if (wrong) out.push([`a ${wrong[0]} where ${[...types].join(' or ')} is expected`, wrong[1]]);
+  }
+  const values = literals(s, v);
+  if (values?.every((x) => typeof x === 'string')) out.push(['a value outside its enumeration', 'no-such-option-value']);
+  if (s.type === 'integer' || s.type === 'number') {
+    if (typeof s.minimum === 'number') out.push([`below its minimum ${s.minimum}`, s.minimum - 1]);
+    if (typeof s.exclusiveMinimum === 'number') out.push([`at its exclusive minimum ${s.exclusiveMinimum}`, s.exclusiveMinimum]);
+    if (typeof s.maximum === 'number') out.push([`above its maximum ${s.maximum}`, s.maximum + 1]);
+  }
+  if (s.type === 'string' && !values) {
+    if (typeof s.maxLength === 'number' && s.maxLength <= 100_000) out.push([`longer than ${s.maxLength}`, 'x'.repeat(s.maxLength + 1)]);
+    if (typeof s.minLength === 'number' && s.minLength > 0) out.push(['an empty string', '']);
+  }
+  if (s.type === 'array') {
+    if (typeof s.minItems === 'number' && s.minItems > 0) out.push(['an empty array', []]);
+    if (typeof s.maxItems === 'number' && Array.isArray(valid) && valid.length > 0 && s.maxItems <= 5000)
+      out.push([`more than ${s.maxItems} items`, Array.from({ length: s.maxItems + 1 }, () => valid[0])]);
+  }
+  return out;
+}
+
+/**
+ * Invalid variants of `valid`, one broken field each: every required field missing, and for
+ * each property (and each property of its object properties, one level down) a value of a
+ * wrong type, outside its enumeration, out of range, too long or too short.
+ */
+export function badInputs(schema: JsonSchema, valid: Record<string, unknown>, v: Validators): BadCase[] {
+  const root = v.deref(schema);
+  const cases: BadCase[] = [];
+  for (const field of (root.required as string[] | undefined) ?? []) {
+    const body = { ...valid };
+    delete body[field];
+    cases.push({ field, what: 'missing', body });
+  }
+  const properties = (root.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [field, prop] of Object.entries(properties)) {
+    for (const [what, value] of invalidValues(prop, v, valid[field])) cases.push({ field, what, body: { ...valid, [field]: value } });
+    const inner = v.deref(prop);
+    if (inner.type === 'object' && inner.properties)
+      for (const [sub, subProp] of Object.entries(inner.properties as Record<string, JsonSchema>))
+        for (const [what, value] of invalidValues(subProp, v, undefined))
+          cases.push({ field: `${field}.${sub}`, what, body: { ...valid, [field]: { [sub]: value } } });
+  }
+  return cases;
+}
