@@ -99,7 +99,8 @@ export async function runAdmin(argv: string[]) {
   const name = positionals.slice(0, single).join(' ');
   const args = positionals.slice(single);
   const command = API_COMMANDS[name];
-  if (values.help || !command) throw new UsageError(values.help ? '' : `unknown command "${positionals.join(' ')}"`);
+  if (values.help) return void process.stdout.write(USAGE);
+  if (!command) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   const config = loadConfig();
   const target = resolveTarget(config, { url: values.url, key: values.key });
   if (target.kind === 'api') return command(target, args, values);
@@ -112,7 +113,7 @@ export async function runAdmin(argv: string[]) {
 export function main(argv: string[]) {
   runAdmin(argv).catch((error) => {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${error.message ? `svc admin: ${error.message}\n\n` : ''}${USAGE}`);
+      process.stderr.write(`svc admin: ${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
     const refused = error instanceof ConfigError || error instanceof CliRefusal || error instanceof DataDirLockedError;
