@@ -22,6 +22,8 @@ export async function creditAccount(
     sku?: string;
     notes?: string;
     kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
+    /** Runs in the same transaction when the credit is applied (the x402 payment record). */
+    alsoInTransaction?: (tx: Database) => Promise<void>;
   },
   onApplied?: () => Promise<void>,
 ): Promise<boolean> {
@@ -52,6 +54,7 @@ export async function creditAccount(
         target: [balances.accountId, balances.currency],
         set: { amountMicros: sql`${balances.amountMicros} + ${input.amountMicros}`, updatedAt: sql`now()` },
       });
+    await input.alsoInTransaction?.(tx as unknown as Database);
     await onApplied?.();
     return true;
   });

@@ -1,3 +1,4 @@
+import type { Database } from '../db/database';
 import type { RequestContext } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
 import type { Currency } from './credit';
@@ -68,6 +69,8 @@ export interface CreditInput {
   sku?: string;
   notes?: string;
   kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
+  /** Runs in the credit's own database transaction when it is applied (an x402 payment row). */
+  alsoInTransaction?: (tx: Database) => Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from './provider-config';
-import type { ModelConfig } from './schema';
+import type { Capabilities, ModelConfig } from './schema';
 
 /** The built-in simulator provider, used when the operator configures no upstream. */
 export const SIMULATOR_PROVIDER: ProviderConfig = {
@@ -8,6 +8,9 @@ export const SIMULATOR_PROVIDER: ProviderConfig = {
   timeoutMs: 120_000,
   options: {},
 };
+
+/** What the simulator does for a model that declares function calling (providers/simulator-chat). */
+const TOOLS_AND_SCHEMAS = { supportsFunctionCalling: true, supportsResponseSchema: true } as const;
 
 const sim = [{ provider: SIMULATOR_PROVIDER.id, weight: 1 }];
 
@@ -23,7 +26,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'M',
     routes: sim,
     pricing: { input: '0.70', output: '2.80' },
-    capabilities: caps({ supportsFunctionCalling: true, supportsPromptCaching: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsPromptCaching: true }),
     contextLength: 131072,
     traits: ['default', 'function_calling_default'],
     privacy: 'private',
@@ -35,7 +38,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'XS',
     routes: sim,
     pricing: { input: '0.05', output: '0.15' },
-    capabilities: caps({ supportsReasoning: true, supportsDisableThinking: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsReasoning: true, supportsDisableThinking: true }),
     contextLength: 40960,
     traits: ['fastest'],
     privacy: 'private',
@@ -59,7 +62,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'S',
     routes: sim,
     pricing: { input: '0.50', output: '2.00' },
-    capabilities: caps({ supportsVision: true, supportsFunctionCalling: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsVision: true, supportsMultipleImages: true }),
     contextLength: 131072,
     traits: ['default_vision'],
     privacy: 'private',
@@ -71,7 +74,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'L',
     routes: sim,
     pricing: { input: '0.45', output: '3.50', cacheInput: '0.225' },
-    capabilities: caps({ supportsReasoning: true, supportsPromptCaching: true, optimizedForCode: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsReasoning: true, supportsPromptCaching: true, optimizedForCode: true }),
     contextLength: 262144,
     traits: ['default_reasoning', 'most_intelligent'],
     privacy: 'private',
@@ -83,7 +86,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'L',
     routes: sim,
     pricing: { input: '0.85', output: '2.75' },
-    capabilities: caps({ supportsReasoning: true, supportsFunctionCalling: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsReasoning: true }),
     contextLength: 202752,
     traits: [],
     privacy: 'private',
@@ -92,6 +95,18 @@ export const DEFAULT_MODELS: ModelConfig[] = [
       message: 'zai-org-glm-4.6 is deprecated and will be removed on 2027-01-15; use qwen3-235b-a22b-thinking-2507.',
       replacementModelId: 'qwen3-235b-a22b-thinking-2507',
     },
+  },
+  {
+    id: 'grok-41-fast',
+    name: 'Grok 4.1 Fast (simulated, with simulated X search)',
+    type: 'text',
+    tier: 'L',
+    routes: sim,
+    pricing: { input: '0.50', output: '1.25' },
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsXSearch: true }),
+    contextLength: 262144,
+    traits: [],
+    privacy: 'anonymized',
   },
   {
     id: 'text-embedding-bge-m3',
@@ -116,11 +131,14 @@ export const DEFAULT_COMPATIBILITY_MAPPING: Record<string, Record<string, string
   embedding: { 'text-embedding-3-small': 'text-embedding-bge-m3' },
 };
 
-function caps(on: Partial<Record<string, boolean>>) {
+function caps(on: Partial<Capabilities>): Capabilities {
   return {
+    quantization: 'not-available',
     supportsReasoning: false,
+    supportsReasoningEffort: false,
     supportsDisableThinking: false,
     supportsVision: false,
+    supportsMultipleImages: false,
     supportsAudioInput: false,
     supportsVideoInput: false,
     supportsFunctionCalling: false,
@@ -129,6 +147,8 @@ function caps(on: Partial<Record<string, boolean>>) {
     supportsPromptCaching: false,
     supportsLogProbs: false,
     supportsResponseSchema: false,
+    supportsTeeAttestation: false,
+    supportsE2EE: false,
     optimizedForCode: false,
     ...on,
   };
