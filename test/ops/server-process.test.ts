@@ -145,7 +145,7 @@ describe('operator CLI', () => {
   test("reports the server's error and exits 1; a bad command exits 2 with the usage", async () => {
     const [code, , err] = await cli(['accounts', 'show', 'not-a-uuid'], { SVC_ADMIN_KEY: adminKey });
     expect(code).toBe(1);
-    expect(err).toMatch(/400 Invalid request parameters: accountId \(request [0-9a-f]+-SVC\)/);
+    expect(err).toMatch(/400 Invalid request parameters: accountId\b.* \(request [0-9a-f]+-SVC\)/);
     const [usage, , text] = await cli(['accounts', 'frobnicate']);
     expect(usage).toBe(2);
     expect(text).toContain('usage: npm run admin');
