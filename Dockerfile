@@ -21,7 +21,12 @@ COPY src ./src
 COPY providers ./providers
 COPY plugins ./plugins
 COPY seed ./seed
+# x-svc-version (YYYYMMDD.HHMMSS): the image has no git history to read it from, so pass
+# --build-arg SVC_VERSION=$(TZ=UTC git log -1 --date=format-local:%Y%m%d.%H%M%S --format=%cd);
+# left empty, each instance uses its start time.
+ARG SVC_VERSION=""
 ENV NODE_ENV=production \
+    SVC_VERSION=${SVC_VERSION} \
     HOST=0.0.0.0 \
     PORT=8080 \
     SVC_DATA_DIR=/data \

@@ -37,6 +37,7 @@ describe('Dockerfile', () => {
     expect(final).toMatch(/^ENTRYPOINT \["\/app\/node_modules\/\.bin\/bun", "src\/index\.ts"\]/m);
     expect(final).toMatch(/^STOPSIGNAL SIGTERM/m);
     expect(text).toContain('npm ci --omit=dev');
+    expect(final).toMatch(/^ARG SVC_VERSION/m);
   });
 
   test('copies every source folder the server imports', () => {
@@ -70,11 +71,12 @@ describe('compose.yaml', () => {
     expect(Object.keys(services).sort()).toEqual(['lb', 'postgres', 'redis', 'svc-1', 'svc-2']);
     for (const name of ['svc-1', 'svc-2']) {
       const svc = services[name] as {
-        build: string;
+        build: { context: string; args: Record<string, string> };
         environment: Record<string, string>;
         depends_on: Record<string, { condition: string }>;
       };
-      expect(svc.build).toBe('.');
+      expect(svc.build.context).toBe('.');
+      expect(svc.build.args).toHaveProperty('SVC_VERSION');
       expect(svc.environment.DATABASE_URL).toContain('@postgres:5432/');
       expect(svc.environment.REDIS_URL).toBe('redis://redis:6379');
       expect(svc.environment.SVC_TOKEN_SECRET).toBeDefined();
