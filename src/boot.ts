@@ -11,6 +11,7 @@ import type { RateLimiter } from './limits/types';
 import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
+import { observedUpstreamFetch } from './metrics/upstream-fetch';
 import { createCatalog } from './models/catalog';
 import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
@@ -67,7 +68,7 @@ export async function createDeps(
   for (const m of models.list('embedding'))
     if (m.config.dimensions) for (const r of m.config.routes) dimensions.set(r.model ?? m.id, m.config.dimensions);
   const modelProviders = createProviderRegistry(providers, {
-    fetch: outbound,
+    fetch: observedUpstreamFetch(outbound, providers),
     log,
     catalog: {
       isReasoning: (name) => reasoning.has(name),
