@@ -107,6 +107,18 @@ describe('references between providers and models', () => {
     // With no providers configured, the built-in simulator is the one provider.
     expect(parseConfig({ models: [model({ routes: [{ provider: 'simulator' }] })] }).models).toHaveLength(1);
   });
+
+  test('a model routed to a provider without its capability stops the start with a configuration error', async () => {
+    const config = { providers: [provider({ capabilities: ['chat'] })], models: [model({ id: 'emb', type: 'embedding' })] };
+    const error = await startTestApp({ config }).then(
+      (t) => (t.close(), null),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(
+      'models: model "emb" (embedding) routes to provider "up", which does not serve "embed" (its capabilities: chat)',
+    );
+  });
 });
 
 describe('svc.config.example.yaml', () => {
