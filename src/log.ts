@@ -8,6 +8,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of `level` are written (callers skip building lines that would be dropped). */
+  enabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 // A failed drizzle query's message carries its parameters (key hashes, notes, amounts) after
@@ -29,5 +31,5 @@ export function createLogger(level: LogLevel = 'info', write: (line: string) => 
       for (const [k, v] of Object.entries(fields ?? {})) safe[k] = redactSqlParams(v);
       write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...safe })}\n`);
     };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'), enabled: (lvl) => LEVELS[lvl] >= min };
 }

@@ -57,7 +57,9 @@ export async function openKeyValueStore(
   config: Pick<Config, 'redisUrl'> & Partial<Pick<Config, 'redis'>>,
   prefix?: string,
 ): Promise<KeyValueStore> {
-  if (config.redisUrl) return createRedisStore(config.redisUrl, { prefix, redis: config.redis as Partial<RedisConfig> | undefined });
+  // Validated even without Redis, so a broken `redis` section stops the start either way.
+  const redis = parseRedisConfig(config);
+  if (config.redisUrl) return createRedisStore(config.redisUrl, { prefix, redis });
   const { createMemoryStore } = await import('./memory');
   return createMemoryStore({ prefix });
 }

@@ -14,7 +14,7 @@ const get = (path: string, headers: Record<string, string> = {}) => t.app.handle
 test('GET /health/live answers without credentials, with the standard headers', async () => {
   const res = await get('/health/live');
   expect(res.status).toBe(200);
-  expect(await res.json()).toEqual({ status: 'ok' });
+  expect(await res.json()).toMatchObject({ status: 'ok' });
   expect(res.headers.get('cf-ray')).toBeTruthy();
   expect(res.headers.get('x-svc-version')).toBeTruthy();
 });
@@ -24,24 +24,21 @@ test('GET /health/ready reports each check, and is never rate limited (the accou
     const res = await get('/health/ready', { authorization: `Bearer ${t.adminKey}` });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.status).toBe('ok');
-    expect(Object.keys(body.checks).sort()).toEqual(['ledger', 'migrations', 'postgres', 'redis']);
-    for (const check of Object.values(body.checks) as { ok: boolean }[]) expect(check.ok).toBe(true);
+    expect(body).toEqual({ status: 'ready', checks: { database: 'ok', kv: 'ok', migrations: 'ok', ledger: 'ok' } });
   }
   // The API itself is limited: the second account request in the minute is refused.
   expect((await t.request('/api_keys/rate_limits')).status).toBe(200);
   expect((await t.request('/api_keys/rate_limits')).status).toBe(429);
 });
 
-test('a closed database turns /health/ready to 503 naming postgres', async () => {
+test('a closed database turns /health/ready to 503 naming it', async () => {
   const other = await startTestApp({ backend: BACKENDS.at(-1) });
   await other.deps.storage.close();
   const res = await other.app.handle(new Request('http://localhost/health/ready'));
   expect(res.status).toBe(503);
-  expect(res.headers.get('retry-after')).toBe('2');
   const body = await res.json();
-  expect(body.error).toContain('postgres');
-  expect(body.checks.postgres.ok).toBe(false);
+  expect(body.error).toContain('database');
+  expect(body.checks.database).not.toBe('ok');
   expect((await other.app.handle(new Request('http://localhost/health/live'))).status).toBe(200);
   await other.close().catch(() => {});
 });
