@@ -170,5 +170,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[name];
     if (value !== undefined && value !== '') raw[key] = envValue(value, kind);
   }
+  // The one nested setting with a variable: each container sets its own ledger journal.
+  if (env.SVC_LEDGER_JOURNAL_DIR)
+    raw.billing = { ...(raw.billing as Record<string, unknown> | undefined), journalDir: env.SVC_LEDGER_JOURNAL_DIR };
   return parseConfig(raw, existsSync(path) ? path : 'environment');
 }
