@@ -34,7 +34,7 @@ const DISCARDED = ['svc_parameters', 'user', 'store'] as const;
 function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): UpstreamChatRequest {
   const req = { ...body, model: model.id } as UpstreamChatRequest;
   for (const key of DISCARDED) delete req[key];
-  // max_tokens <= 0 is ignored (reference); null fields are dropped rather than sent.
+  // max_tokens 0 is ignored (reference; negative values are refused by the schema); null fields are dropped rather than sent.
   if (req.max_tokens === null || (typeof req.max_tokens === 'number' && req.max_tokens <= 0)) delete req.max_tokens;
   if (req.max_completion_tokens === null) delete req.max_completion_tokens;
   if (stream) req.stream_options = { ...body.stream_options, include_usage: true };
@@ -128,7 +128,7 @@ export function createChatHandler(
       ctx,
       transforms,
       includeUsage: body.stream_options?.include_usage === true,
-      estimatedPromptTokens,
+      promptTokensAsSent: () => chatPromptTokens(upstreamReq.messages),
       pingIntervalMs: opts.pingIntervalMs,
       idleTimeoutMs: opts.idleTimeoutMs,
     });

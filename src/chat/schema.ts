@@ -75,7 +75,8 @@ export function chatRequestSchema(svcParameters: TSchema) {
       frequency_penalty: t.Optional(t.Number({ minimum: -2, maximum: 2 })),
       presence_penalty: t.Optional(t.Number({ minimum: -2, maximum: 2 })),
       max_completion_tokens: t.Optional(t.Union([Integer({ minimum: 1 }), t.Null()])),
-      max_tokens: t.Optional(t.Union([Integer(), t.Null()])),
+      // 0 is accepted and ignored, as the reference does; a negative value is refused.
+      max_tokens: t.Optional(t.Union([Integer({ minimum: 0 }), t.Null()])),
       n: t.Optional(Integer({ minimum: 1 })),
       seed: t.Optional(Integer()),
       stop: t.Optional(t.Union([t.String(), t.Array(t.String(), { maxItems: 4 }), t.Null()])),

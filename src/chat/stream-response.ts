@@ -7,6 +7,7 @@ import type { ProviderChatResult } from '../../providers/types';
 import { UpstreamStreamError } from '../stream/chunks';
 import { byteReader, readerStream, type ByteReader } from '../stream/prefetched';
 import { proxyStream, type StreamOutcome } from '../stream/proxy';
+import { textTokens } from '../pipeline/tokens';
 import { cost, metered } from './settle';
 
 /** Everything a streaming chat response needs once the plugins have run. */
@@ -18,7 +19,8 @@ export interface StreamResponseInput {
   ctx: PluginContext;
   transforms: ChunkTransformer[];
   includeUsage: boolean;
-  estimatedPromptTokens: number;
+  /** Tokens of the prompt as sent upstream (after the plugins), counted only when the upstream reports no usage. */
+  promptTokensAsSent(): number;
   pingIntervalMs: number;
   /** Upstream idle timeout (proxyStream's default when absent). */
   idleTimeoutMs?: number;
@@ -58,6 +60,18 @@ function deferredUpstream(routed: Promise<Routed<ProviderChatResult>>): Readable
 }
 
 /**
+ * The usage of a stream whose upstream reported none (it broke, the client left, or the
+ * upstream never sends usage): a tokenizer count of the prompt as sent upstream (svc's system
+ * prompts included) and of the content the client actually got.
+ */
+function countedUsage(s: StreamResponseInput, outcome: StreamOutcome): ChatUsage {
+  const prompt = s.promptTokensAsSent();
+  const { text, chunksPastCap } = outcome.forwardedText();
+  const completion = textTokens(text) + chunksPastCap;
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/**
  * The SSE response of a chat (DESIGN "Streams"): our headers only, the proxied body, and
  * settlement exactly once when it ends: with the upstream's usage, or with what was
  * forwarded when the stream broke or the client left; released when the upstream call
@@ -72,11 +86,7 @@ export function streamResponse(s: StreamResponseInput): Response {
       return null;
     }
     result.done();
-    const usage: ChatUsage = outcome.usage ?? {
-      prompt_tokens: s.estimatedPromptTokens,
-      completion_tokens: outcome.forwarded,
-      total_tokens: s.estimatedPromptTokens + outcome.forwarded,
-    };
+    const usage: ChatUsage = outcome.usage ?? countedUsage(s, outcome);
     let charged = { usd: 0, diem: 0 };
     try {
       charged = cost(await s.call.settle(metered(usage, s.ctx)));

@@ -6,6 +6,7 @@ import { startKeepAlive, type KeepAlive } from './keep-alive';
 import { trackOpenStream } from './open-streams';
 import { byteReader } from './prefetched';
 import { UsageTap } from './usage-tap';
+import { ForwardedText } from './forwarded-text';
 
 /** How a proxied stream ended, handed to metering exactly once. */
 export interface StreamOutcome {
@@ -13,8 +14,10 @@ export interface StreamOutcome {
   usage: ChatUsage | null;
   /** The chunk that carried the usage report, to re-emit with `cost`. */
   usageChunk: ChatChunk | null;
-  /** Chunks with output that reached the client (completion estimate when usage is missing). */
+  /** Chunks with output that reached the client. */
   forwarded: number;
+  /** The content text that reached the client (decoded on demand): what an upstream without usage is billed for. */
+  forwardedText(): { text: string; chunksPastCap: number };
   /** Why the stream failed mid-way, or null. */
   error: string | null;
   /** The client went away before the end. */
@@ -53,20 +56,28 @@ export const STREAM_IDLE_TIMEOUT_MS = 60_000;
 function tapSource(upstream: ReadableStream<Uint8Array>): Source {
   const reader = byteReader(upstream);
   const tap = new UsageTap();
+  const kept = new ForwardedText();
+  let keep: ((region: Uint8Array) => void) | null = null;
   return {
     async step(write) {
+      // Every region the tap writes is content events (it withholds usage and [DONE]): kept by reference.
+      keep ??= (region) => {
+        kept.keepBytes(region, tap.events);
+        write(region);
+      };
       const { done, value } = await reader.read();
       if (done) {
-        tap.finish(write);
+        tap.finish(keep);
         return false;
       }
-      tap.push(value, write);
+      tap.push(value, keep);
       return true;
     },
     outcome: () => ({
       usage: tap.usage,
       usageChunk: tap.usageChunk,
       forwarded: tap.events,
+      forwardedText: () => kept.content(tap.events),
       error: tap.upstreamError ?? (tap.sawDone || tap.usage ? null : INCOMPLETE),
     }),
     cancel: () => void reader.cancel().catch(() => {}),
@@ -86,12 +97,16 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
   let usageChunk: ChatChunk | null = null;
   let sawDone = false;
   let forwarded = 0;
+  const kept = new ForwardedText();
   // The events of one upstream read are gathered as text and encoded and written once: a
   // write per chunk cost more than the plugins themselves (bench/README, "Profile and fixes").
   let out = '';
   const stages: ((chunk: ChatChunk) => void)[] = [];
   stages[transformers.length] = function gatherChunk(chunk) {
-    if (carriesContent(chunk)) forwarded++;
+    if (carriesContent(chunk)) {
+      forwarded++;
+      kept.keepChunk(chunk);
+    }
     out += eventText(chunk);
   };
   for (let i = transformers.length - 1; i >= 0; i--) {
@@ -110,7 +125,7 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
         out = '';
       }
     },
-    outcome: () => ({ usage, usageChunk, forwarded, error: null }),
+    outcome: () => ({ usage, usageChunk, forwarded, forwardedText: () => kept.content(), error: null }),
     cancel: () => void reader.cancel().catch(() => {}),
   };
 

@@ -157,6 +157,7 @@ describe('bad input', () => {
     ['missing model', { model: undefined }, ['model']],
     ['empty messages', { messages: [] }, ['messages']],
     ['wrong type', { temperature: 'hot' }, ['temperature']],
+    ['negative max_tokens', { max_tokens: -1 }, ['max_tokens']],
     ['bad role', { messages: [{ role: 'wizard', content: 'x' }] }, ['messages', '0', 'role']],
     ['bad svc_parameters type', { svc_parameters: { test_flag: 'yes' } }, ['svc_parameters', 'test_flag']],
     ['bad svc_parameters enum', { svc_parameters: { test_mode: 'z' } }, ['svc_parameters', 'test_mode']],

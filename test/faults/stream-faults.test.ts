@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { chatPromptTokens, textTokens } from '../../src/pipeline/tokens';
+import type { ChatMessage } from '../../src/stream/wire';
 import { fixtureModel, fixtureProvider, recordingMeter, sseData, upperPlugin } from '../chat/helpers';
 
 // Streams that must never hang: an upstream silent after its first byte is given up after the
@@ -38,6 +40,16 @@ const PATHS = [
   ['transformed', { svc_parameters: { test_upper: true } }],
 ] as const;
 
+/** The model's text the client received: content deltas, the plugin's leading chunk left out. */
+function forwardedText(events: unknown[]): string {
+  let text = '';
+  for (const e of events) {
+    const chunk = e as { id?: string; choices?: { delta?: { content?: string } }[] };
+    if (chunk.id !== 'lead') text += chunk.choices?.[0]?.delta?.content ?? '';
+  }
+  return text;
+}
+
 describe('upstream idle timeout', () => {
   for (const [path, json] of PATHS)
     test(`${path}: an upstream silent after two content chunks ends with an in-band error and [DONE], charged for the two`, async () => {
@@ -54,7 +66,9 @@ describe('upstream idle timeout', () => {
       expect(error.error.message).toContain('sent nothing for');
       await aborted; // the upstream call was given up, not left open
       expect(m.calls.settled).toHaveLength(1);
-      expect(m.calls.settled[0]!.completionTokens).toBe(2);
+      // No usage report: charged a tokenizer count of the two chunks' text as the client got it.
+      expect(m.calls.settled[0]!.completionTokens).toBe(textTokens(forwardedText(events)));
+      expect(forwardedText(events).toLowerCase()).toBe('hello from');
       expect(m.calls.released).toBe(0);
     });
 
@@ -68,10 +82,25 @@ describe('upstream idle timeout', () => {
   });
 });
 
+describe('an upstream that never reports usage', () => {
+  for (const [path, json] of PATHS)
+    test(`${path}: charged a tokenizer count of the prompt as sent upstream and of the content the client got`, async () => {
+      up.set({ noUsage: true });
+      const events = await sseData(await stream(json));
+      expect(events.at(-1)).toBe('[DONE]');
+      const sent = up.requests.at(-1)!.body as { messages: ChatMessage[] };
+      expect(m.calls.settled).toHaveLength(1);
+      expect(m.calls.settled[0]).toMatchObject({
+        promptTokens: chatPromptTokens(sent.messages),
+        completionTokens: textTokens(forwardedText(events)),
+      });
+    });
+});
+
 describe('broken streams', () => {
   // The fixture breaks the connection after `failAfterChunks` events; the client gets what
-  // reached svc. Whatever that is, the charge is one completion token per content chunk the
-  // client received: not the role-only opening chunk, and not one fewer when there is none.
+  // reached svc. Whatever that is, the charge is the tokenizer count of the content the client
+  // received: nothing for the role-only opening chunk, nothing missed when there is none.
   for (const [path, json] of PATHS)
     for (const roleWithContent of [false, true])
       test(`${path}${roleWithContent ? ', no role-only chunk' : ''}: a broken stream is charged for every content chunk forwarded`, async () => {
@@ -86,6 +115,6 @@ describe('broken streams', () => {
         expect(events.at(-1)).toBe('[DONE]');
         expect((events.at(-2) as { error?: unknown }).error).toBeDefined();
         expect(m.calls.settled).toHaveLength(1);
-        expect(m.calls.settled[0]!.completionTokens).toBe(content.length);
+        expect(m.calls.settled[0]!.completionTokens).toBe(textTokens(forwardedText(events)));
       });
 });
