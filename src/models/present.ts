@@ -1,4 +1,5 @@
 import { microsToNumber } from '../billing/money';
+import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
 import type { ModelEntry } from './catalog';
 
 const usdDiem = (micros: number) => ({ usd: microsToNumber(micros), diem: microsToNumber(micros) });
@@ -12,6 +13,7 @@ function pricing(m: ModelEntry): Record<string, unknown> {
       ...(m.config.pricing.cacheInput !== undefined ? { cache_input: usdDiem(p.cacheInputPerMillion) } : {}),
     };
   if (m.type === 'embedding') return { input: usdDiem(p.inputPerMillion) };
+  if (isImageModel(m)) return presentImagePricing(m);
   return { generation: usdDiem(p.perUnit) };
 }
 
@@ -34,7 +36,8 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     if (c.maxCompletionTokens) spec.maxCompletionTokens = c.maxCompletionTokens;
     spec.capabilities = { quantization: 'not-available', ...c.capabilities };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
-  } else if (c.constraints) spec.constraints = c.constraints;
+  } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
+  else if (c.constraints) spec.constraints = c.constraints;
   if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {
