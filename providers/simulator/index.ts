@@ -2,6 +2,7 @@ import type { Logger } from '../../src/log';
 import type { Capability, Provider } from '../types';
 import { simulatedChat, type SimulatorOptions } from './chat';
 import { simulatedEmbed } from './embeddings';
+import { simulatedImages } from './images';
 
 export { simulatedVector } from './embeddings';
 
@@ -11,11 +12,11 @@ export interface SimulatorCatalog {
   dimensionsOf: (model: string) => number | undefined;
 }
 
-const CAPABILITIES: readonly Capability[] = ['chat', 'embed'];
+const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
 
 /**
- * The built-in simulator (kind `simulator`): chat with canned text and embeddings with
- * deterministic vectors, no model weights. It lets `npm start` work with no upstream at all,
+ * The built-in simulator (kind `simulator`): chat with canned text, embeddings with
+ * deterministic vectors and images drawn with sharp, no model weights. It lets `npm start` work with no upstream at all,
  * and every model it serves is labelled as simulated in /models.
  */
 export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
@@ -29,5 +30,6 @@ export function simulator(o: { id: string; options: SimulatorOptions; catalog: S
     capabilities: new Set(CAPABILITIES),
     chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning }),
     embed: simulatedEmbed({ dimensionsOf: o.catalog.dimensionsOf }),
+    images: simulatedImages(),
   };
 }

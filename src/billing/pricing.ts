@@ -82,7 +82,8 @@ export function reservationMicros(
 export function costLines(model: ModelEntry | null, p: ModelPricing, usage: MeteredUsage): CostLine[] {
   // A model priced per unit (images) bills its line items alone when it consumed no tokens;
   // text and embeddings keep their token rows.
-  const perUnitOnly = model && model.type !== 'text' && model.type !== 'embedding' && usage.promptTokens === 0 && usage.completionTokens === 0;
+  const perUnitOnly =
+    model && model.type !== 'text' && model.type !== 'embedding' && usage.promptTokens === 0 && usage.completionTokens === 0;
   const lines = model && !perUnitOnly ? tokenLines(model, p, usage) : [];
   if (usage.extras)
     for (const e of usage.extras) {

@@ -61,7 +61,13 @@ export function imagePriceMicros(model: ModelEntry, spec: ImageModelSpec, resolu
 }
 
 /** The line item of `count` images of one kind; the sku names the resolution and tier so the ledger reads as a bill. */
-export function imageCharge(model: ModelEntry, spec: ImageModelSpec, resolution: string, quality: string | undefined, count: number): ExtraCharge {
+export function imageCharge(
+  model: ModelEntry,
+  spec: ImageModelSpec,
+  resolution: string,
+  quality: string | undefined,
+  count: number,
+): ExtraCharge {
   const sku = `${model.id}-image-${resolution.toLowerCase()}${quality ? `-${quality}` : ''}`;
   return { sku, units: count, unitPriceMicros: imagePriceMicros(model, spec, resolution, quality) };
 }
@@ -84,7 +90,10 @@ export function presentImagePricing(model: ModelEntry): Record<string, unknown> 
   if (p.resolutions) out.resolutions = Object.fromEntries(Object.entries(p.resolutions).map(([k, v]) => [k, priced(v)]));
   if (p.quality)
     out.quality = Object.fromEntries(
-      Object.entries(p.quality).map(([res, tiers]) => [res, { low: priced(tiers.low), medium: priced(tiers.medium), high: priced(tiers.high) }]),
+      Object.entries(p.quality).map(([res, tiers]) => [
+        res,
+        { low: priced(tiers.low), medium: priced(tiers.medium), high: priced(tiers.high) },
+      ]),
     );
   if (spec.operation === 'upscale') out.upscale = Object.fromEntries(Object.entries(p.upscale ?? {}).map(([k, v]) => [k, priced(v)]));
   return out;

@@ -13,7 +13,12 @@ export const ASPECT_RATIOS = ['1:1', '3:2', '16:9', '21:9', '9:16', '2:3', '3:4'
 export const QUALITY_TIERS = ['low', 'medium', 'high'] as const;
 
 /** What an image model does: which of the image routes may name it. */
-export const ImageOperationSchema = T.Union([T.Literal('generate'), T.Literal('edit'), T.Literal('upscale'), T.Literal('background-remove')]);
+export const ImageOperationSchema = T.Union([
+  T.Literal('generate'),
+  T.Literal('edit'),
+  T.Literal('upscale'),
+  T.Literal('background-remove'),
+]);
 export type ImageOperation = Static<typeof ImageOperationSchema>;
 
 const TierPrices = T.Object({ low: DecimalSchema, medium: DecimalSchema, high: DecimalSchema });

@@ -1,0 +1,95 @@
+import type { ExtraCharge } from '../billing/meter';
+import { ServiceError } from '../http/errors';
+import type { ModelCall } from '../pipeline/model-call';
+import { upstreamUnavailable } from '../../providers/errors';
+import type { JsonBody } from '../../providers/types';
+import { finishImage, type FinishOptions } from './output';
+
+/** One image of an upstream answer, and what the provider said of it. */
+interface UpstreamImage {
+  b64_json?: unknown;
+  /** Adult content (svc's simulator and engines that report it). */
+  nsfw?: unknown;
+  /** Content the provider refuses to deliver. */
+  content_violation?: unknown;
+}
+
+/** The finished images of a call and whether safe mode blurred any. */
+export interface ImageResult {
+  images: Uint8Array[];
+  blurred: boolean;
+}
+
+/** What one image call sends and how its answer is finished. */
+export interface ImageJob {
+  path: 'generations' | 'edits';
+  body: JsonBody | FormData;
+  /** The line item reserved; settled for the images actually returned. */
+  charge: ExtraCharge;
+  finish: Omit<FinishOptions, 'blur'>;
+  safeMode: boolean;
+}
+
+/** 422 for content the provider refuses (the reference's ContentViolationError); nothing is charged. */
+function contentViolation(): ServiceError {
+  return new ServiceError(
+    422,
+    { error: 'The request was flagged as a content policy violation; nothing was charged', code: 'CONTENT_POLICY_VIOLATION' },
+    { 'x-svc-is-content-violation': 'true', 'x-svc-is-blurred': 'false' },
+  );
+}
+
+/** The upstream's images, checked: base64 present and decodable. */
+function imagesOf(answer: JsonBody): UpstreamImage[] {
+  const data = answer.data;
+  if (!Array.isArray(data) || data.length === 0) throw upstreamUnavailable('the upstream answered without images');
+  for (const item of data as UpstreamImage[])
+    if (typeof item?.b64_json !== 'string' || item.b64_json.length === 0)
+      throw upstreamUnavailable('the upstream answered an image without b64_json');
+  return data as UpstreamImage[];
+}
+
+/**
+ * One metered image call: reserves the job's line item (402/429 before any upstream call),
+ * routes it to an `images` replica, refuses a content violation (422), re-encodes each image
+ * to the requested format and size and blurs adult content under safe mode, then charges the
+ * images returned. Any failure releases the reservation: nothing is charged.
+ */
+export async function runImageCall(call: ModelCall, job: ImageJob): Promise<ImageResult> {
+  await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [job.charge] });
+  let result: ImageResult;
+  try {
+    const routed = await call.route('images', (provider, options) => provider.images(job.path, job.body, options));
+    routed.done();
+    const items = imagesOf(routed.result);
+    if (items.some((i) => i.content_violation === true)) throw contentViolation();
+    let blurred = false;
+    const images = await Promise.all(
+      items.map(async (item) => {
+        const blur = job.safeMode && item.nsfw === true;
+        blurred ||= blur;
+        const bytes = new Uint8Array(Buffer.from(item.b64_json as string, 'base64'));
+        try {
+          return await finishImage(bytes, { ...job.finish, blur });
+        } catch {
+          throw upstreamUnavailable('the upstream answered an image that could not be read');
+        }
+      }),
+    );
+    result = { images, blurred };
+  } catch (error) {
+    return call.fail(error);
+  }
+  call.headers['x-svc-is-blurred'] = String(result.blurred);
+  call.headers['x-svc-is-content-violation'] = 'false';
+  if (call.model.simulated) call.headers['x-svc-simulated'] = 'true';
+  const executionMs = Math.round(performance.now() - call.request.startedAt);
+  const settled = await call.settle({
+    promptTokens: 0,
+    completionTokens: 0,
+    executionMs,
+    extras: [{ ...job.charge, units: Math.min(job.charge.units, result.images.length) }],
+  });
+  call.chargeBeforeHeaders(settled);
+  return result;
+}
