@@ -90,3 +90,21 @@ export const jsonImageBody = imageBodyParser({ jsonOnly: true });
 export function rejectUnreadable({ body }: { body: unknown }): void {
   if (body instanceof UnreadableBody) throw body.error;
 }
+
+/**
+ * 400 naming each field the (strict) schema does not declare. Elysia drops unknown fields
+ * when it normalizes a body; the reference's image schemas refuse them instead.
+ */
+export function rejectUnknownFields(schema: { properties: Record<string, unknown> }) {
+  const known = new Set(Object.keys(schema.properties));
+  return function unknownFields({ body }: { body: unknown }): void {
+    rejectUnreadable({ body });
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+    const unknown = Object.keys(body).filter((k) => !known.has(k));
+    if (unknown.length)
+      throw badRequest(
+        `Invalid body parameters: ${unknown.join(', ')}`,
+        unknown.map((k) => ({ path: [k], message: 'Unknown field' })),
+      );
+  };
+}

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { imageBodyParser, jsonImageBody, rejectUnreadable } from '../images/body';
+import { imageBodyParser, jsonImageBody, rejectUnknownFields, rejectUnreadable } from '../images/body';
 import { editImage, multiEditImage, removeBackground, upscaleImage } from '../images/edit';
 import { generateImage, simpleGenerateImage } from '../images/generate';
 import type { ImageFetch } from '../images/input';
@@ -87,7 +87,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/generate', ({ body, call }) => generateImage(body, call), {
       meter: { type: 'image' },
       parse: jsonImageBody,
-      transform: rejectUnreadable,
+      transform: rejectUnknownFields(GenerateImageSchema),
       body: GenerateImageSchema,
       detail: {
         operationId: 'generateImage',
@@ -111,7 +111,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/images/generations', ({ body, call }) => simpleGenerateImage(body, call), {
       meter: { type: 'image' },
       parse: jsonImageBody,
-      transform: defaultImageModel(deps.models),
+      transform: [rejectUnknownFields(SimpleGenerateImageSchema), defaultImageModel(deps.models)],
       body: SimpleGenerateImageSchema,
       detail: {
         operationId: 'simpleGenerateImage',
@@ -139,7 +139,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/edit', ({ body, call }) => editImage(body, call, fetching(call)), {
       meter: { type: 'inpaint' },
       parse: imageBodyParser(FORM),
-      transform: aliasModelId(true),
+      transform: [rejectUnknownFields(EditImageSchema), aliasModelId(true)],
       body: EditImageSchema,
       detail: {
         operationId: 'editImage',
@@ -155,7 +155,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/multi-edit', ({ body, call }) => multiEditImage(body, call, fetching(call)), {
       meter: { type: 'inpaint' },
       parse: imageBodyParser({ ...FORM, lists: ['images'], filesOnly: ['images'] }),
-      transform: aliasModelId(false),
+      transform: [rejectUnknownFields(MultiEditImageSchema), aliasModelId(false)],
       body: MultiEditImageSchema,
       detail: {
         operationId: 'multiEditImage',
@@ -184,7 +184,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/background-remove', ({ body, call }) => removeBackground(body, call, fetching(call)), {
       meter: { type: 'image' },
       parse: imageBodyParser(FORM),
-      transform: rejectUnreadable,
+      transform: rejectUnknownFields(BackgroundRemoveSchema),
       body: BackgroundRemoveSchema,
       detail: {
         operationId: 'backgroundRemoveImage',
