@@ -7,6 +7,14 @@ export async function png(width: number, height: number, colour = { r: 30, g: 12
     .toBuffer();
 }
 
+/** A huge black greyscale PNG at maximum compression: millions of pixels in a few KB (a decompression bomb when large enough). */
+export async function compressedPng(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+    .toColourspace('b-w')
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+}
+
 /** Format, width and height of image bytes, read from the header. */
 export async function describe(
   bytes: ArrayBuffer | Uint8Array | Buffer,
