@@ -1,3 +1,4 @@
+import { Type as T } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
@@ -129,6 +130,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     })
     .get('/image/styles', () => ({ object: 'list' as const, data: Object.keys(IMAGE_STYLES) }), {
       auth: 'OPTIONAL',
+      response: { 200: T.Object({ object: T.Literal('list'), data: T.Array(T.String()) }) },
       detail: {
         summary: 'List image styles',
         tags: ['Image'],
