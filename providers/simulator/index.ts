@@ -20,7 +20,7 @@ const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
  * and every model it serves is labelled as simulated in /models.
  */
 export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
-  o.log.info('SIMULATOR provider active: canned answers and deterministic vectors, no model weights', {
+  o.log.info('SIMULATOR provider active: canned answers, deterministic vectors and images drawn with sharp, no model weights', {
     provider: o.id,
     capabilities: CAPABILITIES.join(','),
   });
