@@ -15,7 +15,7 @@ suite('image inputs by URL', () => {
       hostname: '127.0.0.1',
       fetch(req) {
         const path = new URL(req.url).pathname;
-        if (path === '/photo.png') return new Response(image, { headers: { 'content-type': 'image/png' } });
+        if (path === '/photo.png') return new Response(new Uint8Array(image), { headers: { 'content-type': 'image/png' } });
         if (path === '/moved') return Response.redirect('/photo.png', 302);
         if (path === '/huge') return new Response(new Uint8Array(26 * 1024 * 1024), { headers: { 'content-type': 'image/png' } });
         return new Response('no', { status: 404 });
