@@ -10,16 +10,37 @@ export class UpstreamFailure extends ServiceError {
     status: number,
     message: string,
     readonly retryable: boolean,
+    headers: Record<string, string> = {},
   ) {
-    super(status, { error: message });
+    super(status, { error: message }, headers);
   }
 }
 
 /** The upstream could not be reached or answered 5xx: 502, try another replica. */
 export const upstreamUnavailable = (detail: string) => new UpstreamFailure(502, `Upstream error: ${detail}. Please retry.`, true);
 
-/** The upstream is saturated (429/503): 503 at capacity, try another replica. */
-export const upstreamAtCapacity = () => new UpstreamFailure(503, 'The model is at capacity. Please try again later.', true);
+/** Seconds a client is told to wait after an overloaded upstream that did not say (Retry-After). */
+export const AT_CAPACITY_RETRY_SECONDS = 5;
+
+/**
+ * Seconds from an upstream's Retry-After (seconds or an HTTP date), kept within 1..60 (the
+ * openai SDK ignores longer values); AT_CAPACITY_RETRY_SECONDS when absent or unreadable.
+ */
+export function upstreamRetryAfter(value: string | null | undefined, now = Date.now()): number {
+  const raw = value?.trim() ?? '';
+  // Seconds, or an HTTP date (which always names a weekday or month); anything else is unreadable.
+  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : /[A-Za-z]/.test(raw) ? (Date.parse(raw) - now) / 1000 : Number.NaN;
+  return Number.isFinite(seconds) ? Math.min(60, Math.max(1, Math.ceil(seconds))) : AT_CAPACITY_RETRY_SECONDS;
+}
+
+/**
+ * The upstream is saturated (429/503): 503 at capacity, try another replica. The client is
+ * told when to retry with Retry-After (the upstream's value when it gave one).
+ */
+export const upstreamAtCapacity = (retryAfter?: string | null) => {
+  const seconds = upstreamRetryAfter(retryAfter);
+  return new UpstreamFailure(503, `The model is at capacity. Please retry in ${seconds} s.`, true, { 'retry-after': String(seconds) });
+};
 
 /** No first byte within the provider's timeoutMs: 504, not retried (the time is spent). */
 export const upstreamTimeout = (timeoutMs: number) =>

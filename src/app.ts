@@ -21,6 +21,8 @@ import { adminAccountRoutes } from './routes/admin-accounts';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
+import { x402Routes } from './routes/x402';
+import { discoveryFor } from './x402/discovery';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
 export interface AppExtras {
@@ -44,12 +46,16 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
           kv: deps.kv,
           now: deps.now,
           siwx: wallets.siwx,
-          domains: allowedDomains(config, wallets),
+          domains: () => allowedDomains(config, wallets, app.server?.port),
         })
       : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
-  const stages = pipelineStages(deps, wallet);
+  const stages = pipelineStages(
+    deps,
+    wallet,
+    discoveryFor(deps, () => app.server?.port),
+  );
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath })
     .use(abuseGuardGate(deps)) // 3. its request-wide hooks: blocked credentials and IPs, failure counting
     .use(stages) // 2-9 per route: auth, abuse guard, rate limit, metered call, balance headers (src/gates/index.ts)
@@ -61,7 +67,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))
     .use(billingRoutes(deps, stages))
-    .use(adminAccountRoutes(deps, stages));
+    .use(adminAccountRoutes(deps, stages))
+    .use(x402Routes(deps, stages));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY

@@ -1,5 +1,6 @@
 import { createKeyCache } from './auth/key-cache';
 import { createUsageMeter } from './billing/live-meter';
+import { walletAdmission } from './x402/wallet-admission';
 import type { UsageMeter } from './billing/meter';
 import type { Config } from './config';
 import type { Storage } from './db/database';
@@ -11,6 +12,7 @@ import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
 import { createCatalog } from './models/catalog';
+import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
 
@@ -67,10 +69,16 @@ export async function createDeps(
   const modelProviders = createProviderRegistry(providers, {
     fetch: outbound,
     log,
-    catalog: { isReasoning: (name) => reasoning.has(name), dimensionsOf: (name) => dimensions.get(name) },
+    catalog: {
+      isReasoning: (name) => reasoning.has(name),
+      dimensionsOf: (name) => dimensions.get(name),
+      capabilitiesOf: upstreamCapabilities(models),
+    },
   });
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
-  const meter = overrides.meter ?? createUsageMeter({ db: storage.db, kv, limits, now, log, config, models });
+  const meter =
+    overrides.meter ??
+    walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), { kv, config, now, fetch: outbound, log });
   const recovered = await meter.recover();
   if (recovered.restored + recovered.expired > 0) log.info('billing: kept reservations recovered', recovered);
   return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound };

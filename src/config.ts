@@ -10,7 +10,8 @@ export const ConfigSchema = T.Object({
   port: T.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   host: T.String({ default: '0.0.0.0' }),
   basePath: T.String({ default: '/api/v1', pattern: '^/' }),
-  publicUrl: T.String({ default: 'http://localhost:8080', description: 'External base URL, used for SIWE domain checks' }),
+  /** External base URL (sign-in domain checks, x402 resource URLs); unset means http://localhost:<listen port>. */
+  publicUrl: T.Optional(T.String({ pattern: '^https?://', description: 'External base URL, used for SIWE domain checks' })),
   dataDir: T.String({ default: './data' }),
   databaseUrl: T.Optional(T.String({ minLength: 1 })),
   redisUrl: T.Optional(T.String({ minLength: 1 })),

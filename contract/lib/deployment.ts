@@ -1,3 +1,4 @@
+import { requireTarget } from './env';
 import { call } from './http';
 import { ownDescription, referenceDescription, type Validators } from './spec';
 
@@ -18,6 +19,7 @@ let found: Promise<Deployment> | null = null;
 /** Discovers the deployment once per run: models from /models, characters from /characters. */
 export function deployment(): Promise<Deployment> {
   found ??= (async () => {
+    requireTarget();
     const [own, reference] = await Promise.all([ownDescription(), referenceDescription()]);
     const idOf = async (type: string) => {
       const a = await call(`/models?type=${type}`, { key: null });

@@ -12,10 +12,13 @@ export const env = {
   reference: process.env.CONTRACT_REFERENCE ?? '',
 };
 
-if (!env.baseUrl || !env.apiKey)
-  throw new Error(
-    'contract: set SVC_BASE_URL (e.g. https://host/api/v1) and SVC_API_KEY (an ADMIN key), or use npm run contract -- --help',
-  );
+/** Throws unless the suite knows where to go and with which key. */
+export function requireTarget(): void {
+  if (!env.baseUrl || !env.apiKey)
+    throw new Error(
+      'contract: set SVC_BASE_URL (e.g. https://host/api/v1) and SVC_API_KEY (an ADMIN key), or use npm run contract -- --help',
+    );
+}
 
 /** Prints why a check does not apply to this deployment (the report keeps the reason). */
 export function skipped(check: string, reason: string): void {

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { env } from './env';
 import { call } from './http';
+import { applySpecDeltas } from './reference-deltas';
 
 /** An OpenAPI document, loosely typed: the suite reads paths, operations and components. */
 export type OpenApiDoc = { paths: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
@@ -94,8 +95,8 @@ export async function ownDescription(): Promise<Validators> {
   return new Validators(toJsonSchema(parse(a.text)) as OpenApiDoc);
 }
 
-/** The reference description given with `--reference <file>`, or null. */
+/** The reference description given with `--reference <file>` with the spec's deltas applied (lib/reference-deltas.ts), or null. */
 export async function referenceDescription(): Promise<Validators | null> {
   if (!env.reference) return null;
-  return new Validators(toJsonSchema(parse(await Bun.file(env.reference).text())) as OpenApiDoc);
+  return new Validators(toJsonSchema(applySpecDeltas(parse(await Bun.file(env.reference).text()))) as OpenApiDoc);
 }

@@ -52,6 +52,10 @@ function leadingChunk(ctx: PluginContext, fields: Pick<ChatChunk, 'choices'> & R
 export const citationsChunk = (ctx: PluginContext, results: SearchResult[]) =>
   leadingChunk(ctx, { choices: [], svc_parameters: { web_search_citations: results } });
 
+/** The first stream chunk of an `auto` search that had no engine: the stream's form of the echo. */
+export const unavailableChunk = (ctx: PluginContext, notice: string) =>
+  leadingChunk(ctx, { choices: [], svc_parameters: { web_search_unavailable: notice } });
+
 /** A stream chunk carrying the documents tool call (return_search_results_as_documents). */
 export const documentsChunk = (ctx: PluginContext, results: SearchResult[]) =>
   leadingChunk(ctx, {

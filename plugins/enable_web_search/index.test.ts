@@ -42,11 +42,24 @@ async function run(ctx: PluginContext, text = 'sea otters') {
 }
 
 describe('enable_web_search: activation', () => {
-  test('off (default) and no configured engine are inactive', () => {
+  test('off (default) is inactive; on and auto are active, with or without an engine', () => {
     expect(plugin.isActive(ctxWith({ enable_web_search: 'off' }))).toBe(false);
-    expect(plugin.isActive(ctxWith({ enable_web_search: 'on' }, { noSearch: true }))).toBe(false);
+    expect(plugin.isActive(ctxWith({ enable_web_search: 'on' }, { noSearch: true }))).toBe(true);
     expect(plugin.isActive(ctxWith({ enable_web_search: 'on' }))).toBe(true);
     expect(plugin.isActive(ctxWith({ enable_web_search: 'auto' }))).toBe(true);
+  });
+
+  test("no engine configured: 'on' is a 400 that says so, 'auto' answers without search and says so in the echo", async () => {
+    const on = ctxWith({ enable_web_search: 'on' }, { noSearch: true });
+    const error = await run(on).catch((e) => e);
+    expect(error.status).toBe(400);
+    expect(error.body.error).toContain("svc_parameters.enable_web_search: is 'on' but this server has no web search engine configured");
+    expect(error.body.details.svc_parameters.enable_web_search._errors).toHaveLength(1);
+    const auto = ctxWith({ enable_web_search: 'auto' }, { noSearch: true });
+    const req = await run(auto);
+    expect(systemOf(req)).toBe('Caller');
+    expect(auto.echo.web_search_unavailable).toContain('no web search engine configured');
+    expect(auto.extraCharges).toEqual([]);
   });
 
   test('enable_x_search on a supporting model bypasses web search', () => {

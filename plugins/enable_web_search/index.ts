@@ -2,10 +2,11 @@ import { t } from 'elysia';
 import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
 import { definePlugin, type PluginContext } from '../../src/pipeline/plugin';
 import { extractUrls } from '../../src/scrape';
-import { SearchFailed, webToolsOf, type SearchResult } from '../../providers/search';
+import { SearchFailed, type SearchResult } from '../../providers/search';
+import { invalidField } from '../../src/http/errors';
 import { lastUserText, prependSystemText } from '../shared/messages';
 import { autoWantsSearch } from './auto';
-import { citationsChunk, documentsChunk, documentsToolCall, searchContext } from './context';
+import { citationsChunk, documentsChunk, documentsToolCall, searchContext, unavailableChunk } from './context';
 
 /** Longest query sent to the engine; longer messages are cut (engines cap queries anyway). */
 const MAX_QUERY_CHARS = 400;
@@ -20,6 +21,16 @@ function bypassed(req: UpstreamChatRequest, ctx: PluginContext): boolean {
   if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return true;
   return ctx.params.enable_web_scraping === true && extractUrls(lastUserText(req)).length > 0;
 }
+
+const NO_ENGINE = 'this server has no web search engine configured (config search.provider), so the answer was made without web search';
+
+/** The 400 of enable_web_search 'on' on a server without a search engine. */
+const noSearchEngine = () =>
+  invalidField(
+    ['svc_parameters', 'enable_web_search'],
+    "is 'on' but this server has no web search engine configured (config search.provider); send 'auto' to answer without search, or 'off'",
+    'body',
+  );
 
 /** The results this request searched, kept where transformResponse finds them. */
 const resultsOf = (ctx: PluginContext) => ctx.echo.web_search_citations as SearchResult[] | undefined;
@@ -54,16 +65,21 @@ export const enableWebSearch = definePlugin({
   isActive(ctx) {
     const mode = ctx.params.enable_web_search;
     if (mode !== 'on' && mode !== 'auto') return false;
-    if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return false;
-    return ctx.services.web.search !== null;
+    return !(ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true);
   },
   async transformRequest(req, ctx) {
     if (bypassed(req, ctx)) return;
+    const tools = ctx.services.web;
+    if (!tools.search) {
+      // 'on' is a promise svc cannot keep here: refuse it. 'auto' may go without, and says so.
+      if (ctx.params.enable_web_search === 'on') throw noSearchEngine();
+      ctx.echo.web_search_unavailable = NO_ENGINE;
+      if (ctx.stream) ctx.leadingChunks.push(unavailableChunk(ctx, NO_ENGINE));
+      return;
+    }
     const query = lastUserText(req).trim().slice(0, MAX_QUERY_CHARS);
     if (!query) return;
     if (ctx.params.enable_web_search === 'auto' && !autoWantsSearch(query, ctx.model)) return;
-    const tools = ctx.services.web;
-    if (!tools.search) return;
     let results: SearchResult[];
     try {
       results = await tools.search.search(query, { signal: ctx.signal, count: tools.config.maxResults });

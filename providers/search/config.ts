@@ -15,7 +15,11 @@ const ScrapingSchema = T.Object({
  */
 export const SearchConfigSchema = T.Object(
   {
-    provider: T.Optional(T.Union([T.Literal('searxng'), T.Literal('brave')], { description: 'Unset: web search is off' })),
+    provider: T.Optional(
+      T.Union([T.Literal('searxng'), T.Literal('brave'), T.Literal('simulated'), T.Literal('none')], {
+        description: 'Unset: the simulated engine when every text model is simulated, else none. none: web search is off.',
+      }),
+    ),
     baseUrl: T.Optional(
       T.String({
         pattern: '^https?://',

@@ -2,10 +2,12 @@ import type { AppDeps } from '../../src/deps';
 import { braveProvider } from './brave';
 import { parseSearchConfig, type SearchConfig } from './config';
 import { searxngProvider } from './searxng';
+import { simulatedSearchProvider } from './simulated';
 import type { SearchProvider } from './types';
 
 export { parseSearchConfig, type SearchConfig } from './config';
 export { SearchFailed, type SearchProvider, type SearchResult } from './types';
+export { SIMULATED_SEARCH_ID, simulatedResults } from './simulated';
 
 /** The configured web tools of an app: settings and the search engine (null when none). */
 export interface WebTools {
@@ -13,8 +15,18 @@ export interface WebTools {
   search: SearchProvider | null;
 }
 
-/** Builds the search engine adapter a config names; null when no provider is configured. */
-export function createSearchProvider(config: SearchConfig, doFetch: typeof fetch): SearchProvider | null {
+/**
+ * Builds the search engine adapter a config names; null when there is none. An unset
+ * provider means the simulated engine when `allSimulated` (the default, simulator-only
+ * configuration), else none.
+ */
+export function createSearchProvider(
+  config: SearchConfig,
+  doFetch: typeof fetch,
+  opts: { allSimulated?: boolean; now?: () => number } = {},
+): SearchProvider | null {
+  const now = opts.now ?? Date.now;
+  if (config.provider === 'simulated' || (config.provider === undefined && opts.allSimulated)) return simulatedSearchProvider(now);
   if (config.provider === 'searxng')
     return searxngProvider({ baseUrl: config.baseUrl as string, apiKey: config.apiKey, timeoutMs: config.timeoutMs, fetch: doFetch });
   if (config.provider === 'brave')
@@ -33,7 +45,9 @@ export function webToolsOf(deps: AppDeps): WebTools {
   let tools = byDeps.get(deps);
   if (!tools) {
     const config = parseSearchConfig(deps.config.search);
-    tools = { config, search: createSearchProvider(config, deps.fetch) };
+    // Hand-built deps in plugin unit tests may have no catalog.
+    const allSimulated = deps.models?.list('text').every((m) => m.simulated) ?? false;
+    tools = { config, search: createSearchProvider(config, deps.fetch, { allSimulated, now: deps.now }) };
     byDeps.set(deps, tools);
   }
   return tools;

@@ -1,6 +1,10 @@
 import { chatPromptTokens, contentText as textOf } from '../../src/pipeline/tokens';
 import { DONE_BYTES, encodeEvent } from '../../src/stream/encoder';
-import type { ChatChunk, ChatCompletion, ChatUsage, UpstreamChatRequest } from '../../src/stream/wire';
+import type { Capabilities } from '../../src/models/schema';
+import type { UpstreamChatRequest } from '../../src/stream/wire';
+import { simulateChat } from '../simulator-chat/answer';
+import { chunksOf, completionOf } from '../simulator-chat/chunks';
+import { createPromptCache } from '../simulator-chat/prompt-cache';
 import type { ProviderCalls } from '../types';
 import { sleep } from './sleep';
 
@@ -25,84 +29,50 @@ function thinkingDisabled(req: UpstreamChatRequest): boolean {
   return req.messages.some((m) => (m.role === 'system' || m.role === 'user') && textOf(m.content).includes('/no_think'));
 }
 
-/** The canned answer, split into tokens (a word and its following space each). */
-function answerTokens(req: UpstreamChatRequest, think: boolean): { tokens: string[]; reasoning: number } {
-  const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
-  const said = textOf(lastUser?.content ?? '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 200);
-  const answer = `This is the svc simulator: no model weights, canned text. You said: "${said}". Configure a provider to get real answers.`;
-  const thought = think ? `<think>\nThe user wrote ${said.length} characters. I will answer briefly.\n</think>\n\n` : '';
-  const split = (s: string) => s.match(/\S+\s*|\s+/g) ?? [];
-  const thinkTokens = split(thought);
-  return { tokens: [...thinkTokens, ...split(answer)], reasoning: thinkTokens.length };
-}
-
 /**
  * The simulator's chat: answers chat-completions in JSON and SSE with configurable latency
  * and speed, tokenizer-counted usage, and `<think>` blocks for reasoning models unless
- * thinking is disabled.
+ * thinking is disabled. The answer itself (tool calls, JSON, n, stop, logprobs, as the
+ * model's catalog flags claim) is built by providers/simulator-chat.
  */
-export function simulatedChat(o: { options: SimulatorOptions; isReasoning: (model: string) => boolean }): ProviderCalls['chat'] {
+export function simulatedChat(o: {
+  options: SimulatorOptions;
+  isReasoning: (model: string) => boolean;
+  /** The catalog flags of an upstream model: tools, JSON schemas and logprobs follow them. */
+  capabilitiesOf?: (model: string) => Partial<Capabilities>;
+}): ProviderCalls['chat'] {
   const latencyMs = num(o.options.latencyMs, 20);
   const tps = num(o.options.tokensPerSecond, 200);
   const thinking = o.options.thinking !== false;
+  const promptCache = createPromptCache();
 
   return async function chat(req, opts) {
     const think = thinking && o.isReasoning(opts.upstreamModel) && !thinkingDisabled(req);
-    const all = answerTokens(req, think);
-    const max = req.max_completion_tokens ?? req.max_tokens;
-    const tokens = max && max > 0 ? all.tokens.slice(0, max) : all.tokens;
-    const finish = tokens.length < all.tokens.length ? 'length' : 'stop';
-    const reasoning = Math.min(all.reasoning, tokens.length);
-    const promptTokens = chatPromptTokens(req.messages);
-    const usage: ChatUsage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: tokens.length,
-      total_tokens: promptTokens + tokens.length,
-      completion_tokens_details: reasoning ? { reasoning_tokens: reasoning } : null,
-    };
-    const id = `chatcmpl-sim-${crypto.randomUUID().slice(0, 13)}`;
-    const created = Math.floor(Date.now() / 1000);
-    if (latencyMs > 0) await sleep(latencyMs, opts.signal);
-
-    if (!req.stream) {
-      const body: ChatCompletion = {
-        id,
-        object: 'chat.completion',
-        created,
-        model: opts.upstreamModel,
-        choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, finish_reason: finish, logprobs: null }],
-        usage,
-      };
-      return { kind: 'json', body };
-    }
-
-    const chunk = (delta: ChatChunk['choices'][number]['delta'], finishReason: string | null): ChatChunk => ({
-      id,
-      object: 'chat.completion.chunk',
-      created,
+    const capabilities = o.capabilitiesOf?.(opts.upstreamModel) ?? {};
+    const cachedPromptTokens = capabilities.supportsPromptCaching ? promptCache.cachedTokens(opts.upstreamModel, req) : 0;
+    const answer = simulateChat(req, { think, capabilities, promptTokens: chatPromptTokens(req.messages), cachedPromptTokens });
+    const meta = {
+      id: `chatcmpl-sim-${crypto.randomUUID().slice(0, 13)}`,
+      created: Math.floor(Date.now() / 1000),
       model: opts.upstreamModel,
-      choices: [{ index: 0, delta, finish_reason: finishReason }],
-    });
+    };
+    if (latencyMs > 0) await sleep(latencyMs, opts.signal);
+    if (!req.stream) return { kind: 'json', body: completionOf(answer, meta) };
+
+    const chunks = chunksOf(answer, meta, req.stream_options?.include_usage === true);
     const gapMs = tps > 0 ? 1000 / tps : 0;
-    let i = -1;
+    let i = 0;
     const body = new ReadableStream<Uint8Array>(
       {
         async pull(c) {
-          if (i === -1) c.enqueue(encodeEvent(chunk({ role: 'assistant', content: '' }, null)));
-          else if (i < tokens.length) {
-            if (gapMs > 0) await sleep(gapMs, opts.signal).catch(() => {});
-            if (opts.signal.aborted) return c.close();
-            c.enqueue(encodeEvent(chunk({ content: tokens[i] }, null)));
-          } else {
-            c.enqueue(encodeEvent(chunk({}, finish)));
-            if (req.stream_options?.include_usage) c.enqueue(encodeEvent({ ...chunk({}, null), choices: [], usage }));
+          const next = chunks[i++];
+          if (!next) {
             c.enqueue(DONE_BYTES);
-            c.close();
+            return c.close();
           }
-          i++;
+          if (next.paced && gapMs > 0) await sleep(gapMs, opts.signal).catch(() => {});
+          if (opts.signal.aborted) return c.close();
+          c.enqueue(encodeEvent(next.chunk));
         },
       },
       { highWaterMark: 0 },

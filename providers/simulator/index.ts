@@ -1,4 +1,5 @@
 import type { Logger } from '../../src/log';
+import type { Capabilities } from '../../src/models/schema';
 import type { Capability, Provider } from '../types';
 import { simulatedChat, type SimulatorOptions } from './chat';
 import { simulatedEmbed } from './embeddings';
@@ -10,6 +11,8 @@ export { simulatedVector } from './embeddings';
 export interface SimulatorCatalog {
   isReasoning: (model: string) => boolean;
   dimensionsOf: (model: string) => number | undefined;
+  /** The catalog flags of an upstream model name (the simulator does what they claim). */
+  capabilitiesOf?: (model: string) => Partial<Capabilities>;
 }
 
 const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
@@ -28,7 +31,7 @@ export function simulator(o: { id: string; options: SimulatorOptions; catalog: S
     id: o.id,
     simulated: true,
     capabilities: new Set(CAPABILITIES),
-    chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning }),
+    chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning, capabilitiesOf: o.catalog.capabilitiesOf }),
     embed: simulatedEmbed({ dimensionsOf: o.catalog.dimensionsOf }),
     images: simulatedImages(),
   };

@@ -21,9 +21,35 @@ export function allowListEligibility(addresses: string[]): EligibilityProvider {
 const BALANCE_OF = '0x70a08231';
 
 /**
- * Staked balance on chain: an `eth_call` of ERC-20 `balanceOf(address)` on the staking token
- * through the configured JSON-RPC node; eligible when the balance reaches `minBalance`.
+ * The staked balance of `address` in the token's base units: an `eth_call` of ERC-20
+ * `balanceOf(address)` on the staking token through the configured JSON-RPC node. Throws
+ * EligibilityUnavailable when the node fails, times out or answers nonsense.
  */
+export async function readStakedBalance(
+  staking: NonNullable<WalletsConfig['web3Keys']['staking']>,
+  fetcher: typeof fetch,
+  address: string,
+): Promise<bigint> {
+  const data = BALANCE_OF + address.toLowerCase().replace(/^0x/, '').padStart(64, '0');
+  let reply: { result?: unknown; error?: unknown };
+  try {
+    const res = await fetcher(staking.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: staking.tokenAddress, data }, 'latest'] }),
+      signal: AbortSignal.timeout(staking.timeoutMs),
+    });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    reply = (await res.json()) as typeof reply;
+  } catch (error) {
+    throw new EligibilityUnavailable(`staking RPC failed: ${(error as Error).message}`);
+  }
+  if (typeof reply.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(reply.result))
+    throw new EligibilityUnavailable('staking RPC returned no result');
+  return reply.result === '0x' ? 0n : BigInt(reply.result);
+}
+
+/** Staked balance on chain (readStakedBalance); eligible when it reaches `minBalance`. */
 export function stakedBalanceEligibility(
   staking: NonNullable<WalletsConfig['web3Keys']['staking']>,
   fetcher: typeof fetch,
@@ -31,24 +57,7 @@ export function stakedBalanceEligibility(
   const minimum = BigInt(staking.minBalance);
   return {
     async isEligible(address) {
-      const data = BALANCE_OF + address.toLowerCase().replace(/^0x/, '').padStart(64, '0');
-      let reply: { result?: unknown; error?: unknown };
-      try {
-        const res = await fetcher(staking.rpcUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: staking.tokenAddress, data }, 'latest'] }),
-          signal: AbortSignal.timeout(staking.timeoutMs),
-        });
-        if (!res.ok) throw new Error(`HTTP ${res.status}`);
-        reply = (await res.json()) as typeof reply;
-      } catch (error) {
-        throw new EligibilityUnavailable(`staking RPC failed: ${(error as Error).message}`);
-      }
-      if (typeof reply.result !== 'string' || !/^0x[0-9a-fA-F]*$/.test(reply.result))
-        throw new EligibilityUnavailable('staking RPC returned no result');
-      const balance = reply.result === '0x' ? 0n : BigInt(reply.result);
-      return balance >= minimum;
+      return (await readStakedBalance(staking, fetcher, address)) >= minimum;
     },
   };
 }

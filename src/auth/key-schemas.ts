@@ -14,8 +14,11 @@ const LimitPeriod = t.Union([t.Literal('EPOCH'), t.Literal('MONTH'), t.Literal('
 const ExpiresAt = t.Union(
   [
     t.Literal(''),
-    t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
-    t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$' }),
+    t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a date YYYY-MM-DD (midnight UTC)' }),
+    t.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$',
+      description: 'a UTC date-time YYYY-MM-DDTHH:mm:ss(.sss)Z',
+    }),
   ],
   {
     description: "'' for none, YYYY-MM-DD (midnight UTC) or YYYY-MM-DDTHH:mm:ss(.sss)Z",

@@ -2,7 +2,11 @@ import { and, count, desc, eq, isNull } from 'drizzle-orm';
 import { formatMicros, microsToNumber, toMicros } from '../billing/money';
 import type { Database } from '../db/database';
 import { apiKeys } from '../db/schema';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, invalidField } from '../http/errors';
+
+/** The reference's answer to an unknown or foreign key id: 400 DetailedError naming `id`. */
+const keyNotFound = () =>
+  badRequest('API key could not be found', [{ path: ['id'], message: 'No live API key of this account has this id' }]);
 import { createApiKey, type ApiKeyType, type LimitPeriod } from './api-keys';
 import type { KeyCache } from './key-cache';
 import { NO_USAGE, usageByKey, type KeyUsage } from './key-usage';
@@ -30,9 +34,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function parseExpiry(value: string | null | undefined, nowMs: number): Date | null {
   if (value === undefined || value === null || value === '') return null;
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(date.getTime())) throw badRequest('Invalid expiresAt', [{ path: ['expiresAt'], message: 'Invalid date' }]);
-  if (date.getTime() <= nowMs)
-    throw badRequest('expiresAt must be in the future', [{ path: ['expiresAt'], message: 'Date must be in the future' }]);
+  if (Number.isNaN(date.getTime())) throw invalidField('expiresAt', 'must be a valid calendar date');
+  if (date.getTime() <= nowMs) throw invalidField('expiresAt', 'must be in the future');
   return date;
 }
 
@@ -90,7 +93,7 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
       .from(apiKeys)
       .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)))
       .limit(1);
-    if (!row) throw notFound('API key could not be found');
+    if (!row) throw keyNotFound();
     return row;
   }
 
@@ -111,7 +114,7 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
       return rows.map((row) => presentKey(row, { usage: usage.get(row.id) ?? NO_USAGE }));
     },
 
-    /** One live key of the account; 404 when it belongs to someone else or is gone. */
+    /** One live key of the account; 400 when it belongs to someone else or is gone. */
     async get(accountId: string, id: string) {
       const row = await ownKey(accountId, id);
       const usage = await usageByKey(db, accountId, [row.id], deps.now());
@@ -174,7 +177,7 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
         .set(changes)
         .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)))
         .returning();
-      if (!row) throw notFound('API key could not be found');
+      if (!row) throw keyNotFound();
       await deps.keys.invalidate(row.secretHash);
       return presentKey(row);
     },
@@ -189,7 +192,7 @@ export function createKeysService(deps: { db: Database; keys: KeyCache; now: () 
         .set({ deletedAt: new Date(deps.now()) })
         .where(and(eq(apiKeys.id, id), eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)))
         .returning({ secretHash: apiKeys.secretHash });
-      if (!row) throw notFound('API key could not be found');
+      if (!row) throw keyNotFound();
       await deps.keys.invalidate(row.secretHash);
     },
   };

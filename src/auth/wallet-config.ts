@@ -1,5 +1,6 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { parseConfigSection, type Config } from '../config';
+import { PaymentsConfigSchema } from '../x402/config';
 
 /** Solana mainnet as a CAIP-2 chain id (the genesis-hash form wallets send). */
 export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
@@ -51,8 +52,11 @@ const Web3KeysSchema = T.Object(
   { default: {} },
 );
 
-/** The `wallets` config section: wallet sign-in and web3 key settings. */
-export const WalletsConfigSchema = T.Object({ siwx: SiwxSchema, web3Keys: Web3KeysSchema }, { default: {} });
+/** The `wallets` config section: wallet sign-in, web3 key and x402 payment settings. */
+export const WalletsConfigSchema = T.Object(
+  { siwx: SiwxSchema, web3Keys: Web3KeysSchema, payments: PaymentsConfigSchema },
+  { default: {} },
+);
 
 /** The validated `wallets` section. */
 export type WalletsConfig = Static<typeof WalletsConfigSchema>;
@@ -62,7 +66,17 @@ export function parseWalletsConfig(config: Pick<Config, 'wallets'>): WalletsConf
   return parseConfigSection(WalletsConfigSchema, config.wallets, 'wallets');
 }
 
-/** Domains (host[:port]) a sign-in may name: the public URL's host plus configured ones. */
-export function allowedDomains(config: Pick<Config, 'publicUrl'>, wallets: WalletsConfig): Set<string> {
-  return new Set([new URL(config.publicUrl).host, ...wallets.siwx.domains]);
+/** The service's own origin: `publicUrl` when set, else http://localhost on the port it actually listens on. */
+export function publicOrigin(config: Pick<Config, 'publicUrl' | 'port'>, listenPort?: number): string {
+  return config.publicUrl ? new URL(config.publicUrl).origin : `http://localhost:${listenPort ?? config.port}`;
+}
+
+/**
+ * Domains (host[:port]) a sign-in may name: the public URL's host, or without one the
+ * loopback names on the actual listen port; plus configured ones.
+ */
+export function allowedDomains(config: Pick<Config, 'publicUrl' | 'port'>, wallets: WalletsConfig, listenPort?: number): Set<string> {
+  if (config.publicUrl) return new Set([new URL(config.publicUrl).host, ...wallets.siwx.domains]);
+  const port = listenPort ?? config.port;
+  return new Set([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, ...wallets.siwx.domains]);
 }

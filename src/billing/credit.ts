@@ -12,19 +12,22 @@ export type Currency = 'USD' | 'DIEM' | 'VCU' | 'BUNDLED_CREDITS' | 'USDC';
  * this request id was already credited. `onApplied` runs inside the transaction, under the
  * account lock (the meter adds the credit to its live balance there).
  */
-export async function creditAccount(
-  db: Database,
-  input: {
-    accountId: string;
-    currency: Currency;
-    amountMicros: number;
-    requestId: string;
-    sku?: string;
-    notes?: string;
-    kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
-  },
-  onApplied?: () => Promise<void>,
-): Promise<boolean> {
+/** A credit to an account (operator top-up, bootstrap credit, x402 payment). */
+export interface CreditInput {
+  accountId: string;
+  currency: Currency;
+  /** Positive micro-units. */
+  amountMicros: number;
+  /** Idempotency key: a second credit with the same id is not applied. */
+  requestId: string;
+  sku?: string;
+  notes?: string;
+  kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
+  /** Runs in the credit's own database transaction when it is applied (an x402 payment row). */
+  alsoInTransaction?: (tx: Database) => Promise<void>;
+}
+
+export async function creditAccount(db: Database, input: CreditInput, onApplied?: () => Promise<void>): Promise<boolean> {
   if (!Number.isSafeInteger(input.amountMicros) || input.amountMicros <= 0)
     throw new Error('credit amount must be a positive integer of micro-units');
   return db.transaction(async (tx) => {
@@ -52,6 +55,7 @@ export async function creditAccount(
         target: [balances.accountId, balances.currency],
         set: { amountMicros: sql`${balances.amountMicros} + ${input.amountMicros}`, updatedAt: sql`now()` },
       });
+    await input.alsoInTransaction?.(tx as unknown as Database);
     await onApplied?.();
     return true;
   });

@@ -29,7 +29,7 @@ export interface UsageMeterDeps {
   limits: RateLimiter;
   now: () => number;
   log: Logger;
-  config: Pick<Config, 'billing' | 'basePath'>;
+  config: Pick<Config, 'billing' | 'basePath'> & Partial<Pick<Config, 'wallets' | 'publicUrl' | 'port'>>;
   /** The catalog, to price a restored reservation's model; without it, restored tickets price only line items. */
   models?: Pick<ModelCatalog, 'get'>;
 }
@@ -101,6 +101,8 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       neededMicros: usdc.amount,
       minimumTopUpUsd: cfg.minimumTopUpUsd,
       basePath: deps.config.basePath,
+      config: deps.config,
+      nowMs: deps.now(),
     });
   }
 

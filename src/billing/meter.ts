@@ -1,6 +1,8 @@
 import type { RequestContext } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
-import type { Currency } from './credit';
+import type { CreditInput, Currency } from './credit';
+
+export type { CreditInput } from './credit';
 
 /** An extra line item added by a plugin (web search, scraping, x-search). */
 export interface ExtraCharge {
@@ -55,19 +57,6 @@ export interface MeterTicket {
   settle(usage: MeteredUsage): Promise<SettledCost>;
   /** Releases the reservation without charging (the upstream failed). */
   release(): Promise<void>;
-}
-
-/** A credit to an account (operator top-up, bootstrap credit, x402 payment). */
-export interface CreditInput {
-  accountId: string;
-  currency: Currency;
-  /** Positive micro-units. */
-  amountMicros: number;
-  /** Idempotency key: a second credit with the same id is not applied. */
-  requestId: string;
-  sku?: string;
-  notes?: string;
-  kind?: 'CREDIT' | 'TOP_UP' | 'REFUND';
 }
 
 /**

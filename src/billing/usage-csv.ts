@@ -1,5 +1,5 @@
 import { formatMicros } from './money';
-import type { UsageRow } from './usage-query';
+import { entryNotes, type UsageRow } from './usage-query';
 
 /** CSV columns: the entry fields, with inferenceDetails flattened. */
 export const USAGE_CSV_COLUMNS = [
@@ -23,8 +23,8 @@ function field(value: string): string {
 
 /**
  * Usage lines as RFC 4180 CSV with a header row and CRLF line ends. Amounts are exact
- * decimal strings (no float rounding); empty cells stand for null (notes, non-inference
- * lines, tokens of non-text lines).
+ * decimal strings (no float rounding); empty cells stand for null (non-inference lines,
+ * tokens of non-text lines).
  */
 export function usageCsv(rows: UsageRow[]): string {
   const lines = [USAGE_CSV_COLUMNS.join(',')];
@@ -37,7 +37,7 @@ export function usageCsv(rows: UsageRow[]): string {
       r.units,
       formatMicros(-r.amountMicros),
       r.currency,
-      r.notes ?? '',
+      entryNotes(r),
       inference ? r.requestId : '',
       inference ? String(r.executionMs ?? 0) : '',
       inference && r.promptTokens !== null ? String(r.promptTokens) : '',

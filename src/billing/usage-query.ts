@@ -107,6 +107,11 @@ export async function usageAfter(
   return rows as UsageRow[];
 }
 
+/** The notes of a line: the reference's is a non-nullable string, "API Inference" on its inference lines. */
+export function entryNotes(row: Pick<UsageRow, 'notes' | 'modelId' | 'executionMs'>): string {
+  return row.notes ?? (row.modelId !== null || row.executionMs !== null ? 'API Inference' : '');
+}
+
 /** The served entry of a ledger line: amounts from micro-units, the charge as a positive amount. */
 export function usageEntry(row: UsageRow): UsageEntry {
   const inference = row.modelId !== null || row.executionMs !== null;
@@ -117,13 +122,13 @@ export function usageEntry(row: UsageRow): UsageEntry {
     unit: Number(row.units),
     amount: microsToNumber(-row.amountMicros),
     currency: row.currency,
-    notes: row.notes,
+    notes: entryNotes(row),
     inferenceDetails: inference
       ? {
           requestId: row.requestId,
           inferenceExecutionTime: row.executionMs ?? 0,
-          ...(row.promptTokens !== null ? { promptTokens: row.promptTokens } : {}),
-          ...(row.completionTokens !== null ? { completionTokens: row.completionTokens } : {}),
+          promptTokens: row.promptTokens,
+          completionTokens: row.completionTokens,
         }
       : null,
   };

@@ -1,11 +1,13 @@
 import { t, type Static } from 'elysia';
 
-/** Usage entry inference details (spec 2.4); tokens only on text-model lines. */
+const TokenCount = (description: string) => t.Union([t.Integer({ minimum: 0 }), t.Null()], { description });
+
+/** Usage entry inference details (spec 2.4); token counts are null except on text-model lines. */
 const InferenceDetails = t.Object({
   requestId: t.String({ description: 'Request id (CF-RAY) of the inference' }),
   inferenceExecutionTime: t.Integer({ minimum: 0, description: 'Inference execution time, milliseconds' }),
-  promptTokens: t.Optional(t.Integer({ minimum: 0, description: 'Present only for text-model usage' })),
-  completionTokens: t.Optional(t.Integer({ minimum: 0, description: 'Present only for text-model usage' })),
+  promptTokens: TokenCount('Tokens in the prompt; null except for text-model usage'),
+  completionTokens: TokenCount('Tokens in the completion; null except for text-model usage'),
 });
 
 /**
@@ -19,7 +21,7 @@ export const UsageEntry = t.Object({
   unit: t.Number({ description: 'Units consumed (tokens are counted in millions)' }),
   amount: t.Number({ description: 'Total charged, in `currency`; negative for a refund' }),
   currency: t.String({ description: 'USD, VCU, DIEM or BUNDLED_CREDITS (USDC for wallet accounts)' }),
-  notes: t.Union([t.String(), t.Null()]),
+  notes: t.String({ description: 'Notes about the entry; "API Inference" on inference lines without other notes' }),
   inferenceDetails: t.Union([InferenceDetails, t.Null()]),
 });
 

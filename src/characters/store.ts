@@ -40,7 +40,18 @@ export interface ReviewRecord {
 }
 
 /** Sort keys of GET /characters (a subset of the reference's). */
-export type CharacterSort = 'featured' | 'highestRating' | 'mostRecent' | 'ratingCount' | 'imports';
+export type CharacterSort = (typeof CHARACTER_SORTS)[number];
+
+/** The seven sortBy modes of the reference, in its order. */
+export const CHARACTER_SORTS = [
+  'featured',
+  'highestRating',
+  'highlyRated',
+  'highlyRatedAndRecent',
+  'imports',
+  'mostRecent',
+  'ratingCount',
+] as const;
 
 /** Filters and paging of GET /characters. */
 export interface CharacterQuery {
@@ -114,11 +125,21 @@ function presentReview(row: ReviewRow, callerAccountId: string | null): ReviewRe
   };
 }
 
+// highlyRated: the mean rating shrunk towards 3 stars by 5 phantom reviews (a Bayesian
+// average), so one 5-star review does not beat fifty 4.8-star ones as it does under
+// highestRating. highlyRatedAndRecent divides that score by (1 + age in 30-day months).
+const highlyRatedScore = sql`((${ratingSum})::float + 15) / ((${ratingCount}) + 5)`;
+const ageInMonths = sql`extract(epoch from (now() - ${characters.createdAt})) / 2592000.0`;
+
 function orderOf(q: CharacterQuery): SQL[] {
   const dir = q.sortOrder === 'asc' ? asc : desc;
   switch (q.sortBy) {
     case 'highestRating':
       return [dir(sql`(${ratingSum})::float / greatest(${ratingCount}, 1)`), desc(characters.createdAt)];
+    case 'highlyRated':
+      return [dir(highlyRatedScore), desc(ratingCount), desc(characters.createdAt)];
+    case 'highlyRatedAndRecent':
+      return [dir(sql`${highlyRatedScore} / (1 + greatest(${ageInMonths}, 0))`), desc(characters.createdAt)];
     case 'ratingCount':
       return [dir(ratingCount), desc(characters.createdAt)];
     case 'imports':

@@ -23,7 +23,7 @@ export function checkContentParts(messages: ChatMessage[], model: ModelEntry): v
       const needed = PART_CAPABILITY[type];
       if (needed && !caps?.[needed]) {
         const message = `Model "${model.id}" does not accept ${type} content`;
-        throw badRequest(message, [{ path: ['messages', i, 'content', j, 'type'], message }]);
+        throw badRequest(`messages.${i}.content.${j}.type: ${message}`, [{ path: ['messages', i, 'content', j, 'type'], message }]);
       }
     }
   }

@@ -12,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
 // Money columns are bigint micro-units (1 USD = 1,000,000) read as JS numbers: 2^53 micro-USD
 // is about 9 billion dollars, far beyond any balance here, and numbers keep the hot path cheap.
@@ -198,15 +199,40 @@ export const rateLimitLogs = pgTable(
   (t) => [index('rate_limit_logs_account_idx').on(t.accountId, t.createdAt)],
 );
 
-/** Wallet top-ups (x402); the payment id is unique so a replayed payment is refused. */
-export const walletPayments = pgTable('wallet_payments', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  paymentId: text('payment_id').notNull().unique(),
-  accountId: uuid('account_id')
-    .notNull()
-    .references(() => accounts.id, { onDelete: 'cascade' }),
-  network: text('network').notNull(),
-  amountMicros: micros('amount_micros').notNull(),
-  transaction: text('transaction'),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+/**
+ * Wallet top-ups (x402). `payment_id` is derived from the network and the authorization's
+ * nonce, so its unique constraint refuses a replayed payment. A row moves pending (claimed,
+ * settling) -> settled (the facilitator confirmed it) -> credited (the ledger credit committed
+ * in the same transaction), or to failed; start-up recovery finishes pending and settled rows.
+ */
+export const walletPayments = pgTable(
+  'wallet_payments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    paymentId: text('payment_id').notNull().unique(),
+    accountId: uuid('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    network: text('network').notNull(),
+    amountMicros: micros('amount_micros').notNull(),
+    transaction: text('transaction'),
+    status: text('status', { enum: ['pending', 'settled', 'credited', 'failed'] })
+      .notNull()
+      .default('credited'),
+    /** The authorization nonce (EVM) or the transaction's hash (Solana) that makes the payment single-use. */
+    nonce: text('nonce'),
+    payer: text('payer'),
+    /** The x402 payment payload and the requirements it was settled against, for recovery. */
+    payload: jsonb('payload'),
+    requirements: jsonb('requirements'),
+    /** Why a payment failed (the facilitator's reason code). */
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('wallet_payments_open_idx')
+      .on(t.status)
+      .where(sql`${t.status} IN ('pending', 'settled')`),
+  ],
+);

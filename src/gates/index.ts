@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import { abuseGuardGate } from './abuse-guard';
-import { authGate, type WalletAuthenticator } from './auth';
+import { authGate, type AuthDeps, type WalletAuthenticator } from './auth';
 import { balanceHeadersGate } from './balance-headers';
 import { meteredCallGate } from './metered-call';
 import { accountRoutes } from './route-options';
@@ -12,9 +12,9 @@ import { routeRateLimitGate } from './route-rate-limit';
  * each, in the order their hooks run. Route families `.use()` this to get the `auth` and
  * `meter` route options that compose them.
  */
-export function pipelineStages(deps: AppDeps, wallet: WalletAuthenticator | undefined) {
+export function pipelineStages(deps: AppDeps, wallet: WalletAuthenticator | undefined, discovery?: AuthDeps['discovery']) {
   return new Elysia({ name: 'svc.stages' })
-    .use(authGate({ keys: deps.keys, now: deps.now, wallet })) // 2. bearer key or SIGN-IN-WITH-X
+    .use(authGate({ keys: deps.keys, now: deps.now, wallet, discovery })) // 2. bearer key or SIGN-IN-WITH-X
     .use(abuseGuardGate(deps)) // 3. blocked credentials, IPs and accounts
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter
     .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log })) // 5-8

@@ -1,34 +1,20 @@
 import { Elysia } from 'elysia';
 import type { Logger } from '../log';
-import { detailsFrom, payloadTooLarge, ServiceError, type ErrorBody } from './errors';
-
-interface ValidationIssue {
-  path?: string;
-  message?: string;
-  summary?: string;
-  schema?: { anyOf?: { const?: unknown }[]; enum?: unknown[] };
-}
-
-/** A readable message; a union of literals lists the allowed values instead of their types. */
-function issueMessage(issue: ValidationIssue): string {
-  if (issue.schema?.enum) return `Expected one of: ${issue.schema.enum.join(', ')}`;
-  const options = issue.schema?.anyOf?.map((s) => s.const).filter((v) => v !== undefined);
-  if (options?.length && options.length === issue.schema?.anyOf?.length) return `Expected one of: ${options.join(', ')}`;
-  return issue.summary ?? issue.message ?? 'Invalid value';
-}
+import { detailsFrom, invalidFields, payloadTooLarge, ServiceError, type ErrorBody } from './errors';
+import { describeIssue, issuePath, resolveIssue, type ValidationIssue } from './validation-message';
 
 const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' };
 
-/** Turns Elysia's TypeBox validation error into a DetailedError naming each bad field. */
+/**
+ * Turns Elysia's TypeBox validation error into a DetailedError whose `error` string names
+ * each field and its reason (see invalidFields).
+ */
 function validationBody(error: { type?: string; all?: ValidationIssue[] }): ErrorBody {
-  const issues = (error.all ?? []).slice(0, 20);
-  const problems = issues.map((issue) => ({
-    path: (issue.path ?? '').split('/').filter(Boolean),
-    message: issueMessage(issue),
-  }));
-  const where = FIELD_OF[error.type ?? ''] ?? 'request';
-  const fields = [...new Set(problems.map((p) => p.path.join('.') || where))];
-  return { error: `Invalid ${where} parameters: ${fields.join(', ')}`, details: detailsFrom(problems) };
+  const problems = (error.all ?? [])
+    .slice(0, 20)
+    .map(resolveIssue)
+    .map((issue) => ({ path: issuePath(issue), message: describeIssue(issue) }));
+  return invalidFields(problems, FIELD_OF[error.type ?? ''] ?? 'request').body;
 }
 
 /**

@@ -54,6 +54,37 @@ export function badRequest(message: string, fields: { path: (string | number)[];
   return new ServiceError(400, fields.length ? { error: message, details: detailsFrom(fields) } : { error: message });
 }
 
+/** One field's problem: its path (`['messages', 0, 'role']`) and the reason (`must be one of: user, ...`). */
+export interface FieldProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Most field reasons put in the `error` string; the rest are counted ("and 2 more"). */
+const ERROR_STRING_FIELDS = 3;
+
+/**
+ * 400 DetailedError whose `error` string itself names each field and its reason
+ * (`Invalid body parameters: temperature: must be at most 2`), because the openai SDK,
+ * LangChain and the AI SDK show only that string; `details` has every problem per field.
+ */
+export function invalidFields(problems: FieldProblem[], where = 'request'): ServiceError {
+  const firstPerField = new Map<string, string>();
+  for (const p of problems) {
+    const field = p.path.join('.') || where;
+    if (!firstPerField.has(field)) firstPerField.set(field, p.message);
+  }
+  const parts = [...firstPerField].map(([field, message]) => `${field}: ${message}`);
+  const shown = parts.slice(0, ERROR_STRING_FIELDS).join('; ');
+  const more = parts.length > ERROR_STRING_FIELDS ? `; and ${parts.length - ERROR_STRING_FIELDS} more (see details)` : '';
+  return badRequest(`Invalid ${where} parameters: ${shown}${more}`, problems);
+}
+
+/** 400 DetailedError for one bad field: `Invalid request parameters: limit: must be at most 100`. */
+export function invalidField(path: (string | number)[] | string, reason: string, where = 'request'): ServiceError {
+  return invalidFields([{ path: typeof path === 'string' ? [path] : path, message: reason }], where);
+}
+
 /** 401 StandardError. The message never echoes the presented credential. */
 export function unauthorized(message = 'Authentication failed'): ServiceError {
   return new ServiceError(401, { error: message });
@@ -69,9 +100,23 @@ export function paymentRequired(message: string, extra: Record<string, unknown> 
   return new ServiceError(402, { error: message, ...extra }, headers);
 }
 
-/** 429 StandardError with the headers that tell the caller when to retry. */
-export function tooManyRequests(message = 'Rate limit exceeded', headers: Record<string, string> = {}): ServiceError {
-  return new ServiceError(429, { error: message }, headers);
+/** Whole seconds to wait for `ms`, at least 1: the value of a Retry-After header. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * 429 StandardError with the headers that tell the caller when to retry. `retryAfterMs`
+ * becomes `Retry-After` in seconds, which the openai SDK and others wait for between retries
+ * (without it they back off for about a second and give up long before the window resets).
+ */
+export function tooManyRequests(
+  message = 'Rate limit exceeded',
+  headers: Record<string, string> = {},
+  retryAfterMs?: number,
+): ServiceError {
+  const retry: Record<string, string> = retryAfterMs === undefined ? {} : { 'retry-after': String(retryAfterSeconds(retryAfterMs)) };
+  return new ServiceError(429, { error: message }, { ...headers, ...retry });
 }
 
 /** 413 for request bodies above the configured limit (the reference's PayloadTooLargeError). */

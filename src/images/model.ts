@@ -95,7 +95,10 @@ export function presentImagePricing(model: ModelEntry): Record<string, unknown> 
         { low: priced(tiers.low), medium: priced(tiers.medium), high: priced(tiers.high) },
       ]),
     );
-  if (spec.operation === 'upscale') out.upscale = Object.fromEntries(Object.entries(p.upscale ?? {}).map(([k, v]) => [k, priced(v)]));
+  if (spec.operation === 'upscale') {
+    const scale = (key: string) => (p.upscale?.[key] !== undefined ? priced(p.upscale[key] as string | number) : flat);
+    out.upscale = { '2x': scale('2x'), '4x': scale('4x') };
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { badRequest } from '../http/errors';
+import { invalidField, invalidFields } from '../http/errors';
 import type { AccountLimitsChange } from './account-limits';
 import { RateLimitOverridesSchema } from './tables';
 
@@ -32,17 +32,16 @@ function problemsOf(schema: Parameters<typeof Value.Errors>[0], value: unknown, 
  * ids the catalog does not know. Throws 400 naming each bad field.
  */
 export function parseAccountLimitsChange(body: unknown, isModel: (id: string) => boolean): AccountLimitsChange {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw badRequest('Invalid body parameters: body', [{ path: ['body'], message: 'Expected an object' }]);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidField('body', 'must be a JSON object', 'body');
   const raw = body as Record<string, unknown>;
   const problems: Problem[] = [];
   for (const key of Object.keys(raw))
-    if (key !== 'tier' && key !== 'overrides') problems.push({ path: [key], message: 'Unexpected property' });
+    if (key !== 'tier' && key !== 'overrides') problems.push({ path: [key], message: 'is not a known field' });
   if (raw.tier !== undefined)
     problems.push(
       ...problemsOf(AccountLimitsBody.properties.tier, raw.tier, ['tier']).map((p) => ({
         ...p,
-        message: 'Expected one of: standard, partner',
+        message: 'must be one of: standard, partner',
       })),
     );
   if (raw.overrides !== undefined && raw.overrides !== null) {
@@ -50,11 +49,8 @@ export function parseAccountLimitsChange(body: unknown, isModel: (id: string) =>
     const models = (raw.overrides as { models?: unknown }).models;
     if (models && typeof models === 'object')
       for (const id of Object.keys(models))
-        if (!isModel(id)) problems.push({ path: ['overrides', 'models', id], message: 'Unknown model id' });
+        if (!isModel(id)) problems.push({ path: ['overrides', 'models', id], message: 'is not a model id of the catalog' });
   }
-  if (problems.length) {
-    const fields = [...new Set(problems.map((p) => p.path.join('.')))];
-    throw badRequest(`Invalid body parameters: ${fields.join(', ')}`, problems);
-  }
+  if (problems.length) throw invalidFields(problems, 'body');
   return raw as Static<typeof AccountLimitsBody>;
 }

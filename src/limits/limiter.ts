@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Storage } from '../db/database';
 import type { Caller } from '../http/request-context';
-import { tooManyRequests } from '../http/errors';
+import { retryAfterSeconds, tooManyRequests } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import type { Logger } from '../log';
 import type { ModelEntry } from '../models/catalog';
@@ -63,7 +63,13 @@ export async function createRateLimiter(
         type: result.refused,
       });
       deps.log.debug('rate limit refused', { requestId, model: model.id, type: result.refused });
-      throw tooManyRequests('Rate limit exceeded', headers);
+      const what = result.refused === 'TPM' ? `${limits.tpm} tokens` : `${limits.rpm} requests`;
+      const wait = retryAfterSeconds(result.resetAt - result.at);
+      throw tooManyRequests(
+        `Rate limit exceeded: ${what} per minute for model ${model.id}; retry in ${wait} s`,
+        headers,
+        result.resetAt - result.at,
+      );
     }
     let open = limits.tpm !== null;
     return {
@@ -92,7 +98,12 @@ export async function createRateLimiter(
       type: 'RPM',
     });
     deps.log.debug('rate limit refused', { requestId, path });
-    throw tooManyRequests('Rate limit exceeded', headers);
+    const wait = retryAfterSeconds(result.resetAt - result.at);
+    throw tooManyRequests(
+      `Rate limit exceeded: ${routeLimits.rpm} requests per minute; retry in ${wait} s`,
+      headers,
+      result.resetAt - result.at,
+    );
   }
 
   return {

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from './provider-config';
 import { defaultImageModels } from './default-image-models';
-import type { ModelConfig } from './schema';
+import type { Capabilities, ModelConfig } from './schema';
 
 /** The built-in simulator provider, used when the operator configures no upstream. */
 export const SIMULATOR_PROVIDER: ProviderConfig = {
@@ -9,6 +9,9 @@ export const SIMULATOR_PROVIDER: ProviderConfig = {
   timeoutMs: 120_000,
   options: {},
 };
+
+/** What the simulator does for a model that declares function calling (providers/simulator-chat). */
+const TOOLS_AND_SCHEMAS = { supportsFunctionCalling: true, supportsResponseSchema: true } as const;
 
 const sim = [{ provider: SIMULATOR_PROVIDER.id, weight: 1 }];
 const DEFAULT_IMAGE_MODELS = defaultImageModels(sim);
@@ -25,7 +28,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'M',
     routes: sim,
     pricing: { input: '0.70', output: '2.80' },
-    capabilities: caps({ supportsFunctionCalling: true, supportsPromptCaching: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsPromptCaching: true }),
     contextLength: 131072,
     traits: ['default', 'function_calling_default'],
     privacy: 'private',
@@ -37,7 +40,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'XS',
     routes: sim,
     pricing: { input: '0.05', output: '0.15' },
-    capabilities: caps({ supportsReasoning: true, supportsDisableThinking: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsReasoning: true, supportsDisableThinking: true }),
     contextLength: 40960,
     traits: ['fastest'],
     privacy: 'private',
@@ -61,7 +64,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'S',
     routes: sim,
     pricing: { input: '0.50', output: '2.00' },
-    capabilities: caps({ supportsVision: true, supportsFunctionCalling: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsLogProbs: true, supportsVision: true, supportsMultipleImages: true }),
     contextLength: 131072,
     traits: ['default_vision'],
     privacy: 'private',
@@ -73,7 +76,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'L',
     routes: sim,
     pricing: { input: '0.45', output: '3.50', cacheInput: '0.225' },
-    capabilities: caps({ supportsReasoning: true, supportsPromptCaching: true, optimizedForCode: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsReasoning: true, supportsPromptCaching: true, optimizedForCode: true }),
     contextLength: 262144,
     traits: ['default_reasoning', 'most_intelligent'],
     privacy: 'private',
@@ -85,7 +88,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     tier: 'L',
     routes: sim,
     pricing: { input: '0.85', output: '2.75' },
-    capabilities: caps({ supportsReasoning: true, supportsFunctionCalling: true }),
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsReasoning: true }),
     contextLength: 202752,
     traits: [],
     privacy: 'private',
@@ -94,6 +97,18 @@ export const DEFAULT_MODELS: ModelConfig[] = [
       message: 'zai-org-glm-4.6 is deprecated and will be removed on 2027-01-15; use qwen3-235b-a22b-thinking-2507.',
       replacementModelId: 'qwen3-235b-a22b-thinking-2507',
     },
+  },
+  {
+    id: 'grok-41-fast',
+    name: 'Grok 4.1 Fast (simulated, with simulated X search)',
+    type: 'text',
+    tier: 'L',
+    routes: sim,
+    pricing: { input: '0.50', output: '1.25' },
+    capabilities: caps({ ...TOOLS_AND_SCHEMAS, supportsXSearch: true }),
+    contextLength: 262144,
+    traits: [],
+    privacy: 'anonymized',
   },
   {
     id: 'text-embedding-bge-m3',
@@ -120,11 +135,14 @@ export const DEFAULT_COMPATIBILITY_MAPPING: Record<string, Record<string, string
   image: { 'dall-e-3': 'z-image-turbo', 'dall-e-2': 'z-image-turbo', 'gpt-image-1': 'gpt-image-2' },
 };
 
-function caps(on: Partial<Record<string, boolean>>) {
+function caps(on: Partial<Capabilities>): Capabilities {
   return {
+    quantization: 'not-available',
     supportsReasoning: false,
+    supportsReasoningEffort: false,
     supportsDisableThinking: false,
     supportsVision: false,
+    supportsMultipleImages: false,
     supportsAudioInput: false,
     supportsVideoInput: false,
     supportsFunctionCalling: false,
@@ -133,6 +151,8 @@ function caps(on: Partial<Record<string, boolean>>) {
     supportsPromptCaching: false,
     supportsLogProbs: false,
     supportsResponseSchema: false,
+    supportsTeeAttestation: false,
+    supportsE2EE: false,
     optimizedForCode: false,
     ...on,
   };

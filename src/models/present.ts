@@ -1,28 +1,85 @@
 import { microsToNumber } from '../billing/money';
 import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
 import type { ModelEntry } from './catalog';
+import type { Capabilities } from './schema';
 
 const usdDiem = (micros: number) => ({ usd: microsToNumber(micros), diem: microsToNumber(micros) });
 
+/** Pricing in the reference's shape for the model's type (one member of its `pricing` anyOf). */
 function pricing(m: ModelEntry): Record<string, unknown> {
   const p = m.prices;
-  if (m.type === 'text')
-    return {
-      input: usdDiem(p.inputPerMillion),
-      output: usdDiem(p.outputPerMillion),
-      ...(m.config.pricing.cacheInput !== undefined ? { cache_input: usdDiem(p.cacheInputPerMillion) } : {}),
-    };
-  if (m.type === 'embedding') return { input: usdDiem(p.inputPerMillion) };
-  if (isImageModel(m)) return presentImagePricing(m);
-  return { generation: usdDiem(p.perUnit) };
+  // Models with an image spec publish resolution, quality and upscale prices (src/images/model.ts).
+  if (m.config.image) return presentImagePricing(m);
+  const unit = usdDiem(p.perUnit);
+  switch (m.type) {
+    case 'text':
+      return {
+        input: usdDiem(p.inputPerMillion),
+        output: usdDiem(p.outputPerMillion),
+        ...(m.config.pricing.cacheInput !== undefined ? { cache_input: usdDiem(p.cacheInputPerMillion) } : {}),
+        ...(m.config.pricing.cacheWrite !== undefined ? { cache_write: usdDiem(p.cacheWritePerMillion) } : {}),
+      };
+    case 'embedding':
+      return { input: usdDiem(p.inputPerMillion) };
+    case 'upscale':
+      return { upscale: { '2x': unit, '4x': unit } };
+    case 'inpaint':
+      return { inpaint: unit };
+    case 'asr':
+      return { per_audio_second: unit };
+    case 'tts':
+      return { per_thousand_characters: unit };
+    case 'music':
+    case 'video':
+      return { per_second: unit };
+    default:
+      return { generation: unit };
+  }
 }
+
+/**
+ * model_spec.capabilities with exactly the reference's members (its schema is closed): every
+ * required flag, and the optional ones only where the reference says they apply.
+ */
+export function presentCapabilities(caps: Partial<Capabilities> | undefined) {
+  const c = caps ?? {};
+  const flag = (v: boolean | undefined) => v === true;
+  const effort = flag(c.supportsReasoningEffort);
+  const multipleImages = flag(c.supportsMultipleImages);
+  return {
+    optimizedForCode: flag(c.optimizedForCode),
+    quantization: c.quantization ?? 'not-available',
+    supportsFunctionCalling: flag(c.supportsFunctionCalling),
+    supportsAudioInput: flag(c.supportsAudioInput),
+    supportsReasoning: flag(c.supportsReasoning),
+    supportsReasoningEffort: effort,
+    ...(effort && c.reasoningEffortOptions ? { reasoningEffortOptions: c.reasoningEffortOptions } : {}),
+    ...(effort && c.defaultReasoningEffort ? { defaultReasoningEffort: c.defaultReasoningEffort } : {}),
+    supportsResponseSchema: flag(c.supportsResponseSchema),
+    supportsMultipleImages: multipleImages,
+    ...(multipleImages && c.maxImages ? { maxImages: c.maxImages } : {}),
+    supportsVision: flag(c.supportsVision),
+    supportsVideoInput: flag(c.supportsVideoInput),
+    supportsWebSearch: c.supportsWebSearch !== false,
+    supportsLogProbs: flag(c.supportsLogProbs),
+    supportsTeeAttestation: flag(c.supportsTeeAttestation),
+    supportsE2EE: flag(c.supportsE2EE),
+    supportsXSearch: flag(c.supportsXSearch),
+  };
+}
+
+/** What a simulated model says of itself in /models. */
+const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
+  text: 'Served by the built-in simulator, no model weights: canned answers that follow the request (tool calls, JSON formats, n, stop, logprobs).',
+  embedding: 'Served by the built-in simulator, no model weights: deterministic unit vectors.',
+};
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
 export function presentModel(m: ModelEntry, createdAt: number) {
   const c = m.config;
   const spec: Record<string, unknown> = {
     name: m.name,
-    description: c.description ?? (m.simulated ? 'Served by the built-in simulator: canned text, no model weights.' : undefined),
+    description: c.description ?? (m.simulated ? (SIMULATED_DESCRIPTION[m.type] ?? SIMULATED_DESCRIPTION.text) : undefined),
     privacy: c.privacy,
     offline: false,
     beta: false,
@@ -34,10 +91,19 @@ export function presentModel(m: ModelEntry, createdAt: number) {
   if (m.type === 'text') {
     spec.availableContextTokens = c.contextLength ?? 32768;
     if (c.maxCompletionTokens) spec.maxCompletionTokens = c.maxCompletionTokens;
-    spec.capabilities = { quantization: 'not-available', ...c.capabilities };
+    spec.capabilities = presentCapabilities(c.capabilities);
+    spec.svcCapabilities = {
+      supportsDisableThinking: c.capabilities?.supportsDisableThinking === true,
+      supportsPromptCaching: c.capabilities?.supportsPromptCaching === true,
+    };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
   } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
   else if (c.constraints) spec.constraints = c.constraints;
+  if (m.type === 'embedding' && c.dimensions) {
+    // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.
+    spec.embeddingDimensions = c.dimensions;
+    spec.supportsCustomDimensions = true;
+  }
   if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {

@@ -1,10 +1,11 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { ImageModelSpecSchema } from './image-spec';
 
-/** Model types served by /models (the reference API's enum). */
-export const ModelTypeSchema = T.Union(
-  ['text', 'image', 'audio', 'embedding', 'video', 'asr', 'tts', 'upscale', 'inpaint', 'music'].map((v) => T.Literal(v)),
-);
+/** Model types served by /models: exactly the reference API's enumeration. */
+export const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video'] as const;
+
+/** A model type of the catalog. */
+export const ModelTypeSchema = T.Union(MODEL_TYPES.map((v) => T.Literal(v)));
 export type ModelType = Static<typeof ModelTypeSchema>;
 
 /** Rate-limit tier of a text model (spec 8.1). */
@@ -33,11 +34,29 @@ export const ModelRouteSchema = T.Object({
   weight: T.Integer({ minimum: 1, default: 1 }),
 });
 
-/** Capability flags, as published under model_spec.capabilities. */
+/** The reasoning_effort values of the reference (`none` means thinking can be turned off). */
+export const ReasoningEffortSchema = T.Union(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'].map((v) => T.Literal(v)));
+
+/**
+ * Capability flags. The reference's flags are published under model_spec.capabilities (a
+ * closed schema); svc's own two (supportsDisableThinking, supportsPromptCaching) are
+ * published under model_spec.svcCapabilities.
+ */
 export const CapabilitiesSchema = T.Object({
+  quantization: T.Union(
+    ['fp4', 'fp8', 'fp16', 'bf16', 'int8', 'int4', 'not-available'].map((v) => T.Literal(v)),
+    {
+      default: 'not-available',
+    },
+  ),
   supportsReasoning: T.Boolean({ default: false }),
+  supportsReasoningEffort: T.Boolean({ default: false }),
+  reasoningEffortOptions: T.Optional(T.Array(ReasoningEffortSchema, { minItems: 1 })),
+  defaultReasoningEffort: T.Optional(ReasoningEffortSchema),
   supportsDisableThinking: T.Boolean({ default: false }),
   supportsVision: T.Boolean({ default: false }),
+  supportsMultipleImages: T.Boolean({ default: false }),
+  maxImages: T.Optional(T.Integer({ minimum: 1 })),
   supportsAudioInput: T.Boolean({ default: false }),
   supportsVideoInput: T.Boolean({ default: false }),
   supportsFunctionCalling: T.Boolean({ default: false }),
@@ -46,8 +65,13 @@ export const CapabilitiesSchema = T.Object({
   supportsPromptCaching: T.Boolean({ default: false }),
   supportsLogProbs: T.Boolean({ default: false }),
   supportsResponseSchema: T.Boolean({ default: false }),
+  supportsTeeAttestation: T.Boolean({ default: false }),
+  supportsE2EE: T.Boolean({ default: false }),
   optimizedForCode: T.Boolean({ default: false }),
 });
+
+/** The capability flags of a model, as configured. */
+export type Capabilities = Static<typeof CapabilitiesSchema>;
 
 /** A model of the catalog, as written in config. */
 export const ModelConfigSchema = T.Object({

@@ -6,7 +6,7 @@ import { MICROS, microsToNumber, toMicros } from '../billing/money';
 import { accounts } from '../db/schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { badRequest, notFound } from '../http/errors';
+import { invalidField, notFound } from '../http/errors';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 const tags = ['Admin'];
@@ -48,15 +48,9 @@ const AccountResult = t.Object({
 /** The credit amount in micro-units; 400 naming `amount` unless it is an exact positive decimal. */
 function creditMicros(amount: string | number): number {
   const text = typeof amount === 'number' ? (Number.isFinite(amount) ? String(amount) : '') : amount.trim();
-  if (!AMOUNT.test(text))
-    throw badRequest('Invalid request parameters: amount', [
-      { path: ['amount'], message: 'Expected a positive decimal with at most 6 decimals' },
-    ]);
+  if (!AMOUNT.test(text)) throw invalidField('amount', 'must be a positive decimal with at most 6 decimals');
   const micros = toMicros(text);
-  if (micros <= 0 || micros > MAX_CREDIT_MICROS)
-    throw badRequest('Invalid request parameters: amount', [
-      { path: ['amount'], message: 'Expected an amount above 0 and at most 1000000000' },
-    ]);
+  if (micros <= 0 || micros > MAX_CREDIT_MICROS) throw invalidField('amount', 'must be above 0 and at most 1000000000');
   return micros;
 }
 
@@ -68,8 +62,7 @@ export function adminAccountRoutes(deps: AppDeps, stages: Stages) {
   const db = deps.storage.db;
 
   async function accountRow(accountId: string) {
-    if (!UUID.test(accountId))
-      throw badRequest('Invalid request parameters: accountId', [{ path: ['accountId'], message: 'Invalid uuid' }]);
+    if (!UUID.test(accountId)) throw invalidField('accountId', 'must be a UUID');
     const [row] = await db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
     if (!row) throw notFound('Account not found');
     return row;

@@ -8,7 +8,7 @@ import { usageAfter, usageEntry, usagePage, type UsageFilter } from '../billing/
 import { HistoryCurrency, UsageCurrency, UsageEntry } from '../billing/usage-schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { badRequest } from '../http/errors';
+import { badRequest, invalidField } from '../http/errors';
 import type { Caller } from '../http/request-context';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
@@ -66,13 +66,13 @@ const Balance = t.Object({
   diemEpochAllocation: t.Number({ description: 'DIEM allocated per epoch (no staking here: 0)' }),
 });
 
-const field = (name: string, message: string) => badRequest(`Invalid request parameters: ${name}`, [{ path: [name], message }]);
+const field = (name: string, reason: string) => invalidField(name, reason, 'query');
 
 /** An integer query value within bounds (Elysia's own bound errors do not name the field). */
 function bounded(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
-  if (value < min) throw field(name, `Expected integer to be greater or equal to ${min}`);
-  if (value > max) throw field(name, `Expected integer to be less or equal to ${max}`);
+  if (value < min) throw field(name, `must be at least ${min}`);
+  if (value > max) throw field(name, `must be at most ${max}`);
   return value;
 }
 
@@ -80,12 +80,12 @@ function bounded(name: string, value: number | undefined, fallback: number, min:
 function isoDate(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const ms = ISO_8601.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) throw field(name, 'Expected an ISO 8601 date or date-time');
+  if (Number.isNaN(ms)) throw field(name, 'must be an ISO 8601 date or date-time such as 2026-01-31 or 2026-01-31T12:00:00Z');
   return new Date(ms);
 }
 
 function ordered(startName: string, start: Date | undefined, end: Date | undefined) {
-  if (start && end && start.getTime() > end.getTime()) throw field(startName, 'Must not be after the end');
+  if (start && end && start.getTime() > end.getTime()) throw field(startName, 'must not be after the end date');
 }
 
 const accountOf = (caller: Caller | null) => caller as Caller;
@@ -171,7 +171,7 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
         const accountId = accountOf(svc.caller).accountId;
         const names = [...new URL(request.url).searchParams.keys()];
         const unknown = names.find((n) => !HISTORY_PARAMS.has(n));
-        if (unknown) throw field(unknown, 'Unknown parameter');
+        if (unknown) throw field(unknown, 'is not a known parameter');
         let filter: UsageFilter;
         let pageSize: number;
         let after: { ts: string; id: number } | null = null;

@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia';
 import { charactersOf } from '../characters';
 import { CharacterInput, ReviewInput } from '../characters/schema';
+import { CHARACTER_SORTS } from '../characters/store';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { badRequest, notFound } from '../http/errors';
+import { invalidField, notFound } from '../http/errors';
 
 const Character = t.Object({
   id: t.String(),
@@ -69,7 +70,7 @@ const ListQuery = t.Object({
     }),
   ),
   modelId: t.Optional(t.Array(t.String({ maxLength: 200 }), { maxItems: 20, description: 'Characters of any of these models' })),
-  sortBy: t.Optional(t.Union(['featured', 'highestRating', 'mostRecent', 'ratingCount', 'imports'].map((v) => t.Literal(v)))),
+  sortBy: t.Optional(t.Union(CHARACTER_SORTS.map((v) => t.Literal(v)))),
   sortOrder: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')])),
 });
 const ReviewsQuery = t.Object({
@@ -80,12 +81,8 @@ const SlugParams = t.Object({ slug: t.String({ minLength: 1 }) });
 /** A query integer within bounds, or its default; 400 DetailedError naming the field otherwise. */
 function bounded(name: string, value: number | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (value < min)
-    throw badRequest(`Invalid request parameters: ${name}`, [
-      { path: [name], message: `Expected integer to be greater or equal to ${min}` },
-    ]);
-  if (value > max)
-    throw badRequest(`Invalid request parameters: ${name}`, [{ path: [name], message: `Expected integer to be less or equal to ${max}` }]);
+  if (value < min) throw invalidField(name, `must be at least ${min}`, 'query');
+  if (value > max) throw invalidField(name, `must be at most ${max}`, 'query');
   return value;
 }
 const flag = (v: 'true' | 'false' | undefined) => (v === undefined ? undefined : v === 'true');

@@ -7,7 +7,7 @@ import { createWeb3KeyFlow } from '../auth/web3-keys';
 import { createWeb3Tokens, tokenSecret } from '../auth/web3-token';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { badRequest, tooManyRequests } from '../http/errors';
+import { invalidField, tooManyRequests } from '../http/errors';
 import type { Caller } from '../http/request-context';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -16,10 +16,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function deleteId(query: { id?: string }, body: unknown): string {
   const fromBody = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : undefined;
   const id = query.id ?? fromBody;
-  if (id === undefined || id === null || id === '')
-    throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Required' }]);
-  if (typeof id !== 'string' || !UUID.test(id))
-    throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
+  if (id === undefined || id === null || id === '') throw invalidField('id', 'is required (in the query or a JSON body)');
+  if (typeof id !== 'string' || !UUID.test(id)) throw invalidField('id', 'must be a UUID');
   return id;
 }
 
@@ -53,7 +51,8 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
   async function limitCreations(accountId: string) {
     const minute = Math.floor(deps.now() / 60_000);
     const n = await deps.kv.incrBy(`keys:created:${accountId}:${minute}`, 1, 61_000);
-    if (n > CREATIONS_PER_MINUTE) throw tooManyRequests('Rate limit exceeded: at most 20 API keys may be created per minute');
+    if (n > CREATIONS_PER_MINUTE)
+      throw tooManyRequests('Rate limit exceeded: at most 20 API keys may be created per minute', {}, (minute + 1) * 60_000 - deps.now());
   }
 
   const tags = ['API Keys'];
@@ -142,7 +141,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
     .get(
       '/api_keys/:id',
       async function getApiKeyById({ svc, params }) {
-        if (!UUID.test(params.id)) throw badRequest('Invalid request parameters: id', [{ path: ['id'], message: 'Invalid uuid' }]);
+        if (!UUID.test(params.id)) throw invalidField('id', 'must be a UUID', 'path');
         await deps.meter.flush();
         return { data: await service.get(accountOf(svc.caller), params.id) };
       },

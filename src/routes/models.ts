@@ -1,12 +1,10 @@
 import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import type { ModelType } from '../models/schema';
+import { MODEL_TYPES, type ModelType } from '../models/schema';
 import { presentModel } from '../models/present';
 import { notFound } from '../http/errors';
 import { errorResponses } from './responses';
-
-const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video', 'audio'] as const;
 
 const TypeQuery = t.Object({
   // A union of literals, not t.UnionEnum: Elysia 1.4 fills an omitted optional UnionEnum
@@ -33,6 +31,16 @@ const ModelRecord = t.Object(
   },
   { additionalProperties: true },
 );
+
+/** /models/traits and /models/compatibility_mapping take only the nine model types (reference). */
+const SingleTypeQuery = t.Object({
+  type: t.Optional(
+    t.Union(
+      MODEL_TYPES.map((v) => t.Literal(v)),
+      { description: 'Model type; text when omitted' },
+    ),
+  ),
+});
 
 const NameMap = t.Object({ object: t.Literal('list'), type: t.String(), data: t.Record(t.String(), t.String()) });
 
@@ -86,7 +94,7 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
       },
       {
         auth: 'OPTIONAL',
-        query: TypeQuery,
+        query: SingleTypeQuery,
         response: { 200: NameMap },
         detail: { operationId: 'listModelTraits', summary: 'Model traits', tags: ['Models'] },
       },
@@ -99,7 +107,7 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
       },
       {
         auth: 'OPTIONAL',
-        query: TypeQuery,
+        query: SingleTypeQuery,
         response: { 200: NameMap },
         detail: { operationId: 'listModelCompatibilityMapping', summary: 'Model compatibility mapping', tags: ['Models'] },
       },

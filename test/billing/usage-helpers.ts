@@ -101,15 +101,15 @@ export function csvEntries(text: string) {
       unit: Number(r.unit),
       amount: Number(r.amount),
       currency: r.currency,
-      notes: r.notes === '' ? null : r.notes,
+      notes: r.notes,
       inferenceDetails:
         r.requestId === ''
           ? null
           : {
               requestId: r.requestId,
               inferenceExecutionTime: Number(r.inferenceExecutionTime),
-              ...(r.promptTokens !== '' ? { promptTokens: Number(r.promptTokens) } : {}),
-              ...(r.completionTokens !== '' ? { completionTokens: Number(r.completionTokens) } : {}),
+              promptTokens: r.promptTokens !== '' ? Number(r.promptTokens) : null,
+              completionTokens: r.completionTokens !== '' ? Number(r.completionTokens) : null,
             },
     };
   });

@@ -39,7 +39,7 @@ for (const backend of BACKENDS)
         unit: 0.00015,
         amount: 0.01,
         currency: 'USD',
-        notes: null,
+        notes: '',
         inferenceDetails: null,
       },
       {

@@ -123,7 +123,7 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     expect(other.currentPeriodUsage).toBeUndefined();
   });
 
-  test('GET /api_keys/{id}: own key, 404 for another account or unknown id, 400 for a non-uuid', async () => {
+  test('GET /api_keys/{id}: own key; 400 "API key could not be found" for another account or unknown id, 400 for a non-uuid', async () => {
     const own = (await (await create({ apiKeyType: 'ADMIN', description: 'get me' })).json()).data;
     const res = await t.request(`/api_keys/${own.id}`);
     expect(res.status).toBe(200);
@@ -135,8 +135,14 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
       description: 'get me',
       consumptionLimits: { usd: null, diem: null, vcu: null },
     });
-    expect((await t.request(`/api_keys/${otherKeyId}`)).status).toBe(404);
-    expect((await t.request('/api_keys/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    for (const id of [otherKeyId, '00000000-0000-4000-8000-000000000000']) {
+      const res = await t.request(`/api_keys/${id}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: 'API key could not be found',
+        details: { _errors: [], id: { _errors: ['No live API key of this account has this id'] } },
+      });
+    }
     const bad = await t.request('/api_keys/not-a-uuid');
     expect(bad.status).toBe(400);
     expect((await bad.json()).details.id._errors.length).toBe(1);
@@ -171,7 +177,7 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     expect(body.data.description).toBe('after');
   });
 
-  test("PATCH refuses a missing id (400 naming id), a past expiry, and another account's key (404)", async () => {
+  test("PATCH refuses a missing id (400 naming id), a past expiry, and another account's key (400 'API key could not be found', as the reference)", async () => {
     let res = await t.request('/api_keys', { method: 'PATCH', json: { description: 'x' } });
     expect(res.status).toBe(400);
     expect((await res.json()).details.id).toBeDefined();
@@ -180,7 +186,8 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     expect(res.status).toBe(400);
     expect((await res.json()).details.expiresAt).toBeDefined();
     res = await t.request('/api_keys', { method: 'PATCH', json: { id: otherKeyId, description: 'mine now' } });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe('API key could not be found');
     res = await t.request('/api_keys', { method: 'PATCH', json: { id: 'key-1', description: 'x' } });
     expect(res.status).toBe(400);
     expect((await res.json()).details.id).toBeDefined();
@@ -228,7 +235,7 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
     }
   });
 
-  test('DELETE by query or JSON body; 400 naming id when missing or invalid; 404 for unknown or foreign keys', async () => {
+  test('DELETE by query or JSON body; 400 naming id when missing or invalid; 400 "API key could not be found" for unknown or foreign keys (the reference)', async () => {
     const a = (await (await create({ apiKeyType: 'INFERENCE', description: 'del a' })).json()).data;
     const b = (await (await create({ apiKeyType: 'INFERENCE', description: 'del b' })).json()).data;
     let res = await t.request(`/api_keys?id=${a.id}`, { method: 'DELETE' });
@@ -241,20 +248,23 @@ describe.each(BACKENDS)('API key management on $name', (backend) => {
       expect(res.status).toBe(400);
       expect((await res.json()).details.id._errors.length).toBe(1);
     }
-    expect((await t.request(`/api_keys?id=${a.id}`, { method: 'DELETE' })).status).toBe(404);
-    expect((await t.request(`/api_keys?id=${otherKeyId}`, { method: 'DELETE' })).status).toBe(404);
+    for (const id of [a.id, otherKeyId]) {
+      res = await t.request(`/api_keys?id=${id}`, { method: 'DELETE' });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toBe('API key could not be found');
+    }
     // The other account's own ADMIN key can still see its key: nothing was deleted.
     expect((await t.request(`/api_keys/${otherKeyId}`, { key: otherAdmin })).status).toBe(200);
     const ids = (await (await t.request('/api_keys')).json()).data.map((k: { id: string }) => k.id);
     expect(ids).not.toContain(a.id);
   });
 
-  test('a deleted key gets 401 on its next request; concurrent deletes give one 200 and 404s', async () => {
+  test('a deleted key gets 401 on its next request; concurrent deletes give one 200 and 400s', async () => {
     const key = (await (await create({ apiKeyType: 'INFERENCE', description: 'doomed' })).json()).data;
     expect((await t.request('/models', { key: key.apiKey })).status).toBe(200);
     const results = await Promise.all(Array.from({ length: 8 }, () => t.request(`/api_keys?id=${key.id}`, { method: 'DELETE' })));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 404, 404, 404, 404, 404, 404, 404]);
+    expect(statuses).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
     expect((await t.request('/models', { key: key.apiKey })).status).toBe(401);
   });
 

@@ -47,7 +47,11 @@ for (const backend of BACKENDS)
       expect(rest.map((r) => r.status)).toEqual(Array(19).fill(200));
       const refused = await chat(t, a.inferenceKey, L_MODEL);
       expect(refused.status).toBe(429);
-      expect(await refused.json()).toEqual({ error: 'Rate limit exceeded' });
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBe(Math.max(1, Math.ceil(resetAt - (fakeClock ? clock : Date.now()) / 1000)));
+      expect(await refused.json()).toEqual({
+        error: `Rate limit exceeded: 20 requests per minute for model ${L_MODEL}; retry in ${wait} s`,
+      });
       expect(limitHeaders(refused)).toMatchObject({
         'x-ratelimit-limit-requests': '20',
         'x-ratelimit-remaining-requests': '0',

@@ -44,7 +44,10 @@ describe.each(BACKENDS)('authenticated routes without a model on $name', (backen
     for (let i = 0; i < 4; i++) expect((await t.request('/billing/balance', { key: a.adminKey })).status).toBe(200);
     const refused = await t.request('/billing/balance', { key: a.adminKey });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: 'Rate limit exceeded' });
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(await refused.json()).toEqual({ error: `Rate limit exceeded: 4 requests per minute; retry in ${wait} s` });
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(Number(refused.headers.get('x-ratelimit-reset-requests'))).toBeGreaterThan(Date.now() / 1000);
     await t.deps.limits.log.flush();

@@ -37,7 +37,8 @@ export function createWalletAuthenticator(deps: {
   kv: KeyValueStore;
   now: () => number;
   siwx: WalletsConfig['siwx'];
-  domains: Set<string>;
+  /** The domains a message may name; a function when they follow the listen port. */
+  domains: Set<string> | (() => Set<string>);
 }): WalletAuthenticator {
   // Wallet accounts never move, so a resolved one is cached (tier changes show within a minute).
   const accounts = new Map<string, { account: WalletAccount; until: number }>();
@@ -59,7 +60,12 @@ export function createWalletAuthenticator(deps: {
     const chain = resolveChain(payload, deps.siwx);
     const fields = parseAndCheckAddress(payload, chain);
     const nowMs = deps.now();
-    checkSignInFields(fields, { timestampMs: Number(payload.timestamp), nowMs, domains: deps.domains, siwx: deps.siwx });
+    checkSignInFields(fields, {
+      timestampMs: Number(payload.timestamp),
+      nowMs,
+      domains: typeof deps.domains === 'function' ? deps.domains() : deps.domains,
+      siwx: deps.siwx,
+    });
     const valid =
       chain.kind === 'evm'
         ? verifyEvmSignature(payload.message, payload.signature, payload.address)

@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { WalletsConfig } from '../wallet-config';
 import { SOLANA_MAINNET } from '../wallet-config';
 import { signInError } from './errors';
+import { fromStandardSignIn, isStandardSignIn } from './standard-payload';
 
 const PayloadSchema = T.Object({
   address: T.String({ minLength: 1, maxLength: 128 }),
@@ -20,7 +21,10 @@ export type SignInPayload = Static<typeof PayloadSchema>;
 /** The chain a sign-in is for, resolved from `chainId` and `type`. */
 export type SignInChain = { kind: 'evm'; chainId: number; caip: string } | { kind: 'solana'; caip: string };
 
-/** Decodes the base64 JSON header value; 401 PARSE_ERROR or INVALID_PAYLOAD when it is not one. */
+/**
+ * Decodes the base64 JSON header value, in the reference's form or the form `@x402/extensions`
+ * builds; 401 PARSE_ERROR or INVALID_PAYLOAD when it is neither.
+ */
 export function decodeSignIn(header: string): SignInPayload {
   let value: unknown;
   try {
@@ -28,6 +32,7 @@ export function decodeSignIn(header: string): SignInPayload {
   } catch {
     throw signInError('X402_SIGN_IN_PARSE_ERROR', 'the header is not base64-encoded JSON');
   }
+  if (isStandardSignIn(value)) value = fromStandardSignIn(value);
   if (!Value.Check(PayloadSchema, value)) {
     const first = Value.Errors(PayloadSchema, value).First();
     const fieldName = first?.path.replace(/^\//, '') || 'payload';
@@ -43,9 +48,11 @@ const SOLANA_ALIASES: Record<string, string> = {
   'mainnet-beta': SOLANA_MAINNET,
 };
 
-/** Normalizes a Solana chain name to CAIP-2. */
+/** Normalizes a Solana chain name to CAIP-2; a bare genesis-hash reference (the SIWS Chain ID line) gains its `solana:` prefix. */
 export function solanaCaip(chain: string): string {
-  return SOLANA_ALIASES[chain] ?? chain;
+  const alias = SOLANA_ALIASES[chain];
+  if (alias) return alias;
+  return /^[1-9A-HJ-NP-Za-km-z]{32}$/.test(chain) ? `solana:${chain}` : chain;
 }
 
 /**

@@ -1,0 +1,52 @@
+import { parseBillingConfig } from '../billing/config';
+import { toMicros } from '../billing/money';
+import { parseWalletsConfig, type WalletsConfig } from '../auth/wallet-config';
+import type { AppDeps } from '../deps';
+import type { PaymentsConfig } from './config';
+import { createPaymentOptions, type PaymentOptions } from './payment-options';
+import { recoverPayments } from './recovery';
+import { createTopUp, type TopUp } from './top-up';
+
+/** One instance's x402 parts: config, payment options, the top-up flow and its start-up recovery. */
+export interface X402Service {
+  wallets: WalletsConfig;
+  payments: PaymentsConfig;
+  options: PaymentOptions;
+  topUp: TopUp;
+  minMicros: number;
+  maxMicros: number;
+  /** Start-up recovery of unfinished payments; resolves to how many were credited. */
+  recovered: Promise<number>;
+}
+
+const services = new WeakMap<AppDeps, X402Service>();
+
+/** The x402 service of an app's deps, built (and its recovery started) on first use. */
+export function x402Of(deps: AppDeps): X402Service {
+  let service = services.get(deps);
+  if (service) return service;
+  const wallets = parseWalletsConfig(deps.config);
+  const payments = wallets.payments;
+  const options = createPaymentOptions(payments, deps.log);
+  const minMicros = toMicros(parseBillingConfig(deps.config).minimumTopUpUsd);
+  const maxMicros = payments.maximumTopUpUsd * 1_000_000;
+  const topUp = createTopUp({
+    db: deps.storage.db,
+    meter: deps.meter,
+    options,
+    log: deps.log,
+    now: deps.now,
+    minMicros,
+    maxMicros,
+    settleTimeoutMs: payments.settleTimeoutMs,
+  });
+  const recovered = options.configured
+    ? recoverPayments({ db: deps.storage.db, log: deps.log, topUp, staleMs: payments.settleTimeoutMs + 5_000 }).catch((error) => {
+        deps.log.warn('x402: payment recovery failed', { error: String(error) });
+        return 0;
+      })
+    : Promise.resolve(0);
+  service = { wallets, payments, options, topUp, minMicros, maxMicros, recovered };
+  services.set(deps, service);
+  return service;
+}
