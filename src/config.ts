@@ -42,6 +42,7 @@ export const ConfigSchema = T.Object({
   abuseGuard: T.Optional(T.Record(T.String(), T.Unknown())),
   billing: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
+  images: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
 /** The validated service configuration. */

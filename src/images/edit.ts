@@ -3,6 +3,7 @@ import { unitCharge } from '../billing/pricing';
 import type { ModelCall } from '../pipeline/model-call';
 import { checkAspectRatio, checkPrompt } from './checks';
 import { closestRatio, dimensionsFor } from './geometry';
+import type { AdultClassifier } from './classifier';
 import { readInputImage, type ImageFetch, type InputImage } from './input';
 import { imageCharge, pickQuality, pickResolution, requireOperation, upscaleCharge } from './model';
 import { contentDisposition, MEDIA_TYPE, outputFormat, type OutputFormat } from './output';
@@ -11,6 +12,12 @@ import type { BackgroundRemoveRequest, EditImageRequest, MultiEditImageRequest, 
 
 /** Largest upscaled output, in pixels (the reference's 16,777,216). */
 export const MAX_UPSCALE_PIXELS = 16_777_216;
+
+/** What the upload routes use of the app: how URLs are fetched, and the operator's classifier. */
+export interface ImageServices {
+  fetching: ImageFetch;
+  classify?: AdultClassifier;
+}
 
 /** The binary answer of an image route: the bytes with their Content-Type and Content-Disposition. */
 function imageResponse(bytes: Uint8Array, format: OutputFormat, name: string): Response {
@@ -39,7 +46,13 @@ type EditFields = Omit<EditImageRequest, 'image' | 'modelId' | 'model'>;
  * the model supports (`auto`: closest to the first image), quality on the models that honour
  * it, the format (PNG for 1K, JPEG above), then one `/images/edits` call with every image.
  */
-async function editImages(call: ModelCall, req: EditFields, images: InputImage[], name: string): Promise<Response> {
+async function editImages(
+  call: ModelCall,
+  req: EditFields,
+  images: InputImage[],
+  name: string,
+  classify?: AdultClassifier,
+): Promise<Response> {
   const spec = requireOperation(call.model, 'edit');
   const first = images[0] as InputImage;
   const resolution = pickResolution(spec, req.resolution);
@@ -59,28 +72,28 @@ async function editImages(call: ModelCall, req: EditFields, images: InputImage[]
   if (quality) form.append('quality', quality);
   const charge = imageCharge(call.model, spec, resolution, quality, 1);
   call.headers['x-svc-aspect-ratio'] = ratio;
-  return answerEdit(call, { body: form, charge, finish: { format, size }, safeMode: req.safe_mode !== false }, name);
+  return answerEdit(call, { body: form, charge, finish: { format, size }, safeMode: req.safe_mode !== false, classify }, name);
 }
 
 /** POST /image/edit: one image (file, base64 or URL). */
-export async function editImage(req: EditImageRequest, call: ModelCall, fetching: ImageFetch): Promise<Response> {
+export async function editImage(req: EditImageRequest, call: ModelCall, services: ImageServices): Promise<Response> {
   requireOperation(call.model, 'edit');
   checkPrompt(call.model, req.prompt);
-  const image = await readInputImage(req.image, ['image'], fetching);
-  return editImages(call, req, [image], 'edit');
+  const image = await readInputImage(req.image, ['image'], services.fetching);
+  return editImages(call, req, [image], 'edit', services.classify);
 }
 
 /** POST /image/multi-edit: 1 to 3 images; the first is edited, the others guide it. */
-export async function multiEditImage(req: MultiEditImageRequest, call: ModelCall, fetching: ImageFetch): Promise<Response> {
+export async function multiEditImage(req: MultiEditImageRequest, call: ModelCall, services: ImageServices): Promise<Response> {
   requireOperation(call.model, 'edit');
   checkPrompt(call.model, req.prompt);
   const images: InputImage[] = [];
-  for (const [i, input] of req.images.entries()) images.push(await readInputImage(input, ['images', i], fetching));
-  return editImages(call, req, images, 'multi-edit');
+  for (const [i, input] of req.images.entries()) images.push(await readInputImage(input, ['images', i], services.fetching));
+  return editImages(call, req, images, 'multi-edit', services.classify);
 }
 
 /** POST /image/upscale: 2x or 4x, the output at most 16,777,216 pixels, as PNG. */
-export async function upscaleImage(req: UpscaleImageRequest, call: ModelCall, fetching: ImageFetch): Promise<Response> {
+export async function upscaleImage(req: UpscaleImageRequest, call: ModelCall, { fetching }: ImageServices): Promise<Response> {
   const spec = requireOperation(call.model, 'upscale');
   const scale = req.scale ?? 2;
   if (scale !== 2 && scale !== 4) throw badRequest('scale: must be 2 or 4', [{ path: ['scale'], message: 'Expected 2 or 4' }]);
@@ -103,7 +116,7 @@ export async function upscaleImage(req: UpscaleImageRequest, call: ModelCall, fe
 }
 
 /** POST /image/background-remove: `image` or `image_url`, answered as a PNG with transparency. */
-export async function removeBackground(req: BackgroundRemoveRequest, call: ModelCall, fetching: ImageFetch): Promise<Response> {
+export async function removeBackground(req: BackgroundRemoveRequest, call: ModelCall, { fetching }: ImageServices): Promise<Response> {
   requireOperation(call.model, 'background-remove');
   const given = [req.image !== undefined, req.image_url !== undefined].filter(Boolean).length;
   if (given !== 1)

@@ -5,6 +5,7 @@ import { dimensionsFor, parseSize } from './geometry';
 import { imageCharge, pickQuality, pickResolution, requireOperation } from './model';
 import { contentDisposition, MEDIA_TYPE, outputFormat, type OutputFormat } from './output';
 import { runImageCall } from './run';
+import type { AdultClassifier } from './classifier';
 import type { GenerateImageRequest, SimpleGenerateImageRequest } from './schema';
 import { IMAGE_STYLES, styledPrompt } from './styles';
 
@@ -42,7 +43,7 @@ function checkGenerate(req: GenerateImageRequest, call: ModelCall) {
  * quality tier (the default tier when none is given), answered as the reference's JSON
  * `{id, images, request, timing}` or, with `return_binary`, as the image itself.
  */
-export async function generateImage(req: GenerateImageRequest, call: ModelCall): Promise<unknown> {
+export async function generateImage(req: GenerateImageRequest, call: ModelCall, classify?: AdultClassifier): Promise<unknown> {
   const spec = checkGenerate(req, call);
   const resolution = pickResolution(spec, req.resolution);
   const quality = pickQuality(spec, req.quality);
@@ -69,6 +70,7 @@ export async function generateImage(req: GenerateImageRequest, call: ModelCall):
     charge,
     finish: { format, size },
     safeMode: req.safe_mode !== false,
+    classify,
   });
   const inference = Math.round(performance.now() - started);
   if (req.return_binary) {
@@ -94,7 +96,7 @@ export async function generateImage(req: GenerateImageRequest, call: ModelCall):
  * POST /images/generations (OpenAI's images.generate): one image at the model's default
  * resolution shaped to `size`, `{created, data: [{b64_json}]}` or a data URL.
  */
-export async function simpleGenerateImage(req: SimpleGenerateImageRequest, call: ModelCall): Promise<unknown> {
+export async function simpleGenerateImage(req: SimpleGenerateImageRequest, call: ModelCall, classify?: AdultClassifier): Promise<unknown> {
   const spec = requireOperation(call.model, 'generate');
   checkPrompt(call.model, req.prompt);
   const resolution = pickResolution(spec, undefined);
@@ -117,6 +119,7 @@ export async function simpleGenerateImage(req: SimpleGenerateImageRequest, call:
     charge,
     finish: { format, size },
     safeMode: req.moderation !== 'low',
+    classify,
   });
   const data = result.images.map((img) => {
     const b64 = Buffer.from(img).toString('base64');

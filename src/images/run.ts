@@ -3,7 +3,8 @@ import { ServiceError } from '../http/errors';
 import type { ModelCall } from '../pipeline/model-call';
 import { upstreamUnavailable } from '../../providers/errors';
 import type { JsonBody } from '../../providers/types';
-import { finishImage, type FinishOptions } from './output';
+import type { AdultClassifier } from './classifier';
+import { finishImage, MEDIA_TYPE, type FinishOptions } from './output';
 
 /** One image of an upstream answer, and what the provider said of it. */
 interface UpstreamImage {
@@ -28,6 +29,8 @@ export interface ImageJob {
   charge: ExtraCharge;
   finish: Omit<FinishOptions, 'blur'>;
   safeMode: boolean;
+  /** The operator's adult-content classifier, consulted under safe mode for images the provider did not flag. */
+  classify?: AdultClassifier;
 }
 
 /** 422 for content the provider refuses (the reference's ContentViolationError); nothing is charged. */
@@ -49,6 +52,21 @@ function imagesOf(answer: JsonBody): UpstreamImage[] {
   return data as UpstreamImage[];
 }
 
+/** One upstream image in the requested format and size, blurred when safe mode finds adult content (provider flag, else the classifier). */
+async function finishOne(item: UpstreamImage, job: ImageJob): Promise<{ bytes: Uint8Array; blurred: boolean }> {
+  const raw = new Uint8Array(Buffer.from(item.b64_json as string, 'base64'));
+  const flagged = job.safeMode && item.nsfw === true;
+  let bytes: Uint8Array;
+  try {
+    bytes = await finishImage(raw, { ...job.finish, blur: flagged });
+  } catch {
+    throw upstreamUnavailable('the upstream answered an image that could not be read');
+  }
+  if (flagged || !job.safeMode || !job.classify) return { bytes, blurred: flagged };
+  if (!(await job.classify(bytes, MEDIA_TYPE[job.finish.format]))) return { bytes, blurred: false };
+  return { bytes: await finishImage(bytes, { ...job.finish, blur: true }), blurred: true };
+}
+
 /**
  * One metered image call: reserves the job's line item (402/429 before any upstream call),
  * routes it to an `images` replica, refuses a content violation (422), re-encodes each image
@@ -61,22 +79,11 @@ export async function runImageCall(call: ModelCall, job: ImageJob): Promise<Imag
   try {
     const routed = await call.route('images', (provider, options) => provider.images(job.path, job.body, options));
     routed.done();
-    const items = imagesOf(routed.result);
+    // An upstream that returns more images than asked gets only the ones asked for delivered (and charged).
+    const items = imagesOf(routed.result).slice(0, job.charge.units);
     if (items.some((i) => i.content_violation === true)) throw contentViolation();
-    let blurred = false;
-    const images = await Promise.all(
-      items.map(async (item) => {
-        const blur = job.safeMode && item.nsfw === true;
-        blurred ||= blur;
-        const bytes = new Uint8Array(Buffer.from(item.b64_json as string, 'base64'));
-        try {
-          return await finishImage(bytes, { ...job.finish, blur });
-        } catch {
-          throw upstreamUnavailable('the upstream answered an image that could not be read');
-        }
-      }),
-    );
-    result = { images, blurred };
+    const finished = await Promise.all(items.map((item) => finishOne(item, job)));
+    result = { images: finished.map((f) => f.bytes), blurred: finished.some((f) => f.blurred) };
   } catch (error) {
     return call.fail(error);
   }
@@ -88,7 +95,7 @@ export async function runImageCall(call: ModelCall, job: ImageJob): Promise<Imag
     promptTokens: 0,
     completionTokens: 0,
     executionMs,
-    extras: [{ ...job.charge, units: Math.min(job.charge.units, result.images.length) }],
+    extras: [{ ...job.charge, units: result.images.length }],
   });
   call.chargeBeforeHeaders(settled);
   return result;

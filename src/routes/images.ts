@@ -3,9 +3,9 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { imageBodyParser, jsonImageBody, rejectUnknownFields, rejectUnreadable } from '../images/body';
-import { editImage, multiEditImage, removeBackground, upscaleImage } from '../images/edit';
+import { adultClassifier, imagesConfigOf } from '../images/classifier';
+import { editImage, multiEditImage, removeBackground, upscaleImage, type ImageServices } from '../images/edit';
 import { generateImage, simpleGenerateImage } from '../images/generate';
-import type { ImageFetch } from '../images/input';
 import { imageSpecOf } from '../images/model';
 import {
   BackgroundRemoveSchema,
@@ -77,15 +77,15 @@ function defaultImageModel(models: ModelCatalog) {
 
 /** The seven operations of the reference's Image tag. */
 export function imageRoutes(deps: AppDeps, stages: Stages) {
-  const fetching = (call: ModelCall): ImageFetch => ({
-    allowPrivate: deps.config.allowPrivateUrls,
-    fetch: deps.fetch,
-    timeoutMs: IMAGE_URL_TIMEOUT_MS,
-    signal: call.signal,
+  // Validated now, so a broken `images` section stops the start, not a request.
+  const classify = adultClassifier(imagesConfigOf(deps.config), { fetch: deps.fetch, log: deps.log });
+  const services = (call: ModelCall): ImageServices => ({
+    fetching: { allowPrivate: deps.config.allowPrivateUrls, fetch: deps.fetch, timeoutMs: IMAGE_URL_TIMEOUT_MS, signal: call.signal },
+    classify,
   });
   return new Elysia({ name: 'svc.routes.images' })
     .use(stages)
-    .post('/image/generate', ({ body, call }) => generateImage(body, call), {
+    .post('/image/generate', ({ body, call }) => generateImage(body, call, classify), {
       meter: { type: 'image' },
       parse: jsonImageBody,
       transform: rejectUnknownFields(GenerateImageSchema),
@@ -109,7 +109,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
         } as never,
       },
     })
-    .post('/images/generations', ({ body, call }) => simpleGenerateImage(body, call), {
+    .post('/images/generations', ({ body, call }) => simpleGenerateImage(body, call, classify), {
       meter: { type: 'image' },
       parse: jsonImageBody,
       transform: [rejectUnknownFields(SimpleGenerateImageSchema), defaultImageModel(deps.models)],
@@ -138,7 +138,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
         description: 'The `style_preset` values of /image/generate.',
       },
     })
-    .post('/image/edit', ({ body, call }) => editImage(body, call, fetching(call)), {
+    .post('/image/edit', ({ body, call }) => editImage(body, call, services(call)), {
       meter: { type: 'inpaint' },
       parse: imageBodyParser(FORM),
       transform: [rejectUnknownFields(EditImageSchema), aliasModelId(true)],
@@ -154,7 +154,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
         responses: { 200: IMAGE_BINARY, 422: CONTENT_VIOLATION, ...ERRORS } as never,
       },
     })
-    .post('/image/multi-edit', ({ body, call }) => multiEditImage(body, call, fetching(call)), {
+    .post('/image/multi-edit', ({ body, call }) => multiEditImage(body, call, services(call)), {
       meter: { type: 'inpaint' },
       parse: imageBodyParser({ ...FORM, lists: ['images'], filesOnly: ['images'] }),
       transform: [rejectUnknownFields(MultiEditImageSchema), aliasModelId(false)],
@@ -169,7 +169,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
         responses: { 200: IMAGE_BINARY, 422: CONTENT_VIOLATION, ...ERRORS } as never,
       },
     })
-    .post('/image/upscale', ({ body, call }) => upscaleImage(body, call, fetching(call)), {
+    .post('/image/upscale', ({ body, call }) => upscaleImage(body, call, services(call)), {
       meter: { type: 'upscale' },
       parse: imageBodyParser(FORM),
       transform: rejectUnreadable,
@@ -183,7 +183,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
         responses: { 200: IMAGE_BINARY, ...ERRORS } as never,
       },
     })
-    .post('/image/background-remove', ({ body, call }) => removeBackground(body, call, fetching(call)), {
+    .post('/image/background-remove', ({ body, call }) => removeBackground(body, call, services(call)), {
       meter: { type: 'image' },
       parse: imageBodyParser(FORM),
       transform: rejectUnknownFields(BackgroundRemoveSchema),
