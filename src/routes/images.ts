@@ -39,7 +39,10 @@ const CONTENT_VIOLATION = {
 };
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 
-/** Multipart field types shared by the upload routes. */
+/**
+ * Multipart field types shared by the upload routes. Each route's own parser reads every body;
+ * the named content types after it only tell the OpenAPI generator which bodies are accepted.
+ */
 const FORM = { booleans: ['safe_mode', 'disable_prompt_optimization_thinking'], numbers: ['scale', 'creativity'] };
 
 /**
@@ -87,7 +90,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .use(stages)
     .post('/image/generate', ({ body, call }) => generateImage(body, call, classify), {
       meter: { type: 'image' },
-      parse: jsonImageBody,
+      parse: [jsonImageBody, 'application/json'],
       transform: rejectUnknownFields(GenerateImageSchema),
       body: GenerateImageSchema,
       detail: {
@@ -111,7 +114,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     })
     .post('/images/generations', ({ body, call }) => simpleGenerateImage(body, call, classify), {
       meter: { type: 'image' },
-      parse: jsonImageBody,
+      parse: [jsonImageBody, 'application/json'],
       transform: [rejectUnknownFields(SimpleGenerateImageSchema), defaultImageModel(deps.models)],
       body: SimpleGenerateImageSchema,
       detail: {
@@ -140,7 +143,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     })
     .post('/image/edit', ({ body, call }) => editImage(body, call, services(call)), {
       meter: { type: 'inpaint' },
-      parse: imageBodyParser(FORM),
+      parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
       transform: [rejectUnknownFields(EditImageSchema), aliasModelId(true)],
       body: EditImageSchema,
       detail: {
@@ -156,7 +159,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     })
     .post('/image/multi-edit', ({ body, call }) => multiEditImage(body, call, services(call)), {
       meter: { type: 'inpaint' },
-      parse: imageBodyParser({ ...FORM, lists: ['images'], filesOnly: ['images'] }),
+      parse: [imageBodyParser({ ...FORM, lists: ['images'], filesOnly: ['images'] }), 'application/json', 'multipart/form-data'],
       transform: [rejectUnknownFields(MultiEditImageSchema), aliasModelId(false)],
       body: MultiEditImageSchema,
       detail: {
@@ -171,7 +174,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     })
     .post('/image/upscale', ({ body, call }) => upscaleImage(body, call, services(call)), {
       meter: { type: 'upscale' },
-      parse: imageBodyParser(FORM),
+      parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
       transform: rejectUnreadable,
       body: UpscaleImageSchema,
       detail: {
@@ -185,7 +188,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     })
     .post('/image/background-remove', ({ body, call }) => removeBackground(body, call, services(call)), {
       meter: { type: 'image' },
-      parse: imageBodyParser(FORM),
+      parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
       transform: rejectUnknownFields(BackgroundRemoveSchema),
       body: BackgroundRemoveSchema,
       detail: {
