@@ -9,6 +9,10 @@ import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
 import { openApiDocs } from './http/openapi';
+import { docsPage } from './http/docs-page';
+import { healthRoutes } from './http/health';
+import { metricsRoute } from './http/metrics';
+import { requestLog } from './http/request-log';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { embeddingRoutes } from './routes/embeddings';
@@ -18,6 +22,7 @@ import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
 import { billingRoutes } from './routes/billing';
 import { adminAccountRoutes } from './routes/admin-accounts';
+import { adminAccountListRoutes } from './routes/admin-account-list';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -68,15 +73,20 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(rateLimitRoutes(deps, stages))
     .use(billingRoutes(deps, stages))
     .use(adminAccountRoutes(deps, stages))
+    .use(adminAccountListRoutes(deps, stages))
     .use(x402Routes(deps, stages));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
+    .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config.maxBodyBytes))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
+    .use(docsPage(config.basePath))
+    .use(healthRoutes(deps))
+    .use(metricsRoute({ enabled: config.metrics, token: config.metricsToken }))
     .use(api) as unknown as Elysia;
   return app;
 }

@@ -2,7 +2,7 @@ import { createKeyCache } from './auth/key-cache';
 import { createUsageMeter } from './billing/live-meter';
 import { walletAdmission } from './x402/wallet-admission';
 import type { UsageMeter } from './billing/meter';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import type { Storage } from './db/database';
 import { openStorage } from './db/open';
 import type { AppDeps } from './deps';
@@ -11,9 +11,11 @@ import type { RateLimiter } from './limits/types';
 import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
+import { observedUpstreamFetch } from './metrics/upstream-fetch';
 import { createCatalog } from './models/catalog';
 import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
+import { capabilityMismatch } from '../providers/model-capability';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
 
 /** Providers from config, plus the simulator when nothing else is configured. */
@@ -67,7 +69,7 @@ export async function createDeps(
   for (const m of models.list('embedding'))
     if (m.config.dimensions) for (const r of m.config.routes) dimensions.set(r.model ?? m.id, m.config.dimensions);
   const modelProviders = createProviderRegistry(providers, {
-    fetch: outbound,
+    fetch: observedUpstreamFetch(outbound, providers),
     log,
     catalog: {
       isReasoning: (name) => reasoning.has(name),
@@ -75,6 +77,8 @@ export async function createDeps(
       capabilitiesOf: upstreamCapabilities(models),
     },
   });
+  const mismatch = capabilityMismatch(models.list(), modelProviders);
+  if (mismatch) throw new ConfigError(`models: ${mismatch}`);
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
   const meter =
     overrides.meter ??

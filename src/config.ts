@@ -2,8 +2,16 @@ import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { didYouMean, firstViolation, unknownField, type ConfigIssue } from './config-fields';
+import { SIMULATOR_PROVIDER } from './models/default-catalog';
 import { ModelConfigSchema } from './models/schema';
 import { ProviderConfigSchema } from './models/provider-config';
+
+/**
+ * The provider kinds that build a model provider (providers/registry.ts BUILDERS). A kind
+ * outside this list would start and then fail every request, so the config refuses it.
+ */
+export const PROVIDER_KINDS = ['openai-compatible', 'simulator'] as const;
 
 /** Rate-limit, billing and search settings are grouped so the config file reads like the README. */
 export const ConfigSchema = T.Object({
@@ -28,6 +36,14 @@ export const ConfigSchema = T.Object({
   logLevel: T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')], {
     default: 'info',
   }),
+  /** One log line per request (method, route, status, duration, request id, account, model, tokens). */
+  accessLog: T.Boolean({ default: true }),
+  /** Serve GET /metrics (Prometheus text format). */
+  metrics: T.Boolean({ default: true }),
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  metricsToken: T.Optional(T.String({ minLength: 16 })),
+  /** On SIGTERM/SIGINT, how long open streams may run on before they are ended in-band and settled. */
+  shutdownGraceSeconds: T.Integer({ minimum: 0, maximum: 3600, default: 30 }),
   /** Secret for signing short-lived tokens (web3 key tokens). Generated per process when unset. */
   tokenSecret: T.Optional(T.String({ minLength: 16 })),
   providers: T.Array(ProviderConfigSchema, { default: [] }),
@@ -68,6 +84,10 @@ const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bo
   SVC_ALLOW_PRIVATE_URLS: { key: 'allowPrivateUrls', kind: 'bool' },
   SVC_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
   SVC_TOKEN_SECRET: { key: 'tokenSecret', kind: 'string' },
+  SVC_ACCESS_LOG: { key: 'accessLog', kind: 'bool' },
+  SVC_METRICS: { key: 'metrics', kind: 'bool' },
+  SVC_METRICS_TOKEN: { key: 'metricsToken', kind: 'string' },
+  SVC_SHUTDOWN_GRACE_SECONDS: { key: 'shutdownGraceSeconds', kind: 'int' },
 };
 
 function envValue(raw: string, kind: 'string' | 'int' | 'bool'): unknown {
@@ -84,27 +104,54 @@ function readConfigFile(path: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Validates a raw config object, applying defaults; throws ConfigError naming the first bad field. */
+/** Validates `value` against `schema` after defaults: unknown fields first (a typo also looks like a missing field), then values. */
+function validated<S extends TSchema>(schema: S, raw: unknown, source: string, prefix: (string | number)[]): Static<S> {
+  const value = Value.Default(schema, Value.Clone(raw ?? {}));
+  const unknown = unknownField(schema, value, prefix);
+  if (unknown) throw new ConfigError(`${source}: unknown field "${unknown.path}"${unknown.hint}`);
+  const bad = firstViolation(schema, value);
+  if (bad) throw configError(source, { ...bad, path: [...prefix, bad.path].filter((p) => p !== '(root)').join('.') || '(root)' });
+  return value as Static<S>;
+}
+
+const configError = (source: string, issue: ConfigIssue) => new ConfigError(`${source}: invalid field "${issue.path}": ${issue.message}`);
+
+/** Provider kinds exist and every model route names a configured provider. */
+function checkReferences(config: Config, source: string) {
+  config.providers.forEach((p, i) => {
+    if (!(PROVIDER_KINDS as readonly string[]).includes(p.kind))
+      throw configError(source, {
+        path: `providers.${i}.kind`,
+        message: `unknown provider kind "${p.kind}"; known kinds: ${PROVIDER_KINDS.join(', ')}${didYouMean(p.kind, PROVIDER_KINDS)}`,
+      });
+  });
+  // With no providers configured, the built-in simulator serves (src/boot.ts effectiveProviders).
+  const ids = config.providers.length === 0 ? [SIMULATOR_PROVIDER.id] : config.providers.map((p) => p.id);
+  config.models.forEach((m, i) =>
+    m.routes.forEach((r, j) => {
+      if (!ids.includes(r.provider))
+        throw configError(source, {
+          path: `models.${i}.routes.${j}.provider`,
+          message: `model "${m.id}" routes to unknown provider "${r.provider}"; configured providers: ${ids.join(', ')}${didYouMean(r.provider, ids)}`,
+        });
+    }),
+  );
+}
+
+/** Validates a raw config object, applying defaults; throws ConfigError naming the first unknown or bad field. */
 export function parseConfig(raw: Record<string, unknown>, source = 'config'): Config {
-  const withDefaults = Value.Default(ConfigSchema, Value.Clone(raw));
-  const first = Value.Errors(ConfigSchema, withDefaults).First();
-  if (first) {
-    const field = first.path.replace(/^\//, '').replaceAll('/', '.') || '(root)';
-    throw new ConfigError(`${source}: invalid field "${field}": ${first.message}`);
-  }
-  return withDefaults as Config;
+  const config = validated(ConfigSchema, raw, source, []);
+  checkReferences(config, source);
+  return config;
 }
 
 /**
  * Validates one free-form section of the config (`search`, `wallets`, `rateLimits`, ...)
  * against the schema its owner declares, applying defaults; throws ConfigError naming the
- * bad field as `<section>.<path>`, so a broken section stops the start.
+ * bad or unknown field as `<section>.<path>`, so a broken section stops the start.
  */
 export function parseConfigSection<S extends TSchema>(schema: S, raw: unknown, section: string): Static<S> {
-  const value = Value.Default(schema, Value.Clone(raw ?? {}));
-  const first = Value.Errors(schema, value).First();
-  if (first) throw new ConfigError(`config: invalid field "${section}${first.path.replaceAll('/', '.')}": ${first.message}`);
-  return value as Static<S>;
+  return validated(schema, raw, 'config', [section]);
 }
 
 /**

@@ -1,39 +1,89 @@
+import { existsSync } from 'node:fs';
 import { createApp } from './app';
-import { bootstrapAdminKey } from './auth/bootstrap';
+import { bootstrapAdmin } from './auth/bootstrap';
 import { closeDeps, createDeps } from './boot';
 import { ConfigError, loadConfig } from './config';
+import { openStorage } from './db/open';
+import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
+import { startProgress } from './lifecycle/progress';
+import { shutDown } from './lifecycle/shutdown';
 
 async function main() {
   const config = loadConfig();
-  const deps = await createDeps(config);
-  const secret = await bootstrapAdminKey(deps.storage.db, config.bootstrapCreditUsd);
-  if (secret) {
-    process.stdout.write(
-      `\n  First start: created an ADMIN API key (shown once, store it now):\n\n    ${secret}\n\n` +
-        `  The bootstrap account holds ${config.bootstrapCreditUsd} USD of credit.\n\n`,
-    );
-  }
+  const embedded = !config.databaseUrl;
+  const lock = embedded ? lockDataDir(config.dataDir) : null;
+  const progress = startProgress();
+  if (embedded && !existsSync(`${config.dataDir}/pglite/PG_VERSION`))
+    process.stderr.write(`svc: first start: creating the embedded database in ${config.dataDir}/pglite (takes a few seconds)\n`);
+  const storage = await openStorage(config, progress.step);
+  progress.step('loading models, limits and billing');
+  const deps = await createDeps(config, { storage });
+  const bootstrap = await bootstrapAdmin(deps.storage.db, config.bootstrapCreditUsd);
+  progress.done();
   const app = createApp(deps);
   // Streams stay open for minutes; keep-alive pings every 15 s keep them under this timeout.
   app.listen({ port: config.port, hostname: config.host, idleTimeout: 60, maxRequestBodySize: config.maxBodyBytes });
   const port = app.server?.port ?? config.port;
-  const backends = `${deps.storage.backend}+${deps.kv.backend}`;
+  const url = `http://localhost:${port}${config.basePath}`;
+  lock?.listening(`http://127.0.0.1:${port}${config.basePath}`);
+  if (bootstrap) {
+    // On stderr: a person reads it once; the JSON log on stdout goes to a collector.
+    process.stderr.write(
+      `\n  First start: created an ADMIN API key (shown once, store it now):\n\n    ${bootstrap.secret}\n\n` +
+        `  Bootstrap account: ${bootstrap.accountId} (holds ${config.bootstrapCreditUsd} USD of credit)\n` +
+        `  API: ${url}   docs: http://localhost:${port}/docs\n\n`,
+    );
+  }
   // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
   if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS)
     deps.log.warn('BUN_CONFIG_MAX_HTTP_REQUESTS is not set: at most 256 upstream calls run at once (npm start sets 65535)');
-  deps.log.info('svc listening', { url: `http://localhost:${port}${config.basePath}`, backends, models: deps.models.list().length });
-  const stop = async () => {
-    await app.stop();
-    await closeDeps(deps);
-    process.exit(0);
+  deps.log.info('svc listening', { url, backends: `${deps.storage.backend}+${deps.kv.backend}`, models: deps.models.list().length });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      deps.log.warn('shutdown: second signal, exiting now', { signal });
+      process.exit(1);
+    }
+    stopping = true;
+    // A shutdown that hangs (a pool that never closes) must not keep an orchestrator waiting for ever.
+    setTimeout(
+      () => {
+        deps.log.error('shutdown: did not finish in time, exiting');
+        process.exit(1);
+      },
+      config.shutdownGraceSeconds * 1000 + 30_000,
+    ).unref();
+    try {
+      await shutDown(
+        {
+          log: deps.log,
+          graceMs: config.shutdownGraceSeconds * 1000,
+          stopListening: () => app.server?.stop(false),
+          flushLedger: () => deps.meter.close(),
+          closePools: () => closeDeps(deps),
+        },
+        signal,
+      );
+    } catch (error) {
+      deps.log.error('shutdown: failed', { error: String(error) });
+      process.exitCode = 1;
+    } finally {
+      lock?.release();
+    }
+    process.exit();
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((error) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`svc: configuration error: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (error instanceof DataDirLockedError) {
+    process.stderr.write(`svc: cannot start: ${error.message}. Stop it first, or give this instance its own SVC_DATA_DIR.\n`);
     process.exit(2);
   }
   process.stderr.write(`svc: failed to start: ${error?.stack ?? error}\n`);

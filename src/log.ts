@@ -8,6 +8,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of `level` are written (callers skip building lines that would be dropped). */
+  enabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 /** Creates a logger that drops lines below `level`. */
@@ -18,5 +20,5 @@ export function createLogger(level: LogLevel = 'info', write: (line: string) => 
       if (LEVELS[lvl] < min) return;
       write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
     };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'), enabled: (lvl) => LEVELS[lvl] >= min };
 }

@@ -34,13 +34,18 @@ export async function createAccount(
  * advisory lock keeps two instances starting together from both bootstrapping.
  */
 export async function bootstrapAdminKey(db: Database, creditUsd: string): Promise<string | null> {
+  return (await bootstrapAdmin(db, creditUsd))?.secret ?? null;
+}
+
+/** The same, also returning the bootstrap account's id (the first-start banner shows both). */
+export async function bootstrapAdmin(db: Database, creditUsd: string): Promise<{ secret: string; accountId: string } | null> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7313001)`);
     const existing = await tx.select({ id: apiKeys.id }).from(apiKeys).limit(1);
     if (existing.length > 0) return null;
     const accountId = await createAccount(tx as unknown as Database, { creditUsd, displayName: 'bootstrap', operator: true });
     const { secret } = await createApiKey(tx as unknown as Database, { accountId, type: 'ADMIN', description: 'Bootstrap admin key' });
-    return secret;
+    return { secret, accountId };
   });
 }
 

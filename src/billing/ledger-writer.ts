@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { balances, ledgerEntries } from '../db/schema';
 import type { Logger } from '../log';
+import { countBilledRows, reportLedgerBacklog } from '../metrics';
 import { copyLedgerBatch, pgliteOf } from './ledger-copy';
 import type { LedgerRow } from './ledger-row';
 import type { BillingStore } from './store';
@@ -74,6 +75,7 @@ export function startLedgerWriter(opts: {
       if (!batch) return;
       try {
         await writeLedgerBatch(opts.db, batch.rows);
+        countBilledRows(batch.rows);
       } catch (error) {
         await batch.abandon();
         throw error;
@@ -102,6 +104,7 @@ export function startLedgerWriter(opts: {
     flush().catch((error) => opts.log.error('billing: ledger write failed, will retry', { error: String(error) }));
   }, opts.intervalMs);
   timer.unref?.();
+  reportLedgerBacklog(() => opts.store.queued());
 
   return {
     flush,
@@ -110,6 +113,7 @@ export function startLedgerWriter(opts: {
       closed = true;
       clearInterval(timer);
       await flush();
+      reportLedgerBacklog(null);
     },
   };
 }

@@ -13,9 +13,10 @@ import * as schema from './schema';
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /** Opens Postgres at `url` and applies pending migrations. */
-export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Storage> {
+export async function openPostgres(url: string, opts: { max?: number; onStep?: OnStep } = {}): Promise<Storage> {
   const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {} });
   const db = drizzlePostgres(client, { schema });
+  opts.onStep?.('connecting to Postgres and applying migrations');
   await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, backend: 'postgres', close: () => client.end({ timeout: 5 }) };
 }
@@ -34,15 +35,21 @@ const PGLITE_SETTINGS = ['full_page_writes=off', 'shared_buffers=32MB'];
  * Opens PGlite, in `dataDir` (created if missing) or from a pre-migrated dump (tests),
  * and applies pending migrations.
  */
-export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | File } = {}): Promise<Storage> {
+export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | File; onStep?: OnStep } = {}): Promise<Storage> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, postgresqlconf: PGLITE_SETTINGS });
+  opts.onStep?.('starting the embedded database engine (PGlite)');
+  await client.waitReady;
   const db = drizzlePglite(client, { schema });
+  opts.onStep?.('applying migrations');
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, backend: 'pglite', close: () => client.close() };
 }
 
+/** Told each step of opening storage as it begins (the first start shows them: it takes seconds). */
+export type OnStep = (step: string) => void;
+
 /** Opens the configured storage: Postgres when DATABASE_URL is set, else PGlite in dataDir. */
-export function openStorage(config: { databaseUrl?: string; dataDir: string }): Promise<Storage> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite({ dataDir: `${config.dataDir}/pglite` });
+export function openStorage(config: { databaseUrl?: string; dataDir: string }, onStep?: OnStep): Promise<Storage> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, { onStep }) : openPglite({ dataDir: `${config.dataDir}/pglite`, onStep });
 }

@@ -28,11 +28,14 @@ export const requestContext = new Elysia({ name: 'svc.gate.request-context' }).d
 );
 
 /**
- * Stage 1: gives every request its CF-RAY id before anything can fail (so 404s, 413s and
+ * Stage 1: gives every request its CF-RAY id (also as x-request-id) before anything can fail (so 404s, 413s and
  * 500s carry it too) and derives the typed request context.
  */
 export const requestIdGate = new Elysia({ name: 'svc.gate.request-id' })
   .onRequest(function stampRequestId({ set }) {
-    set.headers['cf-ray'] = nextRequestId();
+    const id = nextRequestId();
+    set.headers['cf-ray'] = id;
+    // The same value under the name OpenAI's SDKs read (`response._request_id`, error messages).
+    set.headers['x-request-id'] = id;
   })
   .use(requestContext);

@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { stringify } from 'yaml';
+import { declareClientErrors, dropNullable } from './openapi-fixups';
 import { SVC_VERSION } from './version';
 
 // The docs UI reads the plugin's own document; the published one is derived from it.
@@ -10,19 +11,24 @@ type OpenApiDocument = { openapi: string; paths?: Record<string, unknown>; [key:
 
 /**
  * Rewrites the generated document the way clients of the reference API expect it: paths
- * relative to the base path with the base path as the server URL, `openapi` first.
+ * relative to the base path with the base path as the server URL, `openapi` first; and
+ * lint-clean for OpenAPI 3.1 (no `nullable`, a 4XX response on every operation).
  */
 function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
   const paths: Record<string, unknown> = {};
   for (const [path, item] of Object.entries(doc.paths ?? {}))
     if (path.startsWith(`${basePath}/`)) paths[path.slice(basePath.length)] = item;
   const { openapi: version, info, ...rest } = doc;
-  return { openapi: version, info, ...rest, servers: [{ url: basePath }], paths };
+  // A deep copy: the plugin keeps serving its own document at /docs/json.
+  const out: OpenApiDocument = structuredClone({ openapi: version, info, ...rest, servers: [{ url: basePath }], paths });
+  dropNullable(out);
+  declareClientErrors(out);
+  return out;
 }
 
 /**
  * The OpenAPI description, generated from the route schemas: JSON at `{base}/openapi.json`,
- * YAML at `{base}/openapi.yaml`, and a docs UI at `/docs`. `info.version` is x-svc-version.
+ * YAML at `{base}/openapi.yaml`, (the page at `/docs` is docs-page.ts). `info.version` is x-svc-version.
  * `handle` is the composed app: the document is rendered once from what the plugin serves.
  */
 export function openApiDocs(basePath: string, handle: (request: Request) => Promise<Response>) {
@@ -38,7 +44,8 @@ export function openApiDocs(basePath: string, handle: (request: Request) => Prom
   return new Elysia({ name: 'svc.http.openapi' })
     .use(
       openapi({
-        path: '/docs',
+        // The page is src/http/docs-page.ts (UI assets from node_modules, not the plugin's CDN page).
+        provider: null,
         specPath: UI_SPEC_PATH,
         documentation: {
           info: { title: 'svc inference API', version: SVC_VERSION, description: 'Chat, models, keys, billing and wallet access.' },

@@ -2,6 +2,7 @@ import { Type as T, type Static } from '@sinclair/typebox';
 import { parseConfigSection } from '../config';
 import { tooManyRequests, type ServiceError } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
+import { countAbuseBlock } from '../metrics';
 
 /** The config's free-form `abuseGuard` section (spec 7: > 20 failures in 30 s block for 30 s). */
 export const AbuseGuardConfigSchema = T.Object(
@@ -144,6 +145,7 @@ export function createAbuseGuard(deps: { kv: KeyValueStore; now: () => number; c
     accountBlockedUntil: (accountId) => until(accounts, accountId),
     hasAnonymousBlocks: () => anonymous.size > 0,
     refusal(end) {
+      countAbuseBlock();
       const seconds = Math.max(1, Math.ceil((end - now()) / 1000));
       return tooManyRequests(message, { 'retry-after': String(seconds), 'x-ratelimit-reset-requests': String(Math.ceil(end / 1000)) });
     },

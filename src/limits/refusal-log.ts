@@ -2,6 +2,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { rateLimitLogs } from '../db/schema';
 import type { Logger } from '../log';
+import { countRateLimitRefusal } from '../metrics';
 import type { RateLimitLog, RateLimitRefusal, RefusalEntry } from './types';
 
 /** The refusal log plus what the routes and shutdown need. */
@@ -57,6 +58,7 @@ export function createRefusalLog(deps: { db: Database; now: () => number; log: L
 
   return {
     record(refusal: RateLimitRefusal) {
+      countRateLimitRefusal(refusal.type);
       if (pending.length >= MAX_PENDING) {
         dropped++;
         return;

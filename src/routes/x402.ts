@@ -118,7 +118,11 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
         set.headers['x-payment-response'] = receipt;
         return { success: true, data: result };
       },
-      { body: TopUpBody, response: { 200: TopUpResponse, 402: TopUpRequired }, detail: { tags, operationId: 'topUpX402Balance' } },
+      {
+        body: TopUpBody,
+        response: { 200: TopUpResponse, 402: TopUpRequired },
+        detail: { tags, operationId: 'topUpX402Balance', summary: 'Top up a wallet balance with an x402 USDC payment' },
+      },
     )
     .get(
       '/x402/balance/:walletAddress',
@@ -141,7 +145,7 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
         auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
         response: { 200: BalanceResponse },
-        detail: { tags, operationId: 'getX402Balance' },
+        detail: { tags, operationId: 'getX402Balance', summary: 'x402 credit balance of a wallet' },
       },
     )
     .get(
@@ -170,7 +174,7 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
         auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
         query: TransactionsQuery,
-        detail: { tags, operationId: 'getX402Transactions' },
+        detail: { tags, operationId: 'getX402Transactions', summary: 'x402 transaction history of a wallet' },
       },
     );
 }

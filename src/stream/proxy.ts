@@ -3,6 +3,7 @@ import { classifyEvent, UpstreamStreamError } from './chunks';
 import { DONE_BYTES, encodeEvent, encodeStreamError, eventText, utf8 } from './encoder';
 import { SseDecoder } from './events';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
+import { trackOpenStream } from './open-streams';
 import { byteReader } from './prefetched';
 import { UsageTap } from './usage-tap';
 
@@ -179,6 +180,13 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     finished = true;
     keepAlive?.stop();
     const outcome = source.outcome();
+    const usage = outcome.usage;
+    tracked.ended({
+      promptTokens: usage?.prompt_tokens ?? null,
+      completionTokens: usage?.completion_tokens ?? null,
+      error: error ?? outcome.error,
+      aborted,
+    });
     return o.finish({ ...outcome, error: error ?? outcome.error, aborted });
   }
 
@@ -230,5 +238,15 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     },
     cancel: () => gone(),
   };
-  return new ReadableStream(direct as unknown as UnderlyingDefaultSource<Uint8Array>);
+  const body = new ReadableStream(direct as unknown as UnderlyingDefaultSource<Uint8Array>);
+  // Shutdown past its deadline: an in-band error and [DONE], settled for what was sent, then the upstream is cut.
+  const tracked = trackOpenStream(body, async function endAtShutdown(message) {
+    if (closed) return;
+    if (!controller) return gone();
+    const ending = end(message);
+    o.abortUpstream();
+    source.cancel();
+    await ending;
+  });
+  return body;
 }

@@ -43,6 +43,45 @@ describe('openAICompatible (injected fetch)', () => {
     expect(JSON.parse(String(calls[0]?.init.body)).model).toBe('org/Model');
   });
 
+  test('each capability calls its OpenAI path with the replica model name: embeddings, speech (bytes), transcriptions (multipart)', async () => {
+    const call = { signal: signal(), upstreamModel: 'org/Model', timeoutMs: 1000 };
+    const emb = recordingFetch(() => Response.json({ data: [{ object: 'embedding', index: 0, embedding: [0.5] }] }));
+    const embedded = await openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch: emb.f }).embed!(
+      { model: 'svc-id', input: 'x', encoding_format: 'float' },
+      call,
+    );
+    expect(embedded.data[0]?.embedding).toEqual([0.5]);
+    expect(emb.calls[0]?.url).toBe('http://127.0.0.1:1/v1/embeddings');
+    expect(JSON.parse(String(emb.calls[0]?.init.body))).toMatchObject({ model: 'org/Model', input: 'x', encoding_format: 'float' });
+
+    const wav = new Uint8Array([82, 73, 70, 70, 1, 2, 3]);
+    const tts = recordingFetch(() => new Response(wav, { headers: { 'content-type': 'audio/wav' } }));
+    const spoken = await openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch: tts.f }).speech!(
+      { input: 'hi', voice: 'a' },
+      call,
+    );
+    expect(spoken.contentType).toBe('audio/wav');
+    expect(new Uint8Array(await new Response(spoken.body).arrayBuffer())).toEqual(wav);
+    expect(tts.calls[0]?.url).toBe('http://127.0.0.1:1/v1/audio/speech');
+    expect(JSON.parse(String(tts.calls[0]?.init.body)).model).toBe('org/Model');
+
+    const asr = recordingFetch(() => Response.json({ text: 'hello' }));
+    const form = new FormData();
+    form.append('file', new Blob([wav], { type: 'audio/wav' }), 'a.wav');
+    form.append('model', 'svc-id');
+    const heard = await openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch: asr.f }).transcribe!(form, call);
+    expect(heard).toEqual({ text: 'hello' });
+    expect(asr.calls[0]?.url).toBe('http://127.0.0.1:1/v1/audio/transcriptions');
+    const sent = asr.calls[0]?.init.body as FormData;
+    expect(sent.get('model')).toBe('org/Model');
+    expect(sent.get('file')).toBeInstanceOf(Blob);
+  });
+
+  test('a provider narrowed by config declares only those capabilities', () => {
+    const p = openAICompatible({ id: 'p', baseURL: 'http://127.0.0.1:1/v1', fetch, capabilities: ['embed'] });
+    expect([...p.capabilities]).toEqual(['embed']);
+  });
+
   test('maps upstream statuses: 5xx/401/404 retryable 502, 429 retryable 503, 400 final 400', async () => {
     const cases: [number, number, boolean][] = [
       [500, 502, true],

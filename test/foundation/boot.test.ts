@@ -25,6 +25,11 @@ async function start(env: Record<string, string>) {
     stderr: 'pipe',
   });
   let out = '';
+  // The first-start banner (the key) goes to stderr, apart from the JSON log on stdout.
+  const err = { text: '' };
+  void (async () => {
+    for await (const chunk of proc.stderr) err.text += new TextDecoder().decode(chunk);
+  })();
   const reader = proc.stdout.getReader();
   const deadline = Date.now() + 20_000;
   while (!out.includes('svc listening') && Date.now() < deadline) {
@@ -33,15 +38,18 @@ async function start(env: Record<string, string>) {
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  return { proc, out };
+  // Give the stderr pipe the moment it may lag behind stdout.
+  await Bun.sleep(100);
+  return { proc, out, err: err.text };
 }
 
 describe('npm start', () => {
   test('first start prints an ADMIN key once and serves the API', async () => {
-    const { proc, out } = await start({});
+    const { proc, out, err } = await start({});
     try {
-      const key = /svc_[A-Za-z0-9_-]{43}/.exec(out)?.[0];
+      const key = /svc_[A-Za-z0-9_-]{43}/.exec(err)?.[0];
       expect(key).toBeDefined();
+      expect(out).not.toContain(key!);
       const url = /"url":"(http:\/\/localhost:\d+\/api\/v1)"/.exec(out)?.[1];
       expect(url).toBeDefined();
       const res = await fetch(`${url}/models`, { headers: { authorization: `Bearer ${key}` } });
@@ -58,7 +66,7 @@ describe('npm start', () => {
     }
     const again = await start({});
     try {
-      expect(again.out).not.toMatch(/svc_[A-Za-z0-9_-]{43}/);
+      expect(again.out + again.err).not.toMatch(/svc_[A-Za-z0-9_-]{43}/);
     } finally {
       again.proc.kill();
       await again.proc.exited;

@@ -4,6 +4,7 @@ import { closeDeps, createDeps } from '../../src/boot';
 import type { UsageMeter } from '../../src/billing/meter';
 import { parseConfig } from '../../src/config';
 import type { AppDeps } from '../../src/deps';
+import type { Logger } from '../../src/log';
 import { EMBEDDED, type TestBackend } from './backends';
 
 /** Options for a test app: config overrides, injected fetch/clock, and the backend. */
@@ -14,6 +15,8 @@ export interface TestAppOptions {
   now?: () => number;
   meter?: UsageMeter;
   extras?: AppExtras;
+  /** A logger to read what the app logs (access log lines); by default config.logLevel to stdout. */
+  log?: Logger;
 }
 
 /** A running test app with its bootstrap ADMIN key and helpers to call it. */
@@ -35,7 +38,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const config = parseConfig({ logLevel: 'silent', abuseGuard: { enabled: false }, ...opts.config });
   const storage = await backend.storage();
   const kv = await backend.kv({ now: opts.now });
-  const deps = await createDeps(config, { storage, kv, now: opts.now, fetch: opts.fetch, meter: opts.meter });
+  const deps = await createDeps(config, { storage, kv, now: opts.now, fetch: opts.fetch, meter: opts.meter, log: opts.log });
   const adminKey = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd)) as string;
   const app = createApp(deps, opts.extras);
   return {

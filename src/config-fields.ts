@@ -1,0 +1,93 @@
+import { Kind, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { closest, distance } from 'fastest-levenshtein';
+
+/** One problem in a config value: where (dotted path) and why. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+/** A field the schema does not declare, and the suggestion for it ('' when nothing is close). */
+export interface UnknownField {
+  path: string;
+  hint: string;
+}
+
+type SchemaNode = TSchema & {
+  properties?: Record<string, TSchema>;
+  patternProperties?: Record<string, TSchema>;
+  additionalProperties?: boolean | TSchema;
+  items?: TSchema;
+  anyOf?: TSchema[];
+  const?: unknown;
+};
+
+/** ` (did you mean "x"?)` when a candidate is within a typo's reach of `word`, else ''. */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  if (candidates.length === 0) return '';
+  const best = closest(word, candidates as string[]);
+  // Two edits, or a third of the word for long names: close enough to be a typo, not another field.
+  const reach = Math.max(2, Math.floor(word.length / 3));
+  return distance(word.toLowerCase(), best.toLowerCase()) <= reach ? ` (did you mean "${best}"?)` : '';
+}
+
+const dotted = (path: (string | number)[]) => path.join('.') || '(root)';
+
+/**
+ * The first field of `value` that `schema` does not declare, with a suggestion. Objects
+ * are closed unless they say otherwise (records and `additionalProperties` stay open);
+ * a union is searched in the branch the value fits, so `providers.0.baseUrl` is found
+ * whatever the provider kind.
+ */
+export function unknownField(schema: TSchema, value: unknown, path: (string | number)[] = []): UnknownField | null {
+  const node = schema as SchemaNode;
+  if (node[Kind] === 'Union' && node.anyOf) {
+    const fits = node.anyOf.find((branch) => Value.Check(branch, value));
+    return fits ? unknownField(fits, value, path) : null;
+  }
+  if (Array.isArray(value)) {
+    if (!node.items) return null;
+    for (let i = 0; i < value.length; i++) {
+      const issue = unknownField(node.items, value[i], [...path, i]);
+      if (issue) return issue;
+    }
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (node.patternProperties) {
+    const inner = Object.values(node.patternProperties)[0];
+    for (const [key, v] of entries) {
+      const issue = inner ? unknownField(inner, v, [...path, key]) : null;
+      if (issue) return issue;
+    }
+    return null;
+  }
+  if (!node.properties) return null;
+  const known = Object.keys(node.properties);
+  for (const [key, v] of entries) {
+    const field = node.properties[key];
+    if (field) {
+      const issue = unknownField(field, v, [...path, key]);
+      if (issue) return issue;
+    } else if (node.additionalProperties === undefined || node.additionalProperties === false) {
+      return { path: dotted([...path, key]), hint: didYouMean(key, known) };
+    }
+  }
+  return null;
+}
+
+/** The first schema violation, worded for a person: a union of literals lists its values and suggests the closest. */
+export function firstViolation(schema: TSchema, value: unknown): ConfigIssue | null {
+  const first = Value.Errors(schema, value).First();
+  if (!first) return null;
+  const path = dotted(first.path.split('/').filter(Boolean));
+  const options = ((first.schema as SchemaNode).anyOf ?? []).map((s) => (s as SchemaNode).const);
+  if (options.length > 0 && options.every((o) => typeof o === 'string')) {
+    const given = typeof first.value === 'string' ? `"${first.value}"` : JSON.stringify(first.value);
+    const hint = typeof first.value === 'string' ? didYouMean(first.value, options as string[]) : '';
+    return { path, message: `${given} is not one of: ${options.join(', ')}${hint}` };
+  }
+  return { path, message: first.message };
+}

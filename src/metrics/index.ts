@@ -1,0 +1,154 @@
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot';
+
+/**
+ * The process's Prometheus metrics (prom-client). One registry per process: the counters
+ * describe the process, whatever number of apps a test builds in it. Other modules call
+ * the named functions below, one call site each, and never touch prom-client themselves.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'svc_' });
+
+// Request latency from a health check (~0.1 ms) to a long non-streaming completion.
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+// The three metrics touched on every request are HotCounter/HotHistogram (./hot.ts): prom-client
+// validates and hashes a label object on each update, a cost paid on every request otherwise.
+const httpRequests = new HotCounter(
+  metricsRegistry,
+  'svc_http_requests_total',
+  'HTTP requests answered, by method, route pattern and status',
+);
+const httpDuration = new HotHistogram(
+  metricsRegistry,
+  'svc_http_request_duration_seconds',
+  'Time from the request to the response headers (a stream is timed to its first byte), by method and route pattern',
+  LATENCY_BUCKETS,
+);
+const upstreamDuration = new HotHistogram(
+  metricsRegistry,
+  'svc_upstream_response_seconds',
+  'Time from an upstream call to its response headers, by provider id and outcome',
+  LATENCY_BUCKETS,
+);
+const upstreamErrors = new Counter({
+  name: 'svc_upstream_errors_total',
+  help: 'Upstream calls that failed (network, timeout, 429, 5xx), by provider id and reason',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+const tokens = new Counter({
+  name: 'svc_tokens_total',
+  help: 'Tokens billed, by model and direction (prompt, completion), counted when the ledger row is written',
+  labelNames: ['model', 'direction'] as const,
+  registers: [metricsRegistry],
+});
+const charged = new Counter({
+  name: 'svc_charged_micros_total',
+  help: 'Amount charged in micro-units of the currency (1 USD = 1,000,000), counted when the ledger row is written',
+  labelNames: ['currency'] as const,
+  registers: [metricsRegistry],
+});
+const rateLimitRefusals = new Counter({
+  name: 'svc_rate_limit_refusals_total',
+  help: 'Requests refused by a rate limit, by limit type',
+  labelNames: ['type'] as const,
+  registers: [metricsRegistry],
+});
+const abuseBlocks = new Counter({
+  name: 'svc_abuse_blocks_total',
+  help: 'Requests refused because their account, key or address is blocked by the abuse guard',
+  registers: [metricsRegistry],
+});
+
+let openStreamCount: () => number = () => 0;
+new Gauge({
+  name: 'svc_open_streams',
+  help: 'Streaming responses in progress',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(openStreamCount());
+  },
+});
+
+let ledgerBacklog: (() => Promise<number>) | null = null;
+new Gauge({
+  name: 'svc_ledger_backlog',
+  help: 'Settlements queued for the ledger writer and not yet in the database',
+  registers: [metricsRegistry],
+  async collect() {
+    this.set(ledgerBacklog ? await ledgerBacklog().catch(() => Number.NaN) : 0);
+  },
+});
+
+/** Counts and times one answered request (`route` is the route pattern, never the raw path; `seconds` null: untimed). */
+export function observeRequest(method: string, route: string, status: number, seconds: number | null): void {
+  const key = `${method} ${route}`;
+  if (seconds !== null) httpDuration.observe(key, () => ({ method, route }), seconds);
+  httpRequests.inc(`${key} ${status}`, () => ({ method, route, status: String(status) }));
+}
+
+/** Times one upstream call to its response headers; a failure (`reason` set) is also counted. */
+export function observeUpstream(provider: string, seconds: number, reason: string | null): void {
+  const outcome = reason ? 'error' : 'ok';
+  upstreamDuration.observe(`${provider} ${outcome}`, () => ({ provider, outcome }), seconds);
+  if (reason) upstreamErrors.inc({ provider, reason });
+}
+
+/** What a written ledger row contributes to the token and charge counters (src/billing/ledger-row.ts). */
+export interface BilledRow {
+  requestId: string;
+  /** Null for a call priced without a catalog model (RPC credits, augment calls). */
+  modelId: string | null;
+  currency: string;
+  /** Signed micro-units: a charge is negative. */
+  amount: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * Counts the tokens and charges of ledger rows the writer has just stored. Every line item
+ * of a settlement carries the request's whole usage, so tokens count once per request.
+ */
+export function countBilledRows(rows: readonly BilledRow[]): void {
+  // Summed per batch first: a batch holds hundreds of rows and a few distinct label sets.
+  const byCurrency = new Map<string, number>();
+  const byModel = new Map<string, { prompt: number; completion: number }>();
+  let previous = '';
+  for (const row of rows) {
+    if (row.amount < 0) byCurrency.set(row.currency, (byCurrency.get(row.currency) ?? 0) - row.amount);
+    if (row.requestId === previous) continue;
+    previous = row.requestId;
+    const model = row.modelId ?? 'none';
+    const sums = byModel.get(model) ?? { prompt: 0, completion: 0 };
+    sums.prompt += row.promptTokens;
+    sums.completion += row.completionTokens;
+    byModel.set(model, sums);
+  }
+  for (const [currency, amount] of byCurrency) charged.inc({ currency }, amount);
+  for (const [model, sums] of byModel) {
+    if (sums.prompt > 0) tokens.inc({ model, direction: 'prompt' }, sums.prompt);
+    if (sums.completion > 0) tokens.inc({ model, direction: 'completion' }, sums.completion);
+  }
+}
+
+/** Counts one request refused by a rate limit of `type` (requests, tokens, ...). */
+export function countRateLimitRefusal(type: string): void {
+  rateLimitRefusals.inc({ type });
+}
+
+/** Counts one request refused by an abuse-guard block. */
+export function countAbuseBlock(): void {
+  abuseBlocks.inc();
+}
+
+/** Where the open-streams gauge reads its value (src/stream/open-streams.ts). */
+export function reportOpenStreams(count: () => number): void {
+  openStreamCount = count;
+}
+
+/** Where the ledger backlog gauge reads its value; null when no writer runs. */
+export function reportLedgerBacklog(queued: (() => Promise<number>) | null): void {
+  ledgerBacklog = queued;
+}

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Elysia } from 'elysia';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { compression, negotiateCoding } from '../../src/http/compression';
+import { startTestApp, type TestApp } from '../helpers/app';
+
+// What Chromium sends; Firefox and Safari send the same codings in other orders.
+const BROWSER = 'gzip, deflate, br, zstd';
+const big = 'svc '.repeat(2000);
+const csv = ['at,model,amount', ...Array.from({ length: 400 }, (_, i) => `2026-01-01T00:00:${i},m-${i},0.00${i}`)].join('\n');
+
+/** A tiny app with one route per body type, behind the compression plugin. */
+const app = new Elysia()
+  .use(compression())
+  .get('/json', () => ({ items: Array.from({ length: 200 }, (_, i) => ({ i, name: `item-${i}` })) }))
+  .get('/text', () => big)
+  .get('/bytes', ({ set }) => {
+    set.headers['content-type'] = 'application/x-ndjson';
+    return new TextEncoder().encode(big);
+  })
+  .get('/small', () => ({ ok: true }))
+  .get('/csv', () => new Response(csv, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment' } }))
+  .get('/download', () => {
+    const parts = [csv.slice(0, 3000), csv.slice(3000)];
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = parts.shift();
+        if (next === undefined) c.close();
+        else c.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    return new Response(body, { headers: { 'content-type': 'text/csv' } });
+  })
+  .get('/events', () => new Response(`data: ${big}\n\n`, { headers: { 'content-type': 'text/event-stream' } }))
+  .get('/png', () => new Response(new Uint8Array(4096), { headers: { 'content-type': 'image/png' } }));
+
+async function get(path: string, acceptEncoding?: string) {
+  const headers: Record<string, string> = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+  const res = await app.handle(new Request(`http://localhost${path}`, { headers }));
+  return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
+function decoded(coding: string | null, bytes: Uint8Array): string {
+  const raw = coding === 'br' ? brotliDecompressSync(bytes) : coding === 'gzip' ? gunzipSync(bytes) : Buffer.from(bytes);
+  return raw.toString('utf8');
+}
+
+describe('negotiation (RFC 9110, by negotiator)', () => {
+  test.each([
+    [BROWSER, 'br'],
+    ['gzip', 'gzip'],
+    ['br;q=0, gzip', 'gzip'],
+    ['gzip;q=0.5, br;q=0.2', 'gzip'],
+    ['*', 'br'],
+    ['*;q=0, identity', null],
+    ['gzip;q=0', null],
+    ['br;q=0, gzip;q=0', null],
+    ['identity', null],
+    ['deflate', null],
+    ['', null],
+  ])('%p -> %p', (header, expected) => {
+    expect(negotiateCoding(header)).toBe(expected as never);
+  });
+});
+
+describe('every body type', () => {
+  test.each([
+    ['/json', 'application/json'],
+    ['/text', 'text/plain'],
+    ['/bytes', 'application/x-ndjson'],
+    ['/csv', 'text/csv'],
+    ['/download', 'text/csv'],
+  ])('%s is compressed with br and gzip and decodes to the identity body', async (path, type) => {
+    const { bytes: plain, res: identity } = await get(path);
+    expect(identity.headers.get('content-encoding')).toBeNull();
+    for (const coding of ['br', 'gzip']) {
+      const { res, bytes } = await get(path, coding);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-encoding')).toBe(coding);
+      expect(res.headers.get('vary')?.toLowerCase()).toContain('accept-encoding');
+      expect(res.headers.get('content-type')).toContain(type);
+      expect(bytes.length).toBeLessThan(plain.length);
+      expect(decoded(coding, bytes)).toBe(new TextDecoder().decode(plain));
+    }
+  });
+
+  test('q=0 refuses a coding: gzip;q=0 gets identity, br;q=0 gets gzip', async () => {
+    expect((await get('/json', 'gzip;q=0')).res.headers.get('content-encoding')).toBeNull();
+    const { res, bytes } = await get('/csv', 'br;q=0, gzip');
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(decoded('gzip', bytes)).toBe(csv);
+  });
+
+  test('small bodies, event streams and images are sent as they are', async () => {
+    for (const path of ['/small', '/events', '/png']) {
+      const { res } = await get(path, BROWSER);
+      expect(res.headers.get('content-encoding')).toBeNull();
+    }
+  });
+});
+
+describe('the service', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const fetchRoot = (path: string, acceptEncoding: string) =>
+    t.app.handle(new Request(`http://localhost${path}`, { headers: { 'accept-encoding': acceptEncoding } }));
+
+  test('/docs, its assets and /openapi.yaml answer a browser-like Accept-Encoding (it used to be a 500)', async () => {
+    const page = await fetchRoot('/docs', BROWSER);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|fonts)/);
+
+    const yaml = await fetchRoot('/api/v1/openapi.yaml', BROWSER);
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers.get('content-encoding')).toBe('br');
+    expect(decoded('br', new Uint8Array(await yaml.arrayBuffer()))).toStartWith('openapi: 3.');
+
+    const script = /src="([^"]+swagger-ui-bundle\.js)"/.exec(html)![1]!;
+    for (const coding of ['br', 'gzip']) {
+      const asset = await fetchRoot(script, coding);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('content-encoding')).toBe(coding);
+      expect(asset.headers.get('cache-control')).toContain('immutable');
+      expect(decoded(coding, new Uint8Array(await asset.arrayBuffer()))).toContain('SwaggerUIBundle');
+    }
+    const identity = await fetchRoot(script, 'identity');
+    expect(identity.headers.get('content-encoding')).toBeNull();
+    expect((await fetchRoot('/docs/assets/0.0.0/swagger-ui-bundle.js', BROWSER)).status).toBe(404);
+  });
+
+  test('a JSON route compresses, and the error path still renders its body', async () => {
+    const models = await t.request('/models', { headers: { 'accept-encoding': BROWSER } });
+    expect(models.headers.get('content-encoding')).toBe('br');
+    expect(JSON.parse(decoded('br', new Uint8Array(await models.arrayBuffer()))).data.length).toBeGreaterThan(0);
+    const missing = await t.request('/no-such-route', { headers: { 'accept-encoding': BROWSER } });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'Not found' });
+  });
+});

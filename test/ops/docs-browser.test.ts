@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app';
+
+// Debian's chromium (.ci/run installs it when missing); playwright-core drives it and
+// downloads nothing. Without it this test is skipped with the reason printed.
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`docs-browser: SKIPPED, ${CHROMIUM} is absent (apt-get install chromium); /docs is not checked in a browser`);
+
+describe.skipIf(!hasChromium)('/docs in headless Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin = '';
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    t.app.listen({ port: 0, hostname: '127.0.0.1' });
+    origin = `http://127.0.0.1:${t.app.server!.port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t.app.stop();
+    await t.close();
+  });
+
+  test("renders the operation list offline, with the browser's own Accept-Encoding", async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    const encodings = new Map<string, string | undefined>();
+    const acceptEncoding = new Map<string, string | undefined>();
+    page.on('request', (r) => void requested.push(r.url()));
+    page.on('response', async (r) => {
+      encodings.set(r.url(), (await r.allHeaders())['content-encoding']);
+      acceptEncoding.set(r.url(), (await r.request().allHeaders())['accept-encoding']);
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => void errors.push(String(e)));
+
+    const res = await page.goto(`${origin}/docs`);
+    expect(res?.status()).toBe(200);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    const paths = await page.$$eval('.opblock-summary-path', (els) => els.map((e) => e.getAttribute('data-path') ?? e.textContent));
+    expect(paths).toContain('/chat/completions');
+    expect(paths).toContain('/models');
+    expect(paths.length).toBeGreaterThan(15);
+    const title = await page.textContent('.info .title');
+    expect(title).toContain('svc inference API');
+
+    // Everything came from svc itself: no CDN, no validator, no fonts from elsewhere.
+    expect(requested.filter((u) => !u.startsWith(origin))).toEqual([]);
+    const bundle = [...encodings.keys()].find((u) => u.endsWith('/swagger-ui-bundle.js'))!;
+    expect(acceptEncoding.get(bundle)).toContain('br');
+    expect(encodings.get(bundle)).toBe('br');
+    expect(errors).toEqual([]);
+    if (process.env.SVC_DOCS_SCREENSHOT) await page.screenshot({ path: process.env.SVC_DOCS_SCREENSHOT, fullPage: false });
+  }, 60_000);
+});
