@@ -2,11 +2,11 @@ import { Type as T } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { imageBodyParser, jsonImageBody, rejectUnknownFields, rejectUnreadable } from '../images/body';
+import { imageBodyParser, jsonImageBody, rejectUnknownFields } from '../images/body';
 import { adultClassifier, imagesConfigOf } from '../images/classifier';
 import { editImage, multiEditImage, removeBackground, upscaleImage, type ImageServices } from '../images/edit';
 import { generateImage, simpleGenerateImage } from '../images/generate';
-import { imageSpecOf } from '../images/model';
+import { fillModel, generationModelOrDefault } from '../images/model-defaults';
 import {
   BackgroundRemoveSchema,
   EditImageSchema,
@@ -17,7 +17,6 @@ import {
   UpscaleImageSchema,
 } from '../images/schema';
 import { IMAGE_STYLES } from '../images/styles';
-import type { ModelCatalog } from '../models/catalog';
 import type { ModelCall } from '../pipeline/model-call';
 import { errorResponses } from './responses';
 
@@ -44,39 +43,6 @@ const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
  * the named content types after it only tell the OpenAPI generator which bodies are accepted.
  */
 const FORM = { booleans: ['safe_mode', 'disable_prompt_optimization_thinking'], numbers: ['scale', 'creativity'] };
-
-/**
- * `modelId`, edit's deprecated alias of `model`, becomes `model` before validation; a
- * request that used it is told so in `x-svc-deprecated` headers.
- */
-function aliasModelId(deprecated: boolean) {
-  return function modelIdAlias({ body, set }: { body: unknown; set: { headers: Record<string, string | number> } }) {
-    rejectUnreadable({ body });
-    const b = body as Record<string, unknown> | null;
-    if (!b || typeof b !== 'object' || b.modelId === undefined) return;
-    if (b.model === undefined) b.model = b.modelId;
-    if (deprecated) {
-      set.headers['x-svc-deprecated'] = 'true';
-      set.headers['x-svc-deprecated-replacement'] = 'model';
-    }
-  };
-}
-
-/** images.generate sends OpenAI names (or none): anything that is not a generate model here becomes the default image model. */
-function defaultImageModel(models: ModelCatalog) {
-  const fallback = () => {
-    const byTrait = models.traits('image').default;
-    const first = models.list('image').find((m) => imageSpecOf(m).operation === 'generate');
-    return byTrait ?? first?.id ?? 'default';
-  };
-  return function imageModelOrDefault({ body }: { body: unknown }) {
-    rejectUnreadable({ body });
-    const b = body as Record<string, unknown> | null;
-    if (!b || typeof b !== 'object') return;
-    const named = typeof b.model === 'string' ? models.resolve(b.model.split(':')[0] as string) : undefined;
-    if (!named || named.type !== 'image' || imageSpecOf(named).operation !== 'generate') b.model = fallback();
-  };
-}
 
 /** The seven operations of the reference's Image tag. */
 export function imageRoutes(deps: AppDeps, stages: Stages) {
@@ -115,7 +81,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/images/generations', ({ body, call }) => simpleGenerateImage(body, call, classify), {
       meter: { type: 'image' },
       parse: [jsonImageBody, 'application/json'],
-      transform: [rejectUnknownFields(SimpleGenerateImageSchema), defaultImageModel(deps.models)],
+      transform: [rejectUnknownFields(SimpleGenerateImageSchema), generationModelOrDefault(deps.models)],
       body: SimpleGenerateImageSchema,
       detail: {
         operationId: 'simpleGenerateImage',
@@ -144,7 +110,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/edit', ({ body, call }) => editImage(body, call, services(call)), {
       meter: { type: 'inpaint' },
       parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
-      transform: [rejectUnknownFields(EditImageSchema), aliasModelId(true)],
+      transform: [rejectUnknownFields(EditImageSchema), fillModel(deps.models, 'edit', 'firered-image-edit', { modelIdDeprecated: true })],
       body: EditImageSchema,
       detail: {
         operationId: 'editImage',
@@ -160,7 +126,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/multi-edit', ({ body, call }) => multiEditImage(body, call, services(call)), {
       meter: { type: 'inpaint' },
       parse: [imageBodyParser({ ...FORM, lists: ['images'], filesOnly: ['images'] }), 'application/json', 'multipart/form-data'],
-      transform: [rejectUnknownFields(MultiEditImageSchema), aliasModelId(false)],
+      transform: [rejectUnknownFields(MultiEditImageSchema), fillModel(deps.models, 'edit', 'firered-image-edit')],
       body: MultiEditImageSchema,
       detail: {
         operationId: 'multiEditImage',
@@ -175,7 +141,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/upscale', ({ body, call }) => upscaleImage(body, call, services(call)), {
       meter: { type: 'upscale' },
       parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
-      transform: rejectUnreadable,
+      transform: fillModel(deps.models, 'upscale', 'upscaler'),
       body: UpscaleImageSchema,
       detail: {
         operationId: 'upscaleImage',
@@ -189,7 +155,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/image/background-remove', ({ body, call }) => removeBackground(body, call, services(call)), {
       meter: { type: 'image' },
       parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
-      transform: rejectUnknownFields(BackgroundRemoveSchema),
+      transform: [rejectUnknownFields(BackgroundRemoveSchema), fillModel(deps.models, 'background-remove', 'bria-bg-remover')],
       body: BackgroundRemoveSchema,
       detail: {
         operationId: 'backgroundRemoveImage',

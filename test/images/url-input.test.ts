@@ -53,3 +53,37 @@ suite('image inputs by URL', () => {
     expect((await missing.json()).details.image._errors[0]).toContain('404');
   });
 });
+
+/** Operators name their own models: a request without `model` gets the first model of the catalog that does the operation. */
+suite('image routes on a catalog without the reference default ids', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const sim = [{ provider: 'sim', weight: 1 }];
+    t = await startTestApp({
+      config: {
+        providers: [{ id: 'sim', kind: 'simulator', options: {} }],
+        models: [
+          { id: 'my-gen', type: 'image', routes: sim, pricing: { perUnit: '0.01' }, image: { operation: 'generate' } },
+          { id: 'my-edit', type: 'inpaint', routes: sim, pricing: { perUnit: '0.02' }, image: { operation: 'edit' } },
+          { id: 'my-up', type: 'upscale', routes: sim, pricing: { perUnit: '0.03' }, image: { operation: 'upscale' } },
+          { id: 'my-bg', type: 'image', routes: sim, pricing: { perUnit: '0.04' }, image: { operation: 'background-remove' } },
+        ],
+      },
+    });
+  });
+  afterAll(() => t.close());
+
+  test('each route defaults to the model of its operation', async () => {
+    const image = (await png(512, 512)).toString('base64');
+    for (const [path, body, id] of [
+      ['/images/generations', { prompt: 'x' }, 'my-gen'],
+      ['/image/edit', { prompt: 'x', image }, 'my-edit'],
+      ['/image/multi-edit', { prompt: 'x', images: [image] }, 'my-edit'],
+      ['/image/upscale', { image }, 'my-up'],
+      ['/image/background-remove', { image }, 'my-bg'],
+    ] as const) {
+      const res = await t.request(path, { method: 'POST', json: body });
+      expect(`${path} ${res.status} ${res.headers.get('x-svc-model-id')}`).toBe(`${path} 200 ${id}`);
+    }
+  });
+});
