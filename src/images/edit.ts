@@ -5,7 +5,7 @@ import { checkAspectRatio, checkPrompt } from './checks';
 import { closestRatio, dimensionsFor } from './geometry';
 import type { AdultClassifier } from './classifier';
 import { readInputImage, type ImageFetch, type InputImage } from './input';
-import { imageCharge, pickQuality, pickResolution, requireOperation, upscaleCharge } from './model';
+import { extraInputsCharge, imageCharge, pickQuality, pickResolution, requireOperation, upscaleCharge } from './model';
 import { contentDisposition, MEDIA_TYPE, outputFormat, type OutputFormat } from './output';
 import { runImageCall, type ImageJob } from './run';
 import type { BackgroundRemoveRequest, EditImageRequest, MultiEditImageRequest, UpscaleImageRequest } from './schema';
@@ -72,7 +72,8 @@ async function editImages(
   if (quality) form.append('quality', quality);
   const charge = imageCharge(call.model, spec, resolution, quality, 1);
   call.headers['x-svc-aspect-ratio'] = ratio;
-  return answerEdit(call, { body: form, charge, finish: { format, size }, safeMode: req.safe_mode !== false, classify }, name);
+  const surcharge = extraInputsCharge(call.model, spec, images.length);
+  return answerEdit(call, { body: form, charge, surcharge, finish: { format, size }, safeMode: req.safe_mode !== false, classify }, name);
 }
 
 /** POST /image/edit: one image (file, base64 or URL). */

@@ -72,6 +72,14 @@ export function imageCharge(
   return { sku, units: count, unitPriceMicros: imagePriceMicros(model, spec, resolution, quality) };
 }
 
+/** The line item of the input images beyond those the edit price includes (multi-edit), or none. */
+export function extraInputsCharge(model: ModelEntry, spec: ImageModelSpec, inputs: number): ExtraCharge | undefined {
+  const p = spec.pricing.inputImages;
+  const extra = p ? inputs - p.included : 0;
+  if (!p || extra <= 0) return undefined;
+  return { sku: `${model.id}-additional-input-image`, units: extra, unitPriceMicros: toMicros(p.additional) };
+}
+
 /** The line item of one upscale at `scale` (the model's "2x"/"4x" price, else its flat price). */
 export function upscaleCharge(model: ModelEntry, spec: ImageModelSpec, scale: number): ExtraCharge {
   const price = spec.pricing.upscale?.[`${scale}x`];
@@ -95,6 +103,7 @@ export function presentImagePricing(model: ModelEntry): Record<string, unknown> 
         { low: priced(tiers.low), medium: priced(tiers.medium), high: priced(tiers.high) },
       ]),
     );
+  if (p.inputImages) out.inputImages = { included: p.inputImages.included, additional: priced(p.inputImages.additional) };
   if (spec.operation === 'upscale') {
     const scale = (key: string) => (p.upscale?.[key] !== undefined ? priced(p.upscale[key] as string | number) : flat);
     out.upscale = { '2x': scale('2x'), '4x': scale('4x') };

@@ -27,6 +27,8 @@ export interface ImageJob {
   body: JsonBody | FormData;
   /** The line item reserved; settled for the images actually returned. */
   charge: ExtraCharge;
+  /** A fixed line item charged with any image (multi-edit's additional input images). */
+  surcharge?: ExtraCharge;
   finish: Omit<FinishOptions, 'blur'>;
   safeMode: boolean;
   /** The operator's adult-content classifier, consulted under safe mode for images the provider did not flag. */
@@ -74,7 +76,8 @@ async function finishOne(item: UpstreamImage, job: ImageJob): Promise<{ bytes: U
  * images returned. Any failure releases the reservation: nothing is charged.
  */
 export async function runImageCall(call: ModelCall, job: ImageJob): Promise<ImageResult> {
-  await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [job.charge] });
+  const fixed = job.surcharge ? [job.surcharge] : [];
+  await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [job.charge, ...fixed] });
   let result: ImageResult;
   try {
     const routed = await call.route('images', (provider, options) => provider.images(job.path, job.body, options));
@@ -95,7 +98,7 @@ export async function runImageCall(call: ModelCall, job: ImageJob): Promise<Imag
     promptTokens: 0,
     completionTokens: 0,
     executionMs,
-    extras: [{ ...job.charge, units: result.images.length }],
+    extras: [{ ...job.charge, units: result.images.length }, ...fixed],
   });
   call.chargeBeforeHeaders(settled);
   return result;

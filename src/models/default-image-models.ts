@@ -94,7 +94,11 @@ export function defaultImageModels(sim: ModelConfig['routes']): ModelConfig[] {
         defaultQuality: 'high',
         steps,
         widthHeightDivisor: 16,
-        pricing: { resolutions: { '1K': '0.34', '2K': '0.52', '4K': '0.84' }, quality: GPT_IMAGE_2_QUALITY },
+        pricing: {
+          resolutions: { '1K': '0.34', '2K': '0.52', '4K': '0.84' },
+          quality: GPT_IMAGE_2_QUALITY,
+          inputImages: { included: 1, additional: '0.0092' },
+        },
       },
     },
     {

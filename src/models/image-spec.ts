@@ -46,6 +46,8 @@ export const ImageModelSpecSchema = T.Object({
       quality: T.Optional(T.Record(T.String(), TierPrices)),
       /** Upscalers: price per scale factor ("2x", "4x"). */
       upscale: T.Optional(T.Record(T.String(), DecimalSchema)),
+      /** Multi-edit: input images included in the edit price, and the price of each additional one. */
+      inputImages: T.Optional(T.Object({ included: T.Integer({ minimum: 0 }), additional: DecimalSchema })),
     },
     { default: {} },
   ),

@@ -139,6 +139,26 @@ for (const backend of BACKENDS) {
       expect(Array.isArray(files) && files.length).toBe(3);
     });
 
+    test('multi-edit bills the input images beyond those included (model_spec.pricing.inputImages)', async () => {
+      const res = await post('/image/multi-edit', {
+        prompt: 'x',
+        images: [b64(square), b64(square), b64(wide)],
+        model: 'gpt-image-2-edit',
+      });
+      expect(res.status).toBe(200);
+      const rows = (await ledgerOf(res)).map((r) => ({ sku: r.sku, amount: r.amountMicros, units: Number(r.units) }));
+      expect(rows.sort((a, b) => a.sku.localeCompare(b.sku))).toEqual([
+        { sku: 'gpt-image-2-edit-additional-input-image', amount: -18_400, units: 2 },
+        { sku: 'gpt-image-2-edit-image-1k-high', amount: -340_000, units: 1 },
+      ]);
+      const one = await post('/image/multi-edit', { prompt: 'x', images: [b64(square)], model: 'gpt-image-2-edit' });
+      expect((await ledgerOf(one)).map((r) => r.sku)).toEqual(['gpt-image-2-edit-image-1k-high']);
+      const models = await (await t.request('/models?type=inpaint', { key: null })).json();
+      const edit = models.data.find((m: { id: string }) => m.id === 'gpt-image-2-edit');
+      expect(edit.model_spec.pricing.inputImages).toEqual({ included: 1, additional: { usd: 0.0092, diem: 0.0092 } });
+      expect(edit.model_spec.pricing.inpaint).toEqual({ usd: 0.34, diem: 0.34 });
+    });
+
     test('multi-edit refuses 0 and 4 images, text where files belong in multipart, and a bad item naming its index', async () => {
       for (const body of [
         form({ prompt: 'x' }),
