@@ -11,6 +11,9 @@ export const MAX_INPUT_BYTES = 25 * 1024 * 1024;
 /** Formats accepted as input (sharp's names; `heif` covers HEIC and AVIF containers). SVG is never among them. */
 export const INPUT_FORMATS: ReadonlySet<string> = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif']);
 
+/** Whether this libvips build decodes HEVC (HEIC photos); the prebuilt one does not (patent licensing). */
+const HEVC_DECODER = (sharp.format.heif?.input as { fileSuffix?: string[] } | undefined)?.fileSuffix?.includes('.heic') === true;
+
 /** A validated input image: its bytes and what its header says. */
 export interface InputImage {
   bytes: Uint8Array;
@@ -91,6 +94,9 @@ export async function readInputImage(input: unknown, path: Field, o: ImageFetch)
   const format = meta.format ?? 'unknown';
   if (format === 'svg') throw refuse(path, 'SVG images are not accepted (allowed formats: jpeg, png, webp, gif, avif, heic)');
   if (!INPUT_FORMATS.has(format)) throw refuse(path, `the format ${format} is not accepted (allowed: jpeg, png, webp, gif, avif, heic)`);
+  // sharp's prebuilt libvips reads AVIF but has no HEVC decoder: say so rather than "corrupt".
+  if (format === 'heif' && meta.compression === 'hevc' && !HEVC_DECODER)
+    throw refuse(path, 'HEIC (HEVC) images cannot be decoded by this server; send jpeg, png, webp, gif or avif');
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;
   const pixels = width * height;

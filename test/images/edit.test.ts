@@ -211,6 +211,14 @@ for (const backend of BACKENDS) {
       expect((await res.json()).details.image._errors[0]).toContain('under');
     }, 30_000);
 
+    test('every allowed input format is read: jpeg, png, webp, gif, avif', async () => {
+      for (const format of ['jpeg', 'png', 'webp', 'gif', 'avif'] as const) {
+        const bytes = await sharp(square).toFormat(format).toBuffer();
+        const res = await post('/image/edit', form({ prompt: 'x', image: bytes }));
+        expect(`${format} ${res.status}`).toBe(`${format} 200`);
+      }
+    });
+
     test('SVG, TIFF, a truncated file and garbage are refused naming the field; nothing goes upstream', async () => {
       const n = up.requests.length;
       const tiff = await sharp(square).tiff().toBuffer();
