@@ -77,5 +77,8 @@ suite('the configured safety classifier', () => {
     await expect(startTestApp({ config: { images: { safetyClassifier: { url: 'ftp://x' } } } })).rejects.toThrow(
       'images.safetyClassifier.url',
     );
+    await expect(startTestApp({ config: { images: { safetyClasifier: { url: 'http://x' } } } })).rejects.toThrow(
+      'unknown field "images.safetyClasifier" (did you mean "safetyClassifier"?)',
+    );
   });
 });
