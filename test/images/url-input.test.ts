@@ -87,3 +87,15 @@ suite('image routes on a catalog without the reference default ids', () => {
     }
   });
 });
+
+test('an edit or upscale model routed to a provider without the images capability stops the start', async () => {
+  for (const type of ['inpaint', 'upscale'])
+    await expect(
+      startTestApp({
+        config: {
+          providers: [{ id: 'chat-only', kind: 'openai-compatible', baseURL: 'http://127.0.0.1:1/v1', capabilities: ['chat'] }],
+          models: [{ id: 'e', type, routes: [{ provider: 'chat-only' }], pricing: { perUnit: '0.01' } }],
+        },
+      }),
+    ).rejects.toThrow('does not serve "images"');
+});
