@@ -288,6 +288,7 @@ for (const backend of BACKENDS) {
       const body = await res.json();
       expect(body.object).toBe('list');
       expect(body.data).toContain('Anime');
+      expect((await t.request('/image/styles', { key: 'svc_bad' })).status).toBe(401);
     });
 
     test('401 without a key or with a bad one; 402 for an empty account; 429 over the Image requests-per-minute limit', async () => {
