@@ -23,6 +23,8 @@ export const ConfigSchema = T.Object({
   dataDir: T.String({ default: './data' }),
   databaseUrl: T.Optional(T.String({ minLength: 1 })),
   redisUrl: T.Optional(T.String({ minLength: 1 })),
+  /** A stream whose upstream sends nothing for this long ends with an in-band error (charged for what was forwarded). */
+  streamIdleTimeoutMs: T.Integer({ minimum: 1_000, default: 60_000 }),
   /** Requests larger than this are refused with 413 before the body is read. */
   maxBodyBytes: T.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   /** Starting USD credit of the bootstrap account, in whole dollars or decimals ("100", "12.5"). */
@@ -57,6 +59,8 @@ export const ConfigSchema = T.Object({
   rateLimits: T.Optional(T.Record(T.String(), T.Unknown())),
   abuseGuard: T.Optional(T.Record(T.String(), T.Unknown())),
   billing: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** Redis timeouts and reconnection (src/kv/redis-config.ts). */
+  redis: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
   images: T.Optional(T.Record(T.String(), T.Unknown())),
 });
@@ -78,6 +82,7 @@ const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bo
   DATABASE_URL: { key: 'databaseUrl', kind: 'string' },
   REDIS_URL: { key: 'redisUrl', kind: 'string' },
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
+  SVC_STREAM_IDLE_TIMEOUT_MS: { key: 'streamIdleTimeoutMs', kind: 'int' },
   SVC_BOOTSTRAP_CREDIT_USD: { key: 'bootstrapCreditUsd', kind: 'string' },
   SVC_SYSTEM_PROMPT: { key: 'systemPrompt', kind: 'string' },
   SVC_CHARACTERS_FILE: { key: 'charactersFile', kind: 'string' },
@@ -166,5 +171,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[name];
     if (value !== undefined && value !== '') raw[key] = envValue(value, kind);
   }
+  // The one nested setting with a variable: each container sets its own ledger journal.
+  if (env.SVC_LEDGER_JOURNAL_DIR)
+    raw.billing = { ...(raw.billing as Record<string, unknown> | undefined), journalDir: env.SVC_LEDGER_JOURNAL_DIR };
   return parseConfig(raw, existsSync(path) ? path : 'environment');
 }

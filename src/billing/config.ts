@@ -14,7 +14,7 @@ export const BillingConfigSchema = T.Object(
       },
       { default: {} },
     ),
-    /** How long a reservation holds balance when its request never settles (crash). */
+    /** How long a reservation holds balance when its request never settles (crash); the hold sweep frees it then. */
     holdTtlMs: T.Integer({ minimum: 1000, default: 15 * 60_000 }),
     /** Ledger writer period; charges reach the database this often. */
     flushIntervalMs: T.Integer({ minimum: 10, default: 300 }),
@@ -28,6 +28,14 @@ export const BillingConfigSchema = T.Object(
      * them grew a busy process by ~45 MB over the bench's 5-minute soak.
      */
     settledTtlMs: T.Integer({ minimum: 60_000, default: 60_000 }),
+    /**
+     * A directory for the local journal of settlements not yet in the database (one directory
+     * per instance). Each charge is appended there before the client sees its cost, so a crash
+     * of the process loses none; unset, they wait in memory only. README "Faults and scaling out".
+     */
+    journalDir: T.Optional(T.String({ minLength: 1 })),
+    /** How often expired holds (of instances that died mid-request) are swept on Redis. */
+    holdSweepIntervalMs: T.Integer({ minimum: 100, default: 30_000 }),
     /** Smallest wallet top-up, USD (402 bodies for wallet callers). */
     minimumTopUpUsd: T.Number({ minimum: 0, default: 5 }),
   },

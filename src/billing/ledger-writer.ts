@@ -112,8 +112,12 @@ export function startLedgerWriter(opts: {
       if (closed) return;
       closed = true;
       clearInterval(timer);
-      await flush();
-      reportLedgerBacklog(null);
+      try {
+        await flush();
+      } finally {
+        reportLedgerBacklog(null);
+        opts.store.close?.();
+      }
     },
   };
 }

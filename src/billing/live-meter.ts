@@ -10,15 +10,14 @@ import type { ModelCatalog } from '../models/catalog';
 import { parseBillingConfig, type BillingConfig } from './config';
 import { creditAccount, type Currency } from './credit';
 import { startLedgerWriter } from './ledger-writer';
-import { createMemoryBillingStore } from './memory-store';
 import type { MeterOpenInput, MeterTicket, UsageMeter } from './meter';
 import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow, spendClass } from './mirror-init';
 import { createReservationKeeper } from './reservation-keeper';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
+import { openBillingStore } from './open-store';
 import { inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
 import { saveReservation } from './reservations';
-import { createRedisBillingStore } from './redis-store';
 import type { BillingStore, HoldCandidate } from './store';
 import { createTicket, type TicketDeps } from './ticket';
 
@@ -46,7 +45,7 @@ const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !==
  */
 export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly store: BillingStore; readonly billing: BillingConfig } {
   const cfg = parseBillingConfig(deps.config);
-  const store = deps.kv.redis ? createRedisBillingStore(deps.kv.redis, deps.kv.prefix) : createMemoryBillingStore({ now: deps.now });
+  const store = openBillingStore(deps, cfg);
   const writer = startLedgerWriter({ db: deps.db, store, log: deps.log, intervalMs: cfg.flushIntervalMs, batchSize: cfg.flushBatchSize });
   const mirrored = new Set<string>();
   const counted = new Set<string>();

@@ -1,5 +1,5 @@
 import type { Currency } from './credit';
-import type { LedgerRow } from './ledger-row';
+import { LedgerOutbox } from './ledger-outbox';
 import { SettledIds } from './settled-ids';
 import type { BillingStore, Charged, ReserveInput, ReserveResult, SettleInput } from './store';
 
@@ -19,10 +19,11 @@ interface Counter {
 
 /**
  * The billing store of a single process: plain Maps, atomic because each operation runs
- * without awaiting. Honours the injected clock for hold and counter expiry. The ledger
- * queue lives in memory, so a hard crash loses what the writer had not flushed yet.
+ * without awaiting. Honours the injected clock for hold and counter expiry. Settlements go
+ * to the ledger outbox (journaled to disk when `billing.journalDir` is set).
  */
-export function createMemoryBillingStore(opts: { now: () => number }): BillingStore {
+export function createMemoryBillingStore(opts: { now: () => number; outbox?: LedgerOutbox }): BillingStore {
+  const outbox = opts.outbox ?? new LedgerOutbox();
   const mirrors = new Map<string, number>();
   /** Per account+currency: the sum of live holds. */
   const held = new Map<string, number>();
@@ -30,8 +31,6 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
   const counters = new Map<string, Counter>();
   const settled = new SettledIds(opts.now);
   const applied = new Set<string>();
-  let queue: LedgerRow[][] = [];
-  let taking = false;
 
   const mk = (accountId: string, currency: string) => `${accountId}:${currency}`;
   const add = (map: Map<string, number>, key: string, by: number) => map.set(key, (map.get(key) ?? 0) + by);
@@ -116,7 +115,7 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
       // Charged even when the hold expired: the work was done (the balance may dip below zero).
       add(mirrors, mk(input.accountId, input.currency), -input.amount);
       if (input.counter) addCounter(input.counter, input.amount, input.counterTtlMs, now);
-      queue.push(input.rows);
+      outbox.push(input.rows);
       const charged = { currency: input.currency, amount: input.amount };
       settled.set(input.requestId, charged, input.settledTtlMs);
       return charged;
@@ -155,23 +154,10 @@ export function createMemoryBillingStore(opts: { now: () => number }): BillingSt
       return currencies.map((c) => mirrors.get(mk(accountId, c)) ?? null);
     },
     async takeBatch(max) {
-      if (taking || queue.length === 0) return null;
-      taking = true;
-      const n = Math.min(max, queue.length);
-      const rows = queue.slice(0, n).flat();
-      return {
-        rows,
-        async ack() {
-          queue = queue.slice(n);
-          taking = false;
-        },
-        async abandon() {
-          taking = false;
-        },
-      };
+      return outbox.takeBatch(max);
     },
     async queued() {
-      return queue.length;
+      return outbox.size;
     },
   };
 }

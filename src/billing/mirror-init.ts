@@ -50,9 +50,13 @@ export function keyWindow(period: LimitPeriod, now: number): { start: number; tt
   return { start, ttlMs: end - now + 86_400_000 };
 }
 
-/** The counter name of a key, window and class (the window start makes a new window start at 0). */
+/**
+ * The counter name of a key, window and class (the window start makes a new window start at 0).
+ * It carries the account's hash tag, so on a Redis Cluster it lives in the slot of the
+ * account's mirrors and holds, which the same scripts touch.
+ */
 export const counterName = (accountId: string, keyId: string, period: LimitPeriod, windowStart: number, cls: SpendClass) =>
-  `bill:${accountId}:kc:${keyId}:${period}:${windowStart}:${cls}`;
+  `bill:{${accountId}}:kc:${keyId}:${period}:${windowStart}:${cls}`;
 
 /**
  * Initialises the key's counters of the window from its ledger entries since the window

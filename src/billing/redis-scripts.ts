@@ -1,73 +1,80 @@
 /**
- * Lua scripts of the Redis billing store; each is one atomic round trip. Key layout under
- * `<prefix>bill:<account>:`: `bal:<currency>` the live balance mirror (micro-units),
- * `hsum` (currency -> sum of live holds), `hreq` (request id -> "currency|amount|keyHeldKey"),
- * `hexp` (ZSET request id -> expiry ms) and `done:<request id>` ("currency|charged").
+ * Lua scripts of the Redis billing store; each is one atomic round trip. Every key a script
+ * touches is passed in KEYS and carries the account's hash tag, so all of them live in one
+ * slot of a Redis Cluster. Key layout under `<prefix>bill:{<account>}:`: `bal:<currency>`
+ * the live balance mirror (micro-units), `hsum` (currency -> sum of live holds, and
+ * `k:<counter key>` -> the holds counted against a key limit), `hreq` (request id ->
+ * "currency|amount|hsum field of the key limit"), `hexp` (ZSET request id -> expiry ms),
+ * `done:<request id>` ("currency|charged"), `applied:<credit id>`, and the key-limit
+ * counters `kc:<key>:<period>:<window start>:<class>`.
  * Amounts cross into Lua as decimal strings and are concatenated as strings, never via
  * tostring(number), which would switch to exponent notation above 1e14.
  */
 
-// Drops one hold record (shared by the sweep, settle and release).
+// Drops one hold record (shared by the sweeps, settle and release). hs, hr, he: hsum, hreq, hexp.
 const DROP_HOLD = `
-local function drop_hold(base, id)
-  local rec = redis.call('HGET', base..'hreq', id)
-  if not rec then redis.call('ZREM', base..'hexp', id) return nil end
-  local cur, amt, khk = string.match(rec, '^([^|]*)|([^|]*)|(.*)$')
+local function drop_hold(hs, hr, he, id)
+  local rec = redis.call('HGET', hr, id)
+  if not rec then redis.call('ZREM', he, id) return nil end
+  local cur, amt, kf = string.match(rec, '^([^|]*)|([^|]*)|(.*)$')
   if amt ~= '0' then
-    redis.call('HINCRBY', base..'hsum', cur, '-'..amt)
-    if khk ~= '' then redis.call('DECRBY', khk, amt) end
+    redis.call('HINCRBY', hs, cur, '-'..amt)
+    if kf ~= '' and redis.call('HINCRBY', hs, kf, '-'..amt) <= 0 then redis.call('HDEL', hs, kf) end
   end
-  redis.call('HDEL', base..'hreq', id)
-  redis.call('ZREM', base..'hexp', id)
+  redis.call('HDEL', hr, id)
+  redis.call('ZREM', he, id)
   return cur
+end
+local function drop_expired(hs, hr, he, now)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', he, '-inf', now)) do drop_hold(hs, hr, he, id) end
 end
 `;
 
 /**
- * ARGV: base, requestId, now, expiresAt, counterTtlMs, nReport, report currencies...,
- * nCandidates, then (currency, amount, counterKey or '', limit) per candidate.
+ * KEYS: hsum, hreq, hexp, the nReport report mirrors, then per candidate its mirror and its
+ * key counter (hsum again when the key has no limit).
+ * ARGV: requestId, now, expiresAt, counterTtlMs, nReport, nCandidates, then per candidate
+ * (currency, amount, limit or '' for none).
  * Returns {0, index, balances...} held; {1} a mirror or counter is missing;
  * {2, 0, balances...} insufficient; {3, index, balances...} key limit.
  */
 export const RESERVE = `${DROP_HOLD}
-local base, rid, now = ARGV[1], ARGV[2], ARGV[3]
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', base..'hexp', '-inf', now)) do drop_hold(base, id) end
-local i = 6
+local hs, hr, he = KEYS[1], KEYS[2], KEYS[3]
+local rid = ARGV[1]
+drop_expired(hs, hr, he, ARGV[2])
+local nrep, ncand = tonumber(ARGV[5]), tonumber(ARGV[6])
 local bals = {}
-for r = 1, tonumber(ARGV[i]) do
-  local v = redis.call('GET', base..'bal:'..ARGV[i + r])
+for r = 1, nrep do
+  local v = redis.call('GET', KEYS[3 + r])
   if not v then return {1} end
   bals[r] = v
 end
-i = i + tonumber(ARGV[i]) + 1
 local limited = -1
-for c = 1, tonumber(ARGV[i]) do
-  local j = i + (c - 1) * 4
-  local cur, amt, ck, lim = ARGV[j + 1], ARGV[j + 2], ARGV[j + 3], ARGV[j + 4]
-  local bal = redis.call('GET', base..'bal:'..cur)
+for c = 1, ncand do
+  local balk, ck = KEYS[3 + nrep + c * 2 - 1], KEYS[3 + nrep + c * 2]
+  local j = 6 + (c - 1) * 3
+  local cur, amt, lim = ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]
+  local bal = redis.call('GET', balk)
   if not bal then return {1} end
-  local h = tonumber(redis.call('HGET', base..'hsum', cur) or '0')
+  local h = tonumber(redis.call('HGET', hs, cur) or '0')
   if tonumber(bal) - h >= tonumber(amt) then
     local fits = true
-    if ck ~= '' then
+    local kf = ''
+    if lim ~= '' then
+      kf = 'k:'..ck
       local spent = redis.call('GET', ck)
       if not spent then return {1} end
-      local kh = tonumber(redis.call('GET', ck..':h') or '0')
+      local kh = tonumber(redis.call('HGET', hs, kf) or '0')
       if tonumber(spent) + kh + tonumber(amt) > tonumber(lim) then
         fits = false
         if limited < 0 then limited = c - 1 end
       end
     end
     if fits then
-      local khk = ''
-      if ck ~= '' then
-        khk = ck..':h'
-        redis.call('INCRBY', khk, amt)
-        if tonumber(ARGV[5]) > 0 then redis.call('PEXPIRE', khk, ARGV[5]) end
-      end
-      redis.call('HINCRBY', base..'hsum', cur, amt)
-      redis.call('HSET', base..'hreq', rid, cur..'|'..amt..'|'..khk)
-      redis.call('ZADD', base..'hexp', ARGV[4], rid)
+      if kf ~= '' then redis.call('HINCRBY', hs, kf, amt) end
+      redis.call('HINCRBY', hs, cur, amt)
+      redis.call('HSET', hr, rid, cur..'|'..amt..'|'..kf)
+      redis.call('ZADD', he, ARGV[3], rid)
       return {0, c - 1, unpack(bals)}
     end
   end
@@ -77,41 +84,58 @@ return {2, 0, unpack(bals)}
 `;
 
 /**
- * ARGV: base, requestId, currency, amount, counterKey or '', counterTtlMs, settledTtlMs,
- * queueKey, rowsJson. Exactly once per request id: returns "currency|amount" charged.
+ * KEYS: hsum, hreq, hexp, done marker, mirror, key counter (hsum again when none).
+ * ARGV: requestId, currency, amount, hasCounter '1'/'0', counterTtlMs, settledTtlMs, onlyIfHeld '1'/'0'.
+ * Exactly once per request id. Returns {1, "currency|amount"} when this call charged, {0, the
+ * earlier result} otherwise. With onlyIfHeld (a settlement replayed after an outage) the
+ * mirror and counter change only while the hold is still there: without it, Redis lost its
+ * data, and the mirror is rebuilt from the database, where the outbox writes the charge.
  */
 export const SETTLE = `${DROP_HOLD}
-local base, rid = ARGV[1], ARGV[2]
-local donek = base..'done:'..rid
+local hs, hr, he, donek, balk, ck = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local done = redis.call('GET', donek)
-if done then return done end
-drop_hold(base, rid)
-local balk = base..'bal:'..ARGV[3]
-if redis.call('EXISTS', balk) == 1 then redis.call('DECRBY', balk, ARGV[4]) end
-if ARGV[5] ~= '' then
-  local v = redis.call('INCRBY', ARGV[5], ARGV[4])
-  if v == tonumber(ARGV[4]) and tonumber(ARGV[6]) > 0 then redis.call('PEXPIRE', ARGV[5], ARGV[6]) end
+if done then return {0, done} end
+local res = ARGV[2]..'|'..ARGV[3]
+local held = redis.call('HEXISTS', hr, ARGV[1]) == 1
+if held or ARGV[7] ~= '1' then
+  drop_hold(hs, hr, he, ARGV[1])
+  if redis.call('EXISTS', balk) == 1 then redis.call('DECRBY', balk, ARGV[3]) end
+  if ARGV[4] == '1' then
+    local v = redis.call('INCRBY', ck, ARGV[3])
+    if v == tonumber(ARGV[3]) and tonumber(ARGV[5]) > 0 then redis.call('PEXPIRE', ck, ARGV[5]) end
+  end
 end
-redis.call('RPUSH', ARGV[8], ARGV[9])
-local res = ARGV[3]..'|'..ARGV[4]
-redis.call('SET', donek, res, 'PX', ARGV[7])
-return res
+redis.call('SET', donek, res, 'PX', ARGV[6])
+return {1, res}
 `;
 
-/** ARGV: base, requestId, settledTtlMs. Returns the settlement if one happened, else nil. */
+/** KEYS: hsum, hreq, hexp, done marker. ARGV: requestId, settledTtlMs. Returns the settlement if one happened, else nil. */
 export const RELEASE = `${DROP_HOLD}
-local base, rid = ARGV[1], ARGV[2]
-local donek = base..'done:'..rid
-local done = redis.call('GET', donek)
+local done = redis.call('GET', KEYS[4])
 if done then return done end
-local cur = drop_hold(base, rid) or 'USD'
-redis.call('SET', donek, cur..'|0', 'PX', ARGV[3])
+local cur = drop_hold(KEYS[1], KEYS[2], KEYS[3], ARGV[1]) or 'USD'
+redis.call('SET', KEYS[4], cur..'|0', 'PX', ARGV[2])
 return false
 `;
 
-/** ARGV: base, then (currency, value) pairs; SET-if-absent each mirror. */
+/** KEYS: hsum, hreq, hexp. ARGV: now. Drops expired holds; returns the earliest expiry left, or -1. */
+export const SWEEP_HOLDS = `${DROP_HOLD}
+drop_expired(KEYS[1], KEYS[2], KEYS[3], ARGV[1])
+local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+if #first == 0 then return -1 end
+return first[2]
+`;
+
+/** KEYS: the hold index. ARGV: account, the score the sweep saw, next expiry or -1. Moves or drops the entry unless a reserve changed it meanwhile. */
+export const REINDEX_HOLDS = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] == '-1' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1]) end
+return 1
+`;
+
+/** KEYS: mirrors. ARGV: their values. SET-if-absent each mirror. */
 export const INIT_BALANCES = `
-for i = 2, #ARGV, 2 do redis.call('SET', ARGV[1]..'bal:'..ARGV[i], ARGV[i + 1], 'NX') end
+for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[i], 'NX') end
 return 1
 `;
 
@@ -129,15 +153,7 @@ if redis.call('DEL', KEYS[2]) == 1 then redis.call('DECRBY', KEYS[1], ARGV[1]) e
 return 1
 `;
 
-/** KEYS: queue, lock. ARGV: token, count. Trims the batch only while still holding the lock. */
-export const ACK_BATCH = `
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
-redis.call('LTRIM', KEYS[1], ARGV[2], -1)
-redis.call('DEL', KEYS[2])
-return 1
-`;
-
-/** KEYS: lock. ARGV: token. Releases the queue lock if it is still ours. */
+/** KEYS: lock. ARGV: token. Releases a lock if it is still ours. */
 export const UNLOCK = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1

@@ -1,12 +1,12 @@
-import type { RedisClient } from 'bun';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import type { RedisCommands, RedisLink } from '../kv/redis-link';
+import { KvUnavailableError } from '../kv/unavailable';
 import type { Currency } from './credit';
-import type { LedgerRow } from './ledger-row';
-import { ACK_BATCH, ADD_IF_MIRRORED, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD, UNLOCK } from './redis-scripts';
-import type { BillingStore, Charged, ReserveResult } from './store';
+import type { LedgerOutbox } from './ledger-outbox';
+import { ADD_IF_MIRRORED, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
+import { SettleReplays } from './settle-replays';
+import type { BillingStore, Charged, ReserveResult, SettleInput } from './store';
 
-/** How long a ledger writer may hold the queue before another instance takes over (ms). */
-const QUEUE_LOCK_MS = 30_000;
 /** How long a credit's "applied to the mirror" marker lives (retries come much sooner). */
 const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
 
@@ -18,18 +18,10 @@ function parseCharged(reply: unknown): Charged | null {
   return { currency: reply.slice(0, bar) as Currency, amount: Number(reply.slice(bar + 1)) };
 }
 
-/**
- * The billing store shared by every instance through Redis: each operation is one Lua
- * script (EVALSHA, loaded on first use), so reservations on many instances cannot
- * overspend and a settlement is applied once. Keys live under `<prefix>bill:`.
- */
-export function createRedisBillingStore(redis: RedisClient, prefix: string): BillingStore {
+/** EVALSHA of a script (its SHA-1 computed once), EVAL after a NOSCRIPT (a restarted or new server). */
+export function scriptRunner(redis: RedisCommands) {
   const shas = new Map<string, string>();
-  const queueKey = `${prefix}bill:ledgerq`;
-  const lockKey = `${queueKey}:lock`;
-  const base = (accountId: string) => `${prefix}bill:${accountId}:`;
-
-  async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
+  return async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
     let sha = shas.get(script);
     if (!sha) {
       sha = createHash('sha1').update(script).digest('hex');
@@ -41,23 +33,90 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
       if (!String(error).includes('NOSCRIPT')) throw error;
       return redis.send('EVAL', [script, String(keys.length), ...keys, ...args]);
     }
+  };
+}
+
+/** The account's key names: every one carries the `{account}` hash tag (one cluster slot). */
+export function accountKeys(prefix: string, accountId: string) {
+  const base = `${prefix}bill:{${accountId}}:`;
+  return {
+    hsum: `${base}hsum`,
+    hreq: `${base}hreq`,
+    hexp: `${base}hexp`,
+    done: (requestId: string) => `${base}done:${requestId}`,
+    bal: (currency: string) => `${base}bal:${currency}`,
+    applied: (requestId: string) => `${base}applied:${requestId}`,
+  };
+}
+
+/** The index of accounts with holds (account -> earliest expiry) that the hold sweep reads. */
+export const holdIndexKey = (prefix: string) => `${prefix}bill:holds`;
+
+/**
+ * The billing store shared by every instance through Redis: each operation is one Lua
+ * script (EVALSHA, loaded on first use) over the account's keys, so reservations on many
+ * instances cannot overspend and a settlement is applied once. A charge's ledger rows go to
+ * this instance's outbox, not through Redis. A settlement that cannot reach Redis (down,
+ * restarting) is still charged: its rows go to the outbox all the same, and its script is
+ * replayed when Redis is back (SettleReplays).
+ */
+export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox: LedgerOutbox): BillingStore & { close(): void } {
+  const run = scriptRunner(redis);
+  const index = holdIndexKey(prefix);
+
+  async function settleScript(input: SettleInput, onlyIfHeld: boolean) {
+    const k = accountKeys(prefix, input.accountId);
+    const counter = input.counter ? prefix + input.counter : k.hsum;
+    const reply = (await run(
+      SETTLE,
+      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter],
+      [
+        input.requestId,
+        input.currency,
+        String(input.amount),
+        input.counter ? '1' : '0',
+        String(input.counterTtlMs),
+        String(input.settledTtlMs),
+        onlyIfHeld ? '1' : '0',
+      ],
+    )) as [number, string];
+    return { applied: Number(reply[0]) === 1, charged: parseCharged(reply[1]) as Charged };
   }
+
+  async function releaseScript(accountId: string, requestId: string, settledTtlMs: number) {
+    const k = accountKeys(prefix, accountId);
+    return parseCharged(await run(RELEASE, [k.hsum, k.hreq, k.hexp, k.done(requestId)], [requestId, String(settledTtlMs)]));
+  }
+
+  const replays = new SettleReplays(redis, {
+    settle: (input) => settleScript(input, true),
+    release: (a, r, ttl) => releaseScript(a, r, ttl),
+  });
 
   return {
     backend: 'redis',
     async reserve(input): Promise<ReserveResult> {
+      const k = accountKeys(prefix, input.accountId);
+      const keys = [k.hsum, k.hreq, k.hexp, ...input.report.map(k.bal)];
       const args = [
-        base(input.accountId),
         input.requestId,
         String(input.now),
         String(input.expiresAt),
         String(input.counterTtlMs),
         String(input.report.length),
-        ...input.report,
         String(input.candidates.length),
       ];
-      for (const c of input.candidates) args.push(c.currency, String(c.amount), c.counter ? prefix + c.counter : '', String(c.limit));
-      const reply = (await run(RESERVE, [], args)) as (number | string)[];
+      for (const c of input.candidates) {
+        keys.push(k.bal(c.currency), c.counter ? prefix + c.counter : k.hsum);
+        args.push(c.currency, String(c.amount), c.counter ? String(c.limit) : '');
+      }
+      // Sent in the same tick as the script (one round trip on a single Redis): the account
+      // is indexed for the hold sweep, which frees holds of instances that died. NX keeps the
+      // earliest expiry; the sweep moves the entry on.
+      const [reply] = await Promise.all([
+        run(RESERVE, keys, args) as Promise<(number | string)[]>,
+        redis.send('ZADD', [index, 'NX', String(input.expiresAt), input.accountId]).catch(() => null),
+      ]);
       const status = STATUS[Number(reply[0])];
       if (status === 'missing') return { status };
       const balances = reply.slice(2).map(Number);
@@ -65,33 +124,38 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
       return { status: status as 'held' | 'limit', index: Number(reply[1]), balances };
     },
     async settle(input) {
-      const reply = await run(
-        SETTLE,
-        [],
-        [
-          base(input.accountId),
-          input.requestId,
-          input.currency,
-          String(input.amount),
-          input.counter ? prefix + input.counter : '',
-          String(input.counterTtlMs),
-          String(input.settledTtlMs),
-          queueKey,
-          JSON.stringify(input.rows),
-        ],
-      );
-      return parseCharged(reply) as Charged;
+      try {
+        const { applied, charged } = await settleScript(input, false);
+        if (applied) outbox.push(input.rows);
+        return charged;
+      } catch (error) {
+        if (!(error instanceof KvUnavailableError)) throw error;
+        // Served, so charged: the ledger gets the rows now, Redis gets the script when it is back.
+        outbox.push(input.rows);
+        replays.settle(input);
+        return { currency: input.currency, amount: input.amount };
+      }
     },
     async hasHold(accountId, requestId) {
-      return (await redis.send('HEXISTS', [`${base(accountId)}hreq`, requestId])) === 1;
+      return Number(await redis.send('HEXISTS', [accountKeys(prefix, accountId).hreq, requestId])) === 1;
     },
     async release(accountId, requestId, settledTtlMs) {
-      return parseCharged(await run(RELEASE, [], [base(accountId), requestId, String(settledTtlMs)]));
+      try {
+        return await releaseScript(accountId, requestId, settledTtlMs);
+      } catch (error) {
+        if (!(error instanceof KvUnavailableError)) throw error;
+        replays.release(accountId, requestId, settledTtlMs);
+        return null;
+      }
     },
     async initBalances(accountId, values) {
-      const args = [base(accountId)];
-      for (const [currency, v] of Object.entries(values)) args.push(currency, String(v ?? 0));
-      await run(INIT_BALANCES, [], args);
+      const k = accountKeys(prefix, accountId);
+      const entries = Object.entries(values);
+      await run(
+        INIT_BALANCES,
+        entries.map(([currency]) => k.bal(currency)),
+        entries.map(([, v]) => String(v ?? 0)),
+      );
     },
     async initCounter(counter, spent, ttlMs) {
       const args = [prefix + counter, String(spent)];
@@ -99,44 +163,27 @@ export function createRedisBillingStore(redis: RedisClient, prefix: string): Bil
       await redis.send('SET', [...args, 'NX']);
     },
     async addIfMirrored(accountId, currency, amount, requestId) {
-      const reply = await run(
-        ADD_IF_MIRRORED,
-        [`${base(accountId)}bal:${currency}`, `${base(accountId)}applied:${requestId}`],
-        [String(amount), String(APPLIED_TTL_MS)],
-      );
+      const k = accountKeys(prefix, accountId);
+      const reply = await run(ADD_IF_MIRRORED, [k.bal(currency), k.applied(requestId)], [String(amount), String(APPLIED_TTL_MS)]);
       return Number(reply) === 1;
     },
     async undoAdd(accountId, currency, amount, requestId) {
-      await run(UNDO_ADD, [`${base(accountId)}bal:${currency}`, `${base(accountId)}applied:${requestId}`], [String(amount)]);
+      const k = accountKeys(prefix, accountId);
+      await run(UNDO_ADD, [k.bal(currency), k.applied(requestId)], [String(amount)]);
     },
     async balances(accountId, currencies) {
-      const reply = (await redis.send(
-        'MGET',
-        currencies.map((c) => `${base(accountId)}bal:${c}`),
-      )) as (string | null)[];
+      const k = accountKeys(prefix, accountId);
+      const reply = (await redis.send('MGET', currencies.map(k.bal))) as (string | null)[];
       return reply.map((v) => (v === null ? null : Number(v)));
     },
     async takeBatch(max) {
-      const token = randomUUID();
-      if ((await redis.send('SET', [lockKey, token, 'NX', 'PX', String(QUEUE_LOCK_MS)])) !== 'OK') return null;
-      const items = (await redis.send('LRANGE', [queueKey, '0', String(max - 1)])) as string[];
-      const unlock = async () => void (await run(UNLOCK, [lockKey], [token]));
-      if (items.length === 0) {
-        await unlock();
-        return null;
-      }
-      const rows: LedgerRow[] = [];
-      for (const item of items) for (const row of JSON.parse(item) as LedgerRow[]) rows.push(row);
-      return {
-        rows,
-        async ack() {
-          await run(ACK_BATCH, [queueKey, lockKey], [token, String(items.length)]);
-        },
-        abandon: unlock,
-      };
+      return outbox.takeBatch(max);
     },
     async queued() {
-      return Number(await redis.send('LLEN', [queueKey]));
+      return outbox.size;
+    },
+    close() {
+      replays.close();
     },
   };
 }

@@ -52,7 +52,7 @@ export interface Charged {
   amount: number;
 }
 
-/** A batch of queued settlements; `ack` removes it from the queue after the database commit. */
+/** A batch of queued settlements; `ack` removes it from the outbox after the database commit. */
 export interface LedgerBatch {
   rows: LedgerRow[];
   ack(): Promise<void>;
@@ -85,5 +85,8 @@ export interface BillingStore {
   balances(accountId: string, currencies: readonly Currency[]): Promise<(number | null)[]>;
   /** Takes up to `max` queued settlements (requests, each with its rows), or null when another writer holds the queue or it is empty. */
   takeBatch(max: number): Promise<LedgerBatch | null>;
+  /** Settlements not yet in the database (this instance's outbox). */
   queued(): Promise<number>;
+  /** Stops background work (replays, sweeps) and closes the journal; after the writer's last flush. */
+  close?(): void;
 }

@@ -72,7 +72,7 @@ export function createChatHandler(
   services: PluginServices,
   runner: PluginRunner,
   parameters: ParameterSet,
-  opts: { pingIntervalMs: number },
+  opts: { pingIntervalMs: number; idleTimeoutMs?: number },
 ) {
   return async function chatCompletion(body: ChatRequestBody, call: ModelCall): Promise<unknown> {
     const { model } = call;
@@ -130,6 +130,7 @@ export function createChatHandler(
       includeUsage: body.stream_options?.include_usage === true,
       estimatedPromptTokens,
       pingIntervalMs: opts.pingIntervalMs,
+      idleTimeoutMs: opts.idleTimeoutMs,
     });
   };
 }

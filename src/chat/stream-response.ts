@@ -20,6 +20,8 @@ export interface StreamResponseInput {
   includeUsage: boolean;
   estimatedPromptTokens: number;
   pingIntervalMs: number;
+  /** Upstream idle timeout (proxyStream's default when absent). */
+  idleTimeoutMs?: number;
 }
 
 /** The stream's own headers; the route's (CF-RAY, model, rate limits, balance) are merged in by Elysia from `set.headers`. */
@@ -98,6 +100,7 @@ export function streamResponse(s: StreamResponseInput): Response {
     transforms: s.transforms,
     leading: s.ctx.leadingChunks,
     pingIntervalMs: s.pingIntervalMs,
+    idleTimeoutMs: s.idleTimeoutMs,
     abortUpstream: () => s.call.cancel(),
     finish,
   });

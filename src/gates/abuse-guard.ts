@@ -123,7 +123,8 @@ export function abuseGuardGate(deps: AppDeps) {
         if (!config.enabled) return;
         const status = statusOf(set, responseValue);
         // 499: the client left before the answer (a user pressing stop); it never saw a failure.
-        if (status < 400 || status === 429 || status === 499) return;
+        // 503: retryable and svc's own trouble (Redis unreachable, upstream at capacity), like a 429.
+        if (status < 400 || status === 429 || status === 499 || status === 503) return;
         return guard.track(countFailureOf(request, svc, server));
       })
       .macro({

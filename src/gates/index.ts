@@ -4,6 +4,7 @@ import { abuseGuardGate } from './abuse-guard';
 import { authGate, type AuthDeps, type WalletAuthenticator } from './auth';
 import { balanceHeadersGate } from './balance-headers';
 import { meteredCallGate } from './metered-call';
+import { nulGuardGate } from './nul-guard';
 import { accountRoutes } from './route-options';
 import { routeRateLimitGate } from './route-rate-limit';
 
@@ -14,6 +15,7 @@ import { routeRateLimitGate } from './route-rate-limit';
  */
 export function pipelineStages(deps: AppDeps, wallet: WalletAuthenticator | undefined, discovery?: AuthDeps['discovery']) {
   return new Elysia({ name: 'svc.stages' })
+    .use(nulGuardGate) // account routes: no NUL in stored text
     .use(authGate({ keys: deps.keys, now: deps.now, wallet, discovery })) // 2. bearer key or SIGN-IN-WITH-X
     .use(abuseGuardGate(deps)) // 3. blocked credentials, IPs and accounts
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter

@@ -17,5 +17,6 @@ export function composeStages(options: Record<string, unknown>): {} {
  * paths decides which routes take which stages.
  */
 export const accountRoutes = new Elysia({ name: 'svc.route-options.auth' }).macro({
-  auth: (access: Access) => composeStages({ authenticate: access, abuseGuard: true, routeRateLimit: true, balanceHeaders: true }),
+  auth: (access: Access) =>
+    composeStages({ refuseNul: true, authenticate: access, abuseGuard: true, routeRateLimit: true, balanceHeaders: true }),
 });

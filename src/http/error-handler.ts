@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
+import { KvUnavailableError } from '../kv/unavailable';
 import type { Logger } from '../log';
-import { detailsFrom, invalidFields, payloadTooLarge, ServiceError, type ErrorBody } from './errors';
+import { detailsFrom, invalidFields, payloadTooLarge, serviceUnavailable, ServiceError, type ErrorBody } from './errors';
 import { describeIssue, issuePath, resolveIssue, type ValidationIssue } from './validation-message';
 
 const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' };
@@ -23,8 +24,15 @@ function validationBody(error: { type?: string; all?: ValidationIssue[] }): Erro
  * whose body says nothing internal (the log line has the detail, keyed by CF-RAY).
  */
 export function errorHandler(log: Logger) {
-  return new Elysia({ name: 'svc.http.errors' }).onError({ as: 'global' }, function renderError({ code, error, set }) {
+  return new Elysia({ name: 'svc.http.errors' }).onError({ as: 'global' }, function renderError({ code, error: thrown, set }) {
+    let error = thrown;
     const requestId = set.headers['cf-ray'];
+    // Redis down or restarting: retryable, and nothing was charged (README "Faults and scaling out").
+    if (error instanceof KvUnavailableError)
+      error = serviceUnavailable(
+        'Service temporarily unavailable: the rate-limit and balance store is unreachable, retry shortly',
+        error.retryAfterSeconds,
+      );
     if (error instanceof ServiceError) {
       Object.assign(set.headers, error.headers);
       set.status = error.status;

@@ -129,6 +129,11 @@ export function upstreamError(status: 502 | 503 | 504, message: string): Service
   return new ServiceError(status, { error: message });
 }
 
+/** 503 with Retry-After: a backing store (Redis) is unreachable for now; nothing was charged. */
+export function serviceUnavailable(message: string, retryAfterSeconds: number): ServiceError {
+  return new ServiceError(503, { error: message }, { 'retry-after': String(retryAfterSeconds) });
+}
+
 /** 403 StandardError: the credential is valid but may not call this endpoint (wrong key type). */
 export function forbidden(message = 'Forbidden'): ServiceError {
   return new ServiceError(403, { error: message });

@@ -1,4 +1,4 @@
-import type { RedisClient } from 'bun';
+import type { RedisLink } from './redis-link';
 
 /**
  * The key-value port shared by limits, the abuse guard, nonces and cache invalidation.
@@ -8,7 +8,7 @@ import type { RedisClient } from 'bun';
 export interface KeyValueStore {
   readonly backend: 'memory' | 'redis';
   /** The Redis connection (for Redis-only algorithms such as @upstash/ratelimit); null in memory. */
-  readonly redis: RedisClient | null;
+  readonly redis: RedisLink | null;
   /** The prefix applied to every key, for algorithms that build their own keys on `redis`. */
   readonly prefix: string;
   get(key: string): Promise<string | null>;

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Storage } from '../db/database';
 import type { Caller } from '../http/request-context';
-import { retryAfterSeconds, tooManyRequests } from '../http/errors';
+import { badRequest, retryAfterSeconds, tooManyRequests } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import type { Logger } from '../log';
 import type { ModelEntry } from '../models/catalog';
@@ -15,6 +15,12 @@ import { createRefusalLog } from './refusal-log';
 import type { LimitStore } from './store';
 import { modelLimits, type VideoOperation } from './tables';
 import type { RateLimitAdmission, RateLimiter } from './types';
+
+/** The 400 for a request whose prompt plus max_tokens exceeds the model's tokens-per-minute limit. */
+function tooLargeForTpm(tokens: number, tpm: number) {
+  const message = `max_tokens is too large: the prompt and max_tokens (or max_completion_tokens) come to ${tokens} tokens, above this model's limit of ${tpm} tokens per minute`;
+  return badRequest(message, [{ path: ['max_tokens'], message }]);
+}
 
 /**
  * Builds the rate limiter of spec 8.1 from config: the tier tables (validated here, so a
@@ -50,6 +56,9 @@ export async function createRateLimiter(
     const account = await accounts.get(caller.accountId);
     const limits = modelLimits(account.table, account.models, model, video);
     const reserve = limits.tpm === null || !(reservedTokens > 0) ? 0 : Math.ceil(reservedTokens);
+    // A request larger than a whole minute's tokens can never be admitted: a 429 would have
+    // the client retry forever, so it is a 400 that says which field to lower.
+    if (limits.tpm !== null && reserve > limits.tpm) throw tooLargeForTpm(reserve, limits.tpm);
     const key =
       video === 'retrieve' && model.type === 'video' ? `${caller.accountId}:${model.id}:retrieve` : `${caller.accountId}:${model.id}`;
     const result = await store.admit(key, limits.rpm, limits.tpm === null ? null : { limit: limits.tpm, reserve });

@@ -1,6 +1,6 @@
 import type { Ratelimit } from '@upstash/ratelimit';
-import type { RedisClient } from 'bun';
 import { createHash } from 'node:crypto';
+import type { RedisCommands } from '../kv/redis-link';
 
 /** The client type @upstash/ratelimit expects (an @upstash/redis instance). */
 export type UpstashRedis = ConstructorParameters<typeof Ratelimit>[0]['redis'];
@@ -25,7 +25,7 @@ export function luaScript(source: string): LuaScript {
 }
 
 /** EVALSHA, falling back to EVAL (which caches the script) after a SCRIPT FLUSH or on a new server. */
-export async function runScript(client: RedisClient, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+export async function runScript(client: RedisCommands, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
   const tail = [String(keys.length), ...keys, ...args.map(String)];
   try {
     return await client.send('EVALSHA', [script.sha, ...tail]);
@@ -37,13 +37,13 @@ export async function runScript(client: RedisClient, script: LuaScript, keys: st
 
 /**
  * The part of the @upstash/redis client that @upstash/ratelimit's single-region algorithms
- * use (`eval`, `evalsha`; `get`/`set`/`del` for dynamic limits), over Bun's RedisClient.
+ * use (`eval`, `evalsha`; `get`/`set`/`del` for dynamic limits), over svc's Redis link (Bun's client or the cluster client).
  * Upstash names its scripts by the SHA-1 of the text with the shebang, so that hash is
  * mapped to the stripped body's SHA-1. An unseen hash answers NOSCRIPT, and Upstash then
  * calls `eval` with the text, which records the mapping. `multi` (deny lists, analytics)
  * is not offered: protection and analytics are off.
  */
-export function upstashAdapter(client: RedisClient): UpstashRedis {
+export function upstashAdapter(client: RedisCommands): UpstashRedis {
   const byUpstashHash = new Map<string, LuaScript>();
   const adapter = {
     async eval(script: string, keys: string[], args: unknown[]) {
@@ -56,12 +56,14 @@ export function upstashAdapter(client: RedisClient): UpstashRedis {
       if (!prepared) throw new Error(`NOSCRIPT no mapping yet for ${hash}`);
       return client.send('EVALSHA', [prepared.sha, String(keys.length), ...keys, ...args.map(String)]);
     },
-    get: (key: string) => client.get(key),
+    get: (key: string) => client.send('GET', [key]),
     async set(key: string, value: unknown) {
-      await client.set(key, String(value));
+      await client.send('SET', [key, String(value)]);
       return 'OK';
     },
-    del: (...keys: string[]) => client.del(...keys),
+    // One DEL per key: in a cluster the keys may live on different nodes.
+    del: async (...keys: string[]) =>
+      (await Promise.all(keys.map((k) => client.send('DEL', [k])))).reduce<number>((n, d) => n + Number(d), 0),
   };
   return adapter as unknown as UpstashRedis;
 }

@@ -1,5 +1,5 @@
 import { Ratelimit } from '@upstash/ratelimit';
-import type { RedisClient } from 'bun';
+import type { RedisCommands } from '../kv/redis-link';
 import { luaScript, runScript, upstashAdapter } from './redis-adapter';
 import { WINDOW_MS, type AdmitResult, type LimitStore } from './store';
 
@@ -34,7 +34,7 @@ return v`);
  * slot the same way (it holds it for that one extra round trip); a request refused on
  * requests gives back the tokens it reserved. At rest a refusal consumes nothing.
  */
-export function createRedisLimitStore(client: RedisClient, prefix: string, opts: { windowMs?: number } = {}): LimitStore {
+export function createRedisLimitStore(client: RedisCommands, prefix: string, opts: { windowMs?: number } = {}): LimitStore {
   const windowMs = opts.windowMs ?? WINDOW_MS;
   const redis = upstashAdapter(client);
   const limiters = new Map<number, Ratelimit>();

@@ -37,6 +37,8 @@ export interface ChatRouteOptions {
   plugins?: AnyRequestPlugin[];
   /** Keep-alive interval while the upstream is silent (default 15 s). */
   pingIntervalMs?: number;
+  /** Upstream idle timeout of a stream (default: config `streamIdleTimeoutMs`). */
+  idleTimeoutMs?: number;
 }
 
 /** POST /chat/completions, with its request schema composed from the plugins. */
@@ -45,6 +47,7 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
   const parameters = composeParameters(plugins);
   const handle = createChatHandler(pluginServices(deps), new PluginRunner(plugins), parameters, {
     pingIntervalMs: opts.pingIntervalMs ?? 15_000,
+    idleTimeoutMs: opts.idleTimeoutMs ?? deps.config.streamIdleTimeoutMs,
   });
   const schema = chatRequestSchema(svcParametersSchema(parameters.properties));
   return new Elysia({ name: 'svc.routes.chat' }).use(stages).post(

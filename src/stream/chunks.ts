@@ -45,3 +45,16 @@ export function classifyEvent(event: SseEvent): UpstreamEvent | null {
   }
   return { kind: 'chunk', chunk };
 }
+
+/**
+ * Whether a chunk carries produced output (content, reasoning, a tool call), as opposed to
+ * the role-only opening chunk or the closing finish_reason chunk. A broken stream is
+ * charged one completion token per such chunk forwarded (when the upstream sent no usage).
+ */
+export function carriesContent(chunk: ChatChunk): boolean {
+  for (const choice of chunk.choices) {
+    const d = choice.delta;
+    if (d && (d.content || d.reasoning_content || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0))) return true;
+  }
+  return false;
+}

@@ -1,13 +1,24 @@
 import { PING_BYTES } from './encoder';
 
-/** A running keep-alive; `touch` on every write, `stop` when the stream ends. */
+/** A running keep-alive; `touch` on every write, `upstream` on every upstream read, `stop` when the stream ends. */
 export interface KeepAlive {
   touch(): void;
+  /** The upstream sent bytes: its idle count starts again. */
+  upstream(): void;
   stop(): void;
+}
+
+/** What to do when the upstream stays silent: after `ticks` ticks without an upstream read, `onIdle` runs once. */
+export interface IdleWatch {
+  ticks: number;
+  onIdle(): void;
 }
 
 interface Pinged {
   wrote: boolean;
+  read: boolean;
+  silentTicks: number;
+  idle: IdleWatch | null;
   write: (bytes: Uint8Array) => void;
 }
 
@@ -41,6 +52,14 @@ class Ticker {
     for (const stream of this.streams) {
       if (!stream.wrote) stream.write(PING_BYTES);
       stream.wrote = false;
+      const idle = stream.idle;
+      if (!idle) continue;
+      if (stream.read) stream.silentTicks = 0;
+      else if (++stream.silentTicks >= idle.ticks) {
+        stream.idle = null;
+        idle.onIdle();
+      }
+      stream.read = false;
     }
   }
 }
@@ -51,20 +70,25 @@ const tickers = new Map<number, Ticker>();
  * Sends `: ping` to a stream when nothing else was written to it during the last tick of its
  * interval (DESIGN "Keep-alive"), so a model silent for minutes does not get the connection
  * dropped by a proxy or client: a silent stream is pinged at most 2 x `intervalMs` after its
- * last write. A flag per write, no clock read on the hot path.
+ * last write. A flag per write, no clock read on the hot path. With an idle watch, the same
+ * ticks count how long the upstream has been silent: `onIdle` runs between `ticks` and
+ * `ticks + 1` intervals after its last byte.
  */
-export function startKeepAlive(intervalMs: number, write: (bytes: Uint8Array) => void): KeepAlive {
+export function startKeepAlive(intervalMs: number, write: (bytes: Uint8Array) => void, idle: IdleWatch | null = null): KeepAlive {
   let ticker = tickers.get(intervalMs);
   if (!ticker) {
     ticker = new Ticker(intervalMs);
     tickers.set(intervalMs, ticker);
   }
-  const stream: Pinged = { wrote: true, write };
+  const stream: Pinged = { wrote: true, read: true, silentTicks: 0, idle, write };
   ticker.add(stream);
   const owner = ticker;
   return {
     touch() {
       stream.wrote = true;
+    },
+    upstream() {
+      stream.read = true;
     },
     stop() {
       owner.delete(stream);

@@ -1,5 +1,5 @@
 import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
-import { classifyEvent, UpstreamStreamError } from './chunks';
+import { carriesContent, classifyEvent, UpstreamStreamError } from './chunks';
 import { DONE_BYTES, encodeEvent, encodeStreamError, eventText, utf8 } from './encoder';
 import { SseDecoder } from './events';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
@@ -13,7 +13,7 @@ export interface StreamOutcome {
   usage: ChatUsage | null;
   /** The chunk that carried the usage report, to re-emit with `cost`. */
   usageChunk: ChatChunk | null;
-  /** Content events that reached the client (completion estimate when usage is missing). */
+  /** Chunks with output that reached the client (completion estimate when usage is missing). */
   forwarded: number;
   /** Why the stream failed mid-way, or null. */
   error: string | null;
@@ -29,6 +29,8 @@ export interface ProxyStreamOptions {
   /** Chunks to send before the first upstream byte (e.g. search results). */
   leading: ChatChunk[];
   pingIntervalMs: number;
+  /** An upstream silent this long (after the stream started) is given up: in-band error, `[DONE]`, charged for what was forwarded. */
+  idleTimeoutMs?: number;
   /** Aborts the upstream fetch (client disconnect). */
   abortUpstream(): void;
   /** Called once at the end (metering); returns the final usage chunk to send, or null. */
@@ -43,6 +45,9 @@ interface Source {
 }
 
 const INCOMPLETE = 'The upstream stream ended before it was complete';
+
+/** Default upstream idle timeout of a stream (config `streamIdleTimeoutMs`). */
+export const STREAM_IDLE_TIMEOUT_MS = 60_000;
 
 /** Zero-copy: upstream bytes pass through the tap unchanged. */
 function tapSource(upstream: ReadableStream<Uint8Array>): Source {
@@ -61,7 +66,7 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
     outcome: () => ({
       usage: tap.usage,
       usageChunk: tap.usageChunk,
-      forwarded: Math.max(0, tap.events - 1),
+      forwarded: tap.events,
       error: tap.upstreamError ?? (tap.sawDone || tap.usage ? null : INCOMPLETE),
     }),
     cancel: () => void reader.cancel().catch(() => {}),
@@ -86,7 +91,7 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
   let out = '';
   const stages: ((chunk: ChatChunk) => void)[] = [];
   stages[transformers.length] = function gatherChunk(chunk) {
-    forwarded++;
+    if (carriesContent(chunk)) forwarded++;
     out += eventText(chunk);
   };
   for (let i = transformers.length - 1; i >= 0; i--) {
@@ -205,6 +210,14 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     close();
   }
 
+  /** The upstream went silent: stop waiting for it and end the stream, charged for what was forwarded. */
+  async function idle(ms: number) {
+    if (closed) return;
+    o.abortUpstream();
+    source.cancel();
+    await end(`The upstream sent nothing for ${Math.round(ms / 1000)} s; the stream was ended`);
+  }
+
   async function gone() {
     if (closed && finished) return;
     closed = true;
@@ -221,14 +234,22 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     async pull(c: ReadableStreamDirectController) {
       if (closed) return;
       controller = c;
-      keepAlive = startKeepAlive(o.pingIntervalMs, (b) => {
-        write(b);
-        void flush();
-      });
+      const idleMs = o.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
+      keepAlive = startKeepAlive(
+        o.pingIntervalMs,
+        (b) => {
+          write(b);
+          void flush();
+        },
+        { ticks: Math.max(1, Math.ceil(idleMs / o.pingIntervalMs)), onIdle: () => void idle(idleMs) },
+      );
       for (const chunk of o.leading) write(encodeEvent(chunk));
       try {
         if (o.leading.length > 0) await flush();
-        while (!closed && (await source.step(write))) await flush();
+        while (!closed && (await source.step(write))) {
+          keepAlive.upstream();
+          await flush();
+        }
         if (!closed) await end(null);
       } catch (error) {
         if (closed) return;

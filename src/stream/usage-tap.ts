@@ -1,5 +1,5 @@
 import type { ChatChunk, ChatUsage } from './wire';
-import { classifyEvent } from './chunks';
+import { carriesContent, classifyEvent } from './chunks';
 import { SseDecoder } from './events';
 import { encodeEvent } from './encoder';
 
@@ -9,6 +9,8 @@ const CRLF2 = ascii('\r\n\r\n');
 const USAGE_KEY = ascii('"usage"');
 const DONE_MARK = ascii('[DONE]');
 const ERROR_KEY = ascii('"error"');
+// The two chunks without output that upstreams send: the role-only opening one and the closing one.
+const EMPTY_MARKS = ['"content":""', '"content": ""', '"delta":{}', '"delta": {}'].map(ascii);
 
 // Buffer's byte search applied to the chunk itself: wrapping a chunk with Buffer.from(b.buffer, ...)
 // reads `.buffer`, which makes Bun materialise the chunk's ArrayBuffer (measured 1.7 µs per
@@ -47,10 +49,17 @@ function firstSpecial(b: Uint8Array): number {
   return first;
 }
 
-function countEvents(b: Uint8Array): number {
+function count(b: Uint8Array, needle: Uint8Array): number {
   let n = 0;
-  for (let at = indexOf(b, LF2); at >= 0; at = indexOf(b, LF2, at + 2)) n++;
+  for (let at = indexOf(b, needle); at >= 0; at = indexOf(b, needle, at + needle.length)) n++;
   return n;
+}
+
+/** Complete events in `b` that carry output: every event, less the role-only and finish chunks (byte search, no decoding). */
+function countContentEvents(b: Uint8Array): number {
+  let n = count(b, LF2);
+  for (const mark of EMPTY_MARKS) n -= count(b, mark);
+  return Math.max(0, n);
 }
 
 /**
@@ -66,7 +75,7 @@ export class UsageTap {
   usage: ChatUsage | null = null;
   /** The chunk that carried it, to re-emit with `cost`. */
   usageChunk: ChatChunk | null = null;
-  /** Events forwarded so far: the completion-token estimate when the stream breaks. */
+  /** Events with output (content, reasoning, tool calls) forwarded so far: the completion-token estimate when the stream breaks. */
   events = 0;
   /** Whether the upstream ended its stream properly with `[DONE]`. */
   sawDone = false;
@@ -97,13 +106,18 @@ export class UsageTap {
   finish(out: (b: Uint8Array) => void): void {
     const rest = this.rest;
     this.rest = null;
-    if (rest && rest.length > 0) this.forward(rest, out);
+    if (!rest || rest.length === 0) return;
+    // Terminated here, so whatever the proxy writes next (an error event) is an event of its own.
+    const ended = new Uint8Array(rest.length + LF2.length);
+    ended.set(rest);
+    ended.set(LF2, rest.length);
+    this.forward(ended, out);
   }
 
   private forward(region: Uint8Array, out: (b: Uint8Array) => void) {
     const special = firstSpecial(region);
     if (special < 0) {
-      this.events += countEvents(region);
+      this.events += countContentEvents(region);
       out(region);
       return;
     }
@@ -111,7 +125,7 @@ export class UsageTap {
     const cut = lastIndexOf(region, LF2, special);
     if (cut >= 0) {
       const head = region.subarray(0, cut + 2);
-      this.events += countEvents(head);
+      this.events += countContentEvents(head);
       out(head);
       region = region.subarray(cut + 2);
     }
@@ -129,7 +143,7 @@ export class UsageTap {
         this.upstreamError = e.message;
       } else {
         if (e.usage) this.usage = e.usage;
-        this.events++;
+        if (carriesContent(e.chunk)) this.events++;
         out(encodeEvent(e.chunk));
       }
     }

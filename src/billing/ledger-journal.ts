@@ -1,0 +1,126 @@
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { LedgerRow } from './ledger-row';
+
+/** Past this size the journal starts a new segment; a segment is deleted once all its settlements are in the database. */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
+
+/** Where a journaled settlement is, so its acknowledgement can free the segment. */
+export type JournalMark = number;
+
+/**
+ * The local write-ahead journal of settlements (one JSON line each), for the ledger outbox:
+ * a settlement is appended (written to the file, so a crash of the process cannot lose it)
+ * before the client is told its cost, and its segment is deleted only after the database
+ * committed every settlement in it. At start, segments left by a previous run are read back
+ * and written again (idempotent by request id). The directory belongs to one instance: a
+ * lock file with the owner's pid refuses a second live process.
+ */
+export class LedgerJournal {
+  /** Settlements read back from a previous run, oldest first, with their marks. */
+  readonly recovered: { rows: LedgerRow[]; mark: JournalMark }[] = [];
+  private readonly pending = new Map<JournalMark, number>();
+  private fd = -1;
+  private segment = 0;
+  private bytes = 0;
+
+  constructor(private readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.lock();
+    const names = readdirSync(dir)
+      .filter((n) => /^segment-\d+\.jsonl$/.test(n))
+      .sort((a, b) => segmentNumber(a) - segmentNumber(b));
+    for (const name of names) {
+      const number = segmentNumber(name);
+      this.segment = Math.max(this.segment, number);
+      let count = 0;
+      for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
+        if (line === '') continue;
+        try {
+          this.recovered.push({ rows: JSON.parse(line) as LedgerRow[], mark: number });
+          count++;
+        } catch {
+          // A line torn by a crash in the middle of its write: its settlement had not returned, so no client saw that cost.
+        }
+      }
+      if (count === 0) unlinkSync(join(dir, name));
+      else this.pending.set(number, count);
+    }
+    this.open();
+  }
+
+  /** Appends one settlement; returns its mark for {@link ack}. Synchronous: it is in the file when this returns. */
+  append(rows: LedgerRow[]): JournalMark {
+    if (this.bytes > SEGMENT_BYTES) this.open();
+    const line = Buffer.from(JSON.stringify(rows) + '\n');
+    writeSync(this.fd, line);
+    this.bytes += line.length;
+    this.pending.set(this.segment, (this.pending.get(this.segment) ?? 0) + 1);
+    return this.segment;
+  }
+
+  /** The settlements with these marks are committed: segments with nothing left are deleted (the current one emptied). */
+  ack(marks: JournalMark[]) {
+    for (const mark of marks) this.pending.set(mark, (this.pending.get(mark) ?? 1) - 1);
+    for (const [segment, left] of this.pending) {
+      if (left > 0) continue;
+      this.pending.delete(segment);
+      if (segment !== this.segment) rmSync(this.path(segment), { force: true });
+      else if (this.bytes > 0) {
+        ftruncateSync(this.fd, 0);
+        this.bytes = 0;
+      }
+    }
+  }
+
+  close() {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+    if ((this.pending.get(this.segment) ?? 0) === 0) rmSync(this.path(this.segment), { force: true });
+    rmSync(join(this.dir, 'owner.pid'), { force: true });
+  }
+
+  private open() {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.segment++;
+    this.fd = openSync(this.path(this.segment), 'a');
+    this.bytes = fstatSync(this.fd).size;
+  }
+
+  private path(segment: number) {
+    return join(this.dir, `segment-${segment}.jsonl`);
+  }
+
+  private lock() {
+    const owner = join(this.dir, 'owner.pid');
+    if (existsSync(owner)) {
+      const pid = Number(readFileSync(owner, 'utf8'));
+      if (pid && pid !== process.pid && alive(pid)) throw new Error(`billing: ledger journal ${this.dir} is in use by process ${pid}`);
+    }
+    writeFileSync(owner, String(process.pid));
+  }
+}
+
+const segmentNumber = (name: string) => Number(name.slice('segment-'.length, -'.jsonl'.length));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}

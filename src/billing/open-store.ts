@@ -1,0 +1,37 @@
+import type { KeyValueStore } from '../kv/store';
+import type { Logger } from '../log';
+import type { BillingConfig } from './config';
+import { startHoldSweeper } from './hold-sweeper';
+import { LedgerOutbox } from './ledger-outbox';
+import { createMemoryBillingStore } from './memory-store';
+import { createRedisBillingStore } from './redis-store';
+import type { BillingStore } from './store';
+
+/**
+ * The billing store of the configured KV (Redis shared by instances, or memory), with this
+ * instance's ledger outbox (journaled when `billing.journalDir` is set) and, on Redis, the
+ * background sweep of expired holds. `close` stops all of it.
+ */
+export function openBillingStore(deps: { kv: KeyValueStore; now: () => number; log: Logger }, cfg: BillingConfig): BillingStore {
+  const outbox = new LedgerOutbox(cfg.journalDir);
+  if (!deps.kv.redis) {
+    const store = createMemoryBillingStore({ now: deps.now, outbox });
+    return { ...store, close: () => outbox.close() };
+  }
+  const store = createRedisBillingStore(deps.kv.redis, deps.kv.prefix, outbox);
+  const sweeper = startHoldSweeper({
+    redis: deps.kv.redis,
+    prefix: deps.kv.prefix,
+    intervalMs: cfg.holdSweepIntervalMs,
+    now: deps.now,
+    log: deps.log,
+  });
+  return {
+    ...store,
+    close() {
+      sweeper.close();
+      store.close();
+      outbox.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { accountKeys, holdIndexKey } from '../../src/billing/redis-store';
+import { initBalanceMirror } from '../../src/billing/mirror-init';
+import { createRedisStore } from '../../src/kv/redis';
+import type { KeyValueStore } from '../../src/kv/store';
+import type { Storage } from '../../src/db/database';
+import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
+import { BACKENDS } from '../helpers/backends';
+import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { closeInstance, instance, newAccount, type MeterInstance } from './meter-helpers';
+
+// Holds of an instance that died mid-request are freed by the background sweep of another
+// instance once they expire, without any request on the account. On REDIS_URL (a single
+// Redis or, in CI's second pass, a cluster) when set, else on a Redis of its own on 6392.
+const PREFIX = `sweep${Date.now()}:`;
+let redis: OwnRedis | null = null;
+let up: FixtureUpstream;
+let storage: Storage;
+let kv: KeyValueStore;
+let crashed: MeterInstance;
+let survivor: MeterInstance;
+
+beforeAll(async () => {
+  let url = process.env.REDIS_URL;
+  if (!url) {
+    redis = ownRedis(6392);
+    await redis.start();
+    url = redis.url;
+  }
+  up = startUpstream('sweep');
+  storage = await BACKENDS.at(-1)!.storage();
+  kv = await createRedisStore(url, { prefix: PREFIX });
+  crashed = await instance({ storage, kv, upstreamUrl: up.url, billing: { holdTtlMs: 1_000, holdSweepIntervalMs: 60_000 } });
+  survivor = await instance({ storage, kv, upstreamUrl: up.url, billing: { holdTtlMs: 1_000, holdSweepIntervalMs: 200 } });
+});
+
+afterAll(async () => {
+  await closeInstance(crashed);
+  await closeInstance(survivor);
+  await kv.close();
+  await storage.close();
+  await up.close();
+  await redis?.dispose();
+});
+
+test('an expired hold of a dead instance is swept within the sweep period, with no request on its account', async () => {
+  const { accountId } = await newAccount(storage);
+  await survivor.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000, requestId: `fund-${accountId}` });
+  await initBalanceMirror(storage.db, crashed.meter.store, accountId);
+  const reserve = (requestId: string, amount: number) =>
+    crashed.meter.store.reserve({
+      accountId,
+      requestId,
+      candidates: [{ currency: 'USD', amount, counter: '', limit: 0 }],
+      report: ['USD', 'DIEM'],
+      now: Date.now(),
+      expiresAt: Date.now() + 1_000,
+      counterTtlMs: 0,
+    });
+  // The "crashed" instance holds the whole balance and never settles.
+  expect((await reserve('lost-request', 1_000)).status).toBe('held');
+  expect((await reserve('next-request', 1)).status).toBe('insufficient');
+  const k = accountKeys(PREFIX, accountId);
+  const holds = async () => Number(await kv.redis!.send('HLEN', [k.hreq]));
+  const indexed = async () => kv.redis!.send('ZSCORE', [holdIndexKey(PREFIX), accountId]);
+  expect(await holds()).toBe(1);
+  expect(await indexed()).not.toBeNull();
+  // Expiry (1 s) plus at most one sweep period (200 ms) of the survivor, with slack for a loaded machine.
+  const started = Date.now();
+  while ((await holds()) > 0 && Date.now() - started < 5_000) await Bun.sleep(50);
+  expect(await holds()).toBe(0);
+  expect(Number(await kv.redis!.send('HGET', [k.hsum, 'USD']))).toBe(0);
+  expect(await indexed()).toBeNull();
+  expect((await reserve('next-request', 1_000)).status).toBe('held');
+});
+
+test('a hold that is still live keeps its account in the index at its expiry', async () => {
+  const { accountId } = await newAccount(storage);
+  await survivor.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000, requestId: `fund-${accountId}` });
+  await initBalanceMirror(storage.db, crashed.meter.store, accountId);
+  const now = Date.now();
+  const hold = (requestId: string, expiresAt: number) =>
+    crashed.meter.store.reserve({
+      accountId,
+      requestId,
+      candidates: [{ currency: 'USD', amount: 10, counter: '', limit: 0 }],
+      report: ['USD', 'DIEM'],
+      now,
+      expiresAt,
+      counterTtlMs: 0,
+    });
+  await hold('short', now + 300);
+  await hold('long', now + 60_000);
+  const k = accountKeys(PREFIX, accountId);
+  const started = Date.now();
+  while (Number(await kv.redis!.send('HLEN', [k.hreq])) > 1 && Date.now() - started < 5_000) await Bun.sleep(50);
+  expect(await kv.redis!.send('HKEYS', [k.hreq])).toEqual(['long']);
+  expect(Number(await kv.redis!.send('ZSCORE', [holdIndexKey(PREFIX), accountId]))).toBe(now + 60_000);
+});

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LedgerOutbox } from '../../src/billing/ledger-outbox';
+import type { LedgerRow } from '../../src/billing/ledger-row';
+import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
+import { BACKENDS } from '../helpers/backends';
+import { charges, closeInstance, COST, instance, newAccount, openMeterSuite } from './meter-helpers';
+
+// The local journal of the ledger outbox: what a crashed process had charged but not yet written reaches the ledger at the next start.
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'svc-journal-'));
+  dirs.push(d);
+  return d;
+};
+let up: FixtureUpstream;
+beforeAll(() => {
+  up = startUpstream('journal');
+});
+afterAll(async () => {
+  await up.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const row = (requestId: string, amount: number): LedgerRow => ({
+  accountId: '00000000-0000-4000-8000-000000000001',
+  apiKeyId: null,
+  requestId,
+  currency: 'USD',
+  sku: 'sku, "quoted"\nnewline',
+  modelId: 'fix',
+  units: '1',
+  pricePerUnitUsd: '0.000001',
+  amount: -amount,
+  notes: null,
+  promptTokens: 1,
+  completionTokens: 2,
+  executionMs: 3,
+  at: Date.now(),
+});
+
+describe('ledger journal', () => {
+  test('settlements pushed and never written are read back by the next outbox on the directory; a torn last line is ignored', async () => {
+    const dir = tempDir();
+    const crashed = new LedgerOutbox(dir);
+    crashed.push([row('r1', 5)]);
+    crashed.push([row('r2', 7), { ...row('r2', 1), sku: 'extra' }]);
+    // The process dies in the middle of writing a third line: that settlement never returned.
+    const [segment] = readdirSync(dir).filter((n) => n.endsWith('.jsonl'));
+    appendFileSync(join(dir, segment!), '[{"accountId":"00');
+    const next = new LedgerOutbox(dir);
+    expect(next.size).toBe(2);
+    const batch = next.takeBatch(100)!;
+    expect(batch.rows.map((r) => [r.requestId, r.amount, r.sku])).toEqual([
+      ['r1', -5, 'sku, "quoted"\nnewline'],
+      ['r2', -7, 'sku, "quoted"\nnewline'],
+      ['r2', -1, 'extra'],
+    ]);
+    await batch.ack();
+    // Acknowledged and closed: no segment is left to replay.
+    next.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('a directory owned by another live process is refused', async () => {
+    const dir = tempDir();
+    const other = spawn('sleep', ['5']);
+    try {
+      writeFileSync(join(dir, 'owner.pid'), String(other.pid));
+      expect(() => new LedgerOutbox(dir)).toThrow(/in use by process/);
+    } finally {
+      other.kill();
+    }
+  });
+
+  test('an abandoned batch stays queued and in the journal', async () => {
+    const dir = tempDir();
+    const outbox = new LedgerOutbox(dir);
+    outbox.push([row('a1', 1)]);
+    const batch = outbox.takeBatch(10)!;
+    expect(outbox.takeBatch(10)).toBeNull(); // one batch out at a time
+    await batch.abandon();
+    expect(outbox.size).toBe(1);
+    expect(new LedgerOutbox(dir).size).toBe(1);
+  });
+});
+
+describe.each(BACKENDS)('journaled settlements on $name', (backend) => {
+  test('an instance that dies before its ledger write: the next instance on its journal writes the charge, once', async () => {
+    const journalDir = tempDir();
+    const suite = await openMeterSuite(backend, { upstreamUrl: up.url, billing: { journalDir } });
+    try {
+      const { accountId, secret } = await newAccount(suite.storage);
+      await suite.m.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `fund-${accountId}` });
+      const res = await suite.m.chat(secret);
+      expect(res.status).toBe(200);
+      expect(Math.round((await res.json()).cost.usd * 1e6)).toBe(COST);
+      // "Crash": the writer never ran (its period is 60 s in these suites). The next start replays the journal.
+      expect(await charges(suite.storage, accountId)).toHaveLength(0);
+      writeFileSync(join(journalDir, 'owner.pid'), '999999999');
+      const next = await instance({ storage: suite.storage, kv: suite.kv, upstreamUrl: up.url, billing: { journalDir } });
+      await next.meter.flush();
+      const rows = await charges(suite.storage, accountId);
+      expect(rows.reduce((n, r) => n - r.amountMicros, 0)).toBe(COST);
+      // The crashed instance's own late write (had it survived) is skipped, not doubled.
+      await suite.m.meter.flush();
+      expect(await charges(suite.storage, accountId)).toHaveLength(rows.length);
+      await closeInstance(next);
+      expect(existsSync(join(journalDir, 'owner.pid'))).toBe(false);
+    } finally {
+      await suite.close();
+    }
+  });
+});
