@@ -160,6 +160,13 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('an upstream that answers another size is resized to the size asked', async () => {
+      up.set({ forceSize: { width: 300, height: 200 } });
+      const res = await generate({ model: 'fx-flat', prompt: 'a', width: 512, height: 768, format: 'png', return_binary: true });
+      expect(res.status).toBe(200);
+      expect(await describe(await res.arrayBuffer())).toMatchObject({ format: 'png', width: 512, height: 768 });
+    });
+
     test('the simulator: a real image of the requested size, labelled simulated in the header and in /models', async () => {
       const res = await generate({
         model: 'sim-gen',
