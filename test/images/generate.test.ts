@@ -317,6 +317,18 @@ for (const backend of BACKENDS) {
       expect(refused.headers.get('x-ratelimit-limit-requests')).toBe('1');
     });
 
+    test('an upstream answer without images, or with bytes that are not an image: 502, nothing charged', async () => {
+      const before = await usd();
+      for (const garbage of ['empty', 'bytes'] as const) {
+        up.set({ garbage });
+        const res = await generate({ model: 'fx-flat', prompt: 'a' });
+        expect(res.status).toBe(502);
+        expect((await res.json()).error).toContain(garbage === 'empty' ? 'without images' : 'could not be read');
+        expect(await ledgerOf(res)).toHaveLength(0);
+      }
+      expect(await usd()).toBe(before);
+    });
+
     test('upstream 5xx: 502, nothing charged; a hanging upstream: 504, nothing charged', async () => {
       const before = await usd();
       up.set({ status: 500 });
