@@ -72,6 +72,9 @@ export function presentCapabilities(caps: Partial<Capabilities> | undefined) {
 const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
   text: 'Served by the built-in simulator, no model weights: canned answers that follow the request (tool calls, JSON formats, n, stop, logprobs).',
   embedding: 'Served by the built-in simulator, no model weights: deterministic unit vectors.',
+  image: 'Served by the built-in simulator, no model weights: pictures drawn with sharp and labelled SIMULATED.',
+  inpaint: 'Served by the built-in simulator, no model weights: a visible deterministic edit of the input, labelled SIMULATED.',
+  upscale: 'Served by the built-in simulator, no model weights: a lanczos resize.',
 };
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */

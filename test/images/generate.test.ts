@@ -182,6 +182,7 @@ for (const backend of BACKENDS) {
       const models = await (await t.request('/models?type=image', { key: null })).json();
       const sim = models.data.find((m: { id: string }) => m.id === 'sim-gen');
       expect(sim.model_spec.simulator).toBe(true);
+      expect(sim.model_spec.description).toContain('simulator');
     });
 
     test('/models?type=image: resolutions, aspect ratios, quality tiers, promptCharacterLimit and per resolution x quality prices', async () => {
