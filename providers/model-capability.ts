@@ -8,6 +8,9 @@ export const MODEL_CAPABILITY: Partial<Record<ModelType, Capability>> = {
   text: 'chat',
   embedding: 'embed',
   image: 'images',
+  // Edits (inpaint) and upscales are /images/edits calls of the same capability.
+  inpaint: 'images',
+  upscale: 'images',
   tts: 'speech',
   asr: 'transcribe',
 };

@@ -16,6 +16,7 @@ import { requestLog } from './http/request-log';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { embeddingRoutes } from './routes/embeddings';
+import { imageRoutes } from './routes/images';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(modelRoutes(deps, stages))
     .use(chatRoutes(deps, stages, extras.chat))
     .use(embeddingRoutes(deps, stages))
+    .use(imageRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))

@@ -62,6 +62,7 @@ export const ConfigSchema = T.Object({
   /** Redis timeouts and reconnection (src/kv/redis-config.ts). */
   redis: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
+  images: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
 /** The validated service configuration. */

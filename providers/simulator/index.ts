@@ -3,6 +3,7 @@ import type { Capabilities } from '../../src/models/schema';
 import type { Capability, Provider } from '../types';
 import { simulatedChat, type SimulatorOptions } from './chat';
 import { simulatedEmbed } from './embeddings';
+import { simulatedImages } from './images';
 
 export { simulatedVector } from './embeddings';
 
@@ -14,15 +15,15 @@ export interface SimulatorCatalog {
   capabilitiesOf?: (model: string) => Partial<Capabilities>;
 }
 
-const CAPABILITIES: readonly Capability[] = ['chat', 'embed'];
+const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
 
 /**
- * The built-in simulator (kind `simulator`): chat with canned text and embeddings with
- * deterministic vectors, no model weights. It lets `npm start` work with no upstream at all,
+ * The built-in simulator (kind `simulator`): chat with canned text, embeddings with
+ * deterministic vectors and images drawn with sharp, no model weights. It lets `npm start` work with no upstream at all,
  * and every model it serves is labelled as simulated in /models.
  */
 export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
-  o.log.info('SIMULATOR provider active: canned answers and deterministic vectors, no model weights', {
+  o.log.info('SIMULATOR provider active: canned answers, deterministic vectors and images drawn with sharp, no model weights', {
     provider: o.id,
     capabilities: CAPABILITIES.join(','),
   });
@@ -32,5 +33,6 @@ export function simulator(o: { id: string; options: SimulatorOptions; catalog: S
     capabilities: new Set(CAPABILITIES),
     chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning, capabilitiesOf: o.catalog.capabilitiesOf }),
     embed: simulatedEmbed({ dimensionsOf: o.catalog.dimensionsOf }),
+    images: simulatedImages(),
   };
 }

@@ -80,7 +80,11 @@ export function reservationMicros(
  * is rounded up on its own, so the sum equals what the reservation formula gives.
  */
 export function costLines(model: ModelEntry | null, p: ModelPricing, usage: MeteredUsage): CostLine[] {
-  const lines = model ? tokenLines(model, p, usage) : [];
+  // A model priced per unit (images) bills its line items alone when it consumed no tokens;
+  // text and embeddings keep their token rows.
+  const perUnitOnly =
+    model && model.type !== 'text' && model.type !== 'embedding' && usage.promptTokens === 0 && usage.completionTokens === 0;
+  const lines = model && !perUnitOnly ? tokenLines(model, p, usage) : [];
   if (usage.extras)
     for (const e of usage.extras) {
       if (!(e.units > 0)) continue;

@@ -1,4 +1,5 @@
 import type { ProviderConfig } from './provider-config';
+import { defaultImageModels } from './default-image-models';
 import type { Capabilities, ModelConfig } from './schema';
 
 /** The built-in simulator provider, used when the operator configures no upstream. */
@@ -13,6 +14,7 @@ export const SIMULATOR_PROVIDER: ProviderConfig = {
 const TOOLS_AND_SCHEMAS = { supportsFunctionCalling: true, supportsResponseSchema: true } as const;
 
 const sim = [{ provider: SIMULATOR_PROVIDER.id, weight: 1 }];
+const DEFAULT_IMAGE_MODELS = defaultImageModels(sim);
 
 /**
  * Models served by the simulator out of the box, so `npm start` answers at once.
@@ -118,6 +120,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     traits: ['default'],
     privacy: 'private',
   },
+  ...DEFAULT_IMAGE_MODELS,
 ];
 
 /** Default compatibility mapping: foreign model ids clients commonly send. */
@@ -129,6 +132,7 @@ export const DEFAULT_COMPATIBILITY_MAPPING: Record<string, Record<string, string
     'deepseek-r1': 'qwen3-235b-a22b-thinking-2507',
   },
   embedding: { 'text-embedding-3-small': 'text-embedding-bge-m3' },
+  image: { 'dall-e-3': 'z-image-turbo', 'dall-e-2': 'z-image-turbo', 'gpt-image-1': 'gpt-image-2' },
 };
 
 function caps(on: Partial<Capabilities>): Capabilities {

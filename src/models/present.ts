@@ -1,4 +1,5 @@
 import { microsToNumber } from '../billing/money';
+import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
 import type { ModelEntry } from './catalog';
 import type { Capabilities } from './schema';
 
@@ -7,6 +8,8 @@ const usdDiem = (micros: number) => ({ usd: microsToNumber(micros), diem: micros
 /** Pricing in the reference's shape for the model's type (one member of its `pricing` anyOf). */
 function pricing(m: ModelEntry): Record<string, unknown> {
   const p = m.prices;
+  // Models with an image spec publish resolution, quality and upscale prices (src/images/model.ts).
+  if (m.config.image) return presentImagePricing(m);
   const unit = usdDiem(p.perUnit);
   switch (m.type) {
     case 'text':
@@ -69,6 +72,9 @@ export function presentCapabilities(caps: Partial<Capabilities> | undefined) {
 const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
   text: 'Served by the built-in simulator, no model weights: canned answers that follow the request (tool calls, JSON formats, n, stop, logprobs).',
   embedding: 'Served by the built-in simulator, no model weights: deterministic unit vectors.',
+  image: 'Served by the built-in simulator, no model weights: pictures drawn with sharp and labelled SIMULATED.',
+  inpaint: 'Served by the built-in simulator, no model weights: a visible deterministic edit of the input, labelled SIMULATED.',
+  upscale: 'Served by the built-in simulator, no model weights: a lanczos resize.',
 };
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
@@ -94,7 +100,8 @@ export function presentModel(m: ModelEntry, createdAt: number) {
       supportsPromptCaching: c.capabilities?.supportsPromptCaching === true,
     };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
-  } else if (c.constraints) spec.constraints = c.constraints;
+  } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
+  else if (c.constraints) spec.constraints = c.constraints;
   if (m.type === 'embedding' && c.dimensions) {
     // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.
     spec.embeddingDimensions = c.dimensions;

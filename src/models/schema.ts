@@ -1,4 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
+import { ImageModelSpecSchema } from './image-spec';
 
 /** Model types served by /models: exactly the reference API's enumeration. */
 export const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video'] as const;
@@ -96,6 +97,8 @@ export const ModelConfigSchema = T.Object({
       replacementModelId: T.Optional(T.String()),
     }),
   ),
+  /** Image, edit and upscale models: resolutions, aspect ratios, quality tiers and per-image prices. */
+  image: T.Optional(ImageModelSpecSchema),
   /** Free-form constraints published as model_spec.constraints. */
   constraints: T.Optional(T.Record(T.String(), T.Unknown())),
 });

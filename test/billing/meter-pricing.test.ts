@@ -59,7 +59,18 @@ describe('per-unit pricing', () => {
     const p = pricingOf(image);
     expect(reservationMicros(p, 0, 0, [charge])).toBe(80_000);
     const lines = costLines(image, p, { promptTokens: 0, completionTokens: 0, executionMs: 5, extras: [charge] });
-    expect(lines.filter((l) => l.usdMicros > 0)).toEqual([{ sku: 'img-unit', units: '2', pricePerUnitUsd: '0.040000', usdMicros: 80_000 }]);
+    // Only what an image costs: no zero-priced token rows for a per-unit model.
+    expect(lines).toEqual([{ sku: 'img-unit', units: '2', pricePerUnitUsd: '0.040000', usdMicros: 80_000 }]);
+  });
+
+  test('text and embeddings keep their token rows even at zero tokens', () => {
+    const zero = { promptTokens: 0, completionTokens: 0, executionMs: 1 };
+    expect(costLines(model, pricingOf(model), zero).map((l) => l.sku)).toEqual(['m-llm-input-mtoken', 'm-llm-output-mtoken']);
+    const emb = createCatalog({
+      models: [{ id: 'e', type: 'embedding', routes: [{ provider: 'p', weight: 1 }], pricing: { input: '1' }, traits: [] }] as never,
+      simulatorProviders: new Set(),
+    }).get('e')!;
+    expect(costLines(emb, pricingOf(emb), zero).map((l) => l.sku)).toEqual(['e-embedding-input-mtoken']);
   });
 });
 

@@ -1,0 +1,53 @@
+import sharp from 'sharp';
+import { MAX_INPUT_PIXELS } from './input';
+
+/** Output formats; `jpg` is accepted as a name for jpeg. */
+export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Media type of each output format. */
+export const MEDIA_TYPE: Readonly<Record<OutputFormat, string>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+
+/** The format asked for (`jpg` read as jpeg), or the default for the resolution: PNG for 1K, JPEG for 2K and 4K. */
+export function outputFormat(asked: string | undefined, resolution: string): OutputFormat {
+  if (asked === 'jpg') return 'jpeg';
+  if (asked === 'jpeg' || asked === 'png' || asked === 'webp') return asked;
+  return resolution === '1K' ? 'png' : 'jpeg';
+}
+
+/** Blur strong enough that adult content is unrecognisable (sigma relative to the image size). */
+function blurSigma(width: number, height: number): number {
+  return Math.max(8, Math.round(Math.max(width, height) / 40));
+}
+
+/** Options of the final encoding of an image svc returns. */
+export interface FinishOptions {
+  format: OutputFormat;
+  /** Blur it (safe mode and adult content). */
+  blur: boolean;
+  /** Resize to exactly this size when the upstream answered another one. */
+  size?: { width: number; height: number };
+}
+
+/**
+ * Re-encodes an upstream image as svc answers it: the requested format (engines often ignore
+ * `output_format`), the requested size, blurred when safe mode hides adult content. Already
+ * right and not blurred: passed through untouched.
+ */
+export async function finishImage(bytes: Uint8Array, o: FinishOptions): Promise<Uint8Array> {
+  const image = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS });
+  const meta = await image.metadata();
+  const width = meta.width ?? 0;
+  const height = meta.height ?? 0;
+  const resize = o.size && (o.size.width !== width || o.size.height !== height);
+  if (!o.blur && !resize && meta.format === o.format) return bytes;
+  let out = image;
+  if (resize && o.size) out = out.resize(o.size.width, o.size.height, { fit: 'cover' });
+  if (o.blur) out = out.blur(blurSigma(o.size?.width ?? width, o.size?.height ?? height));
+  return new Uint8Array(await out.toFormat(o.format).toBuffer());
+}
+
+/** `Content-Disposition` of an image answer: inline, with a file name a browser can save. */
+export function contentDisposition(name: string, format: OutputFormat): string {
+  return `inline; filename="${name}.${format === 'jpeg' ? 'jpg' : format}"`;
+}
