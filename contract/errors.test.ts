@@ -84,4 +84,10 @@ describe('bad input per field, generated from the request schemas', () => {
   else skipped('createChatCompletion bad input', 'no text model');
   if (d.embeddingModel) badInputSuite('createEmbedding', '/embeddings', { model: d.embeddingModel, input: ['x'] });
   else skipped('createEmbedding bad input', 'no embedding model');
+  if (d.imageModel && d.own.byId.has('simpleGenerateImage'))
+    badInputSuite('simpleGenerateImage', '/images/generations', { model: d.imageModel, prompt: 'a red square' });
+  else skipped('simpleGenerateImage bad input', 'no image model');
+  if (d.imageModel && d.own.byId.has('generateImage'))
+    badInputSuite('generateImage', '/image/generate', { model: d.imageModel, prompt: 'a red square' });
+  else skipped('generateImage bad input', 'no image model');
 });

@@ -10,6 +10,8 @@ export interface Deployment {
   textModel: string | null;
   /** An embedding model id, or null. */
   embeddingModel: string | null;
+  /** An image generation model id, or null. */
+  imageModel: string | null;
   /** A character slug that has reviews listed, or null. */
   characterSlug: string | null;
 }
@@ -28,7 +30,14 @@ export function deployment(): Promise<Deployment> {
     };
     const characters = await call('/characters');
     const list = (characters.json as { data?: { slug: string }[] } | undefined)?.data ?? [];
-    return { own, reference, textModel: await idOf('text'), embeddingModel: await idOf('embedding'), characterSlug: list[0]?.slug ?? null };
+    return {
+      own,
+      reference,
+      textModel: await idOf('text'),
+      embeddingModel: await idOf('embedding'),
+      imageModel: await idOf('image'),
+      characterSlug: list[0]?.slug ?? null,
+    };
   })();
   return found;
 }

@@ -45,12 +45,14 @@ export function fillModel(models: ModelCatalog, operation: ImageOperation, refer
   };
 }
 
-/** images.generate sends OpenAI names (or none): anything that is not a generation model here becomes the default one. */
+/** images.generate sends OpenAI names (or none): a name that is not a generation model here becomes the default one. */
 export function generationModelOrDefault(models: ModelCatalog) {
   return function imageModelOrDefault({ body }: { body: unknown }): void {
     rejectUnreadable({ body });
     const b = body as Body;
     if (!b || typeof b !== 'object' || Array.isArray(b)) return;
+    // A value that is not a non-empty string is left to validation (a 400 naming model).
+    if (b.model !== undefined && (typeof b.model !== 'string' || b.model === '')) return;
     const named = typeof b.model === 'string' ? models.resolve(b.model.split(':')[0] as string) : undefined;
     if (!named || !isImageModel(named) || imageSpecOf(named).operation !== 'generate')
       b.model = defaultModelFor(models, 'generate', 'z-image-turbo');

@@ -266,6 +266,16 @@ for (const backend of BACKENDS) {
         expect(up.requests.length).toBe(n);
       });
 
+    for (const [what, model] of [
+      ['a number', 12345],
+      ['an empty string', ''],
+    ] as const)
+      test(`images/generations: a model that is ${what} is a 400 naming model, not the default model`, async () => {
+        const res = await t.request('/images/generations', { method: 'POST', json: { prompt: 'a', model } });
+        expect(res.status).toBe(400);
+        expect((await res.json()).error).toContain('model');
+      });
+
     test('bounds at their edge are accepted: a 100-character prompt, width and height 1280, 4 variants, a style', async () => {
       const res = await generate({
         model: 'fx-gen',

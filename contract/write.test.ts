@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'bun:test';
+import { env, skipped } from './lib/env';
+import { call, describe as show, type Answer } from './lib/http';
+import { deployment } from './lib/deployment';
+import { errorsOf } from './lib/spec';
+
+const d = await deployment();
+
+/** The status and body of an answer against its operation's schema in svc's own description. */
+function conforms(operationId: string, a: Answer, status = 200) {
+  expect(a.status === status ? '' : `${operationId}: ${show(a)}`).toBe('');
+  const fn = d.own.response(operationId, a.status);
+  if (!fn) return skipped(operationId, `no schema for ${a.status}`);
+  expect(fn(a.json) ? '' : `${operationId}: ${errorsOf(fn)}`).toBe('');
+}
+
+describe('key management (--write): create, read, update and delete one key, nothing left behind', () => {
+  test('createApiKey, getApiKeyById, updateApiKey, deleteApiKey', async () => {
+    if (!env.write) return skipped('key management', 'needs --write');
+    const created = await call('/api_keys', {
+      method: 'POST',
+      json: { apiKeyType: 'INFERENCE', description: 'svc contract suite (deleted at once)' },
+    });
+    conforms('createApiKey', created);
+    const id = (created.json as { data: { id: string } }).data.id;
+    try {
+      conforms('getApiKeyById', await call(`/api_keys/${id}`));
+      conforms('updateApiKey', await call('/api_keys', { method: 'PATCH', json: { id, description: 'svc contract suite (renamed)' } }));
+    } finally {
+      conforms('deleteApiKey', await call(`/api_keys?id=${id}`, { method: 'DELETE' }));
+    }
+    const gone = await call(`/api_keys/${id}`);
+    expect(gone.status >= 400 && gone.status < 500 ? '' : `getApiKeyById after delete: ${show(gone)}`).toBe('');
+  });
+});
+
+describe('image generation', () => {
+  test('simpleGenerateImage: one image as b64_json', async () => {
+    if (!d.own.byId.has('simpleGenerateImage')) return skipped('simpleGenerateImage', 'not in this deployment');
+    const models = await call('/models?type=image', { key: null });
+    const model = (models.json as { data?: { id: string }[] }).data?.[0]?.id;
+    if (!model) return skipped('simpleGenerateImage', 'the deployment lists no image model');
+    const a = await call('/images/generations', { method: 'POST', json: { model, prompt: 'a red square', response_format: 'b64_json' } });
+    conforms('simpleGenerateImage', a);
+    const b64 = (a.json as { data: { b64_json?: string }[] }).data[0]?.b64_json ?? '';
+    expect(Buffer.from(b64, 'base64').length).toBeGreaterThan(100);
+    expect(a.headers.get('x-svc-model-id')).toBe(model);
+  });
+});
+
+describe('x402', () => {
+  test('topUpX402Balance without a payment: the 402 with accepts and PAYMENT-REQUIRED, or 503 where payments are off', async () => {
+    if (!d.own.byId.has('topUpX402Balance')) return skipped('topUpX402Balance', 'not in this deployment');
+    const a = await call('/x402/top-up', { method: 'POST', key: null, json: {} });
+    if (a.status === 503) return skipped('topUpX402Balance', 'wallet payments are not configured on this deployment');
+    expect(a.status).toBe(402);
+    const body = a.json as { x402Version?: number; accepts?: { network?: string; payTo?: string }[] };
+    expect(body.x402Version).toBe(2);
+    expect(body.accepts?.length).toBeGreaterThan(0);
+    const header = a.headers.get('payment-required');
+    expect(header).toBeString();
+    expect(JSON.parse(Buffer.from(header!, 'base64').toString('utf8'))).toEqual(body);
+  });
+});
