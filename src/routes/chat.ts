@@ -18,7 +18,22 @@ const RESPONSES = {
     description:
       'A chat.completion (JSON) with `cost` and the `svc_parameters` echo, or an SSE stream of chat.completion.chunk events ending with `data: [DONE]`.',
     content: {
-      'application/json': { schema: { type: 'object', required: ['id', 'object', 'created', 'model', 'choices', 'usage'] } },
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['id', 'object', 'created', 'model', 'choices', 'usage'],
+          properties: {
+            id: { type: 'string' },
+            object: { type: 'string', enum: ['chat.completion'] },
+            created: { type: 'integer' },
+            model: { type: 'string' },
+            choices: { type: 'array', items: { type: 'object' } },
+            usage: { type: 'object' },
+            cost: { type: 'object', properties: { usd: { type: 'number' }, diem: { type: 'number' } } },
+            svc_parameters: { type: 'object' },
+          },
+        },
+      },
       'text/event-stream': { schema: { type: 'string' } },
     },
   },
