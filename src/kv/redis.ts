@@ -1,13 +1,14 @@
 import type { Config } from '../config';
 import { parseRedisConfig, type RedisConfig } from './redis-config';
 import { connectRedis, type RedisLink } from './redis-link';
+import { luaScript, runScript } from './scripts';
 import type { KeyValueStore } from './store';
 import { KvUnavailableError } from './unavailable';
 
 // INCRBY and PEXPIRE in one script, so a key never outlives its window if we crash between them.
-const INCR_WITH_TTL = `local v = redis.call('INCRBY', KEYS[1], ARGV[1])
+const INCR_WITH_TTL = luaScript(`local v = redis.call('INCRBY', KEYS[1], ARGV[1])
 if v == tonumber(ARGV[1]) and tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return v`;
+return v`);
 
 /** Builds the shared store over a link to Redis (single node or cluster, detected). */
 export function redisStoreOver(link: RedisLink, prefix = 'svc:'): KeyValueStore {
@@ -29,7 +30,8 @@ export function redisStoreOver(link: RedisLink, prefix = 'svc:'): KeyValueStore 
       await link.send('DEL', [prefix + key]);
     },
     async incrBy(key, by, ttlMs) {
-      const reply = await link.send('EVAL', [INCR_WITH_TTL, '1', prefix + key, String(by), String(Math.ceil(ttlMs ?? 0))]);
+      // EVALSHA: the script's text goes to Redis once, not with every failure the abuse guard counts.
+      const reply = await runScript(link, INCR_WITH_TTL, [prefix + key], [String(by), String(Math.ceil(ttlMs ?? 0))]);
       return Number(reply);
     },
     async ttlMs(key) {

@@ -41,6 +41,24 @@ describe.each(BACKENDS)('key-value store on $name', (backend) => {
     expect(await kv.ttlMs('n')).toBeGreaterThan(0);
   });
 
+  test.skipIf(backend.name !== 'external')(
+    'incrBy sends its script by hash, not its text (the abuse guard counts every failure with it)',
+    async () => {
+      const kv = await open();
+      await kv.incrBy('warm', 1, 1_000);
+      const link = kv.redis!;
+      const send = link.send;
+      const sent: string[] = [];
+      link.send = (command, args) => (sent.push(command), send.call(link, command, args));
+      try {
+        expect(await kv.incrBy('m', 1, 1_000)).toBe(1);
+      } finally {
+        link.send = send;
+      }
+      expect(sent).toEqual(['EVALSHA']);
+    },
+  );
+
   test('prefixes isolate namespaces', async () => {
     const a = await open(`iso:${randomBytes(4).toString('hex')}:`);
     const b = await open(`iso:${randomBytes(4).toString('hex')}:`);
