@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisLink } from '../kv/redis-link';
+import { runScript, type LuaScript } from '../kv/scripts';
 import type { Logger } from '../log';
-import { REINDEX_HOLDS, SWEEP_HOLDS, UNLOCK } from './redis-scripts';
-import { accountKeys, holdIndexKey, scriptRunner } from './redis-store';
+import { INDEX_HOLD, REINDEX_HOLDS, SWEEP_HOLDS, UNLOCK } from './redis-scripts';
+import { accountKeys, holdIndexKey } from './redis-store';
 
 /** Accounts visited per sweep round; the rest wait for the next round. */
 const ACCOUNTS_PER_ROUND = 1_000;
@@ -31,8 +32,10 @@ export interface HoldSweeper {
  * mid-request stops holding balance when it expires (`billing.holdTtlMs`), not on the
  * account's next request. Every `intervalMs` one instance (a lock in Redis) reads the index
  * of accounts whose earliest hold has expired, sweeps each account (one script in its own
- * slot), and moves the account's index entry to its next expiry or drops it. An index entry
- * that a reserve changed meanwhile is left alone, so no live hold is ever forgotten.
+ * slot, which also leaves the account's next expiry in its index marker), and moves the
+ * account's index entry to that expiry or drops it. An index entry that a reserve changed
+ * meanwhile is left alone, and a reserve between the two steps sees the marker the first
+ * step left (absent, or the expiry the entry moves to), so no live hold is ever forgotten.
  */
 export function startHoldSweeper(opts: {
   redis: RedisLink;
@@ -41,7 +44,7 @@ export function startHoldSweeper(opts: {
   now: () => number;
   log: Logger;
 }): HoldSweeper {
-  const run = scriptRunner(opts.redis);
+  const run = (script: LuaScript, keys: string[], args: string[]) => runScript(opts.redis, script, keys, args);
   const index = holdIndexKey(opts.prefix);
   const lock = `${index}:lock`;
 
@@ -54,8 +57,15 @@ export function startHoldSweeper(opts: {
       const due = await opts.redis.send('ZRANGEBYSCORE', [index, '-inf', now, 'WITHSCORES', 'LIMIT', '0', String(ACCOUNTS_PER_ROUND)]);
       for (const [accountId, score] of scorePairs(due)) {
         const k = accountKeys(opts.prefix, accountId);
-        const next = String(await run(SWEEP_HOLDS, [k.hsum, k.hreq, k.hexp], [now]));
-        await run(REINDEX_HOLDS, [index], [accountId, score, next]);
+        const holds = [k.hsum, k.hreq, k.hexp, k.ix];
+        const next = String(await run(SWEEP_HOLDS, holds, [now]));
+        const dropped = Number(await run(REINDEX_HOLDS, [index], [accountId, score, next])) === 1 && next === '-1';
+        if (dropped) {
+          // A hold taken between the two steps, whose own index write came in first and changed
+          // nothing (its instance's clock behind ours), would be left out: look once more.
+          const late = String(await run(SWEEP_HOLDS, holds, [now]));
+          if (late !== '-1') await run(INDEX_HOLD, [index], [accountId, late, now]);
+        }
         visited++;
       }
     } finally {

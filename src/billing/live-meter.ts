@@ -4,7 +4,7 @@ import type { Database } from '../db/database';
 import { unauthorized, type ServiceError } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import type { KeyValueStore } from '../kv/store';
-import type { RateLimitAdmission, RateLimiter } from '../limits/types';
+import { headersOnly, type RateLimiter } from '../limits/types';
 import type { Logger } from '../log';
 import type { ModelCatalog } from '../models/catalog';
 import { parseBillingConfig, type BillingConfig } from './config';
@@ -18,7 +18,7 @@ import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './
 import { openBillingStore } from './open-store';
 import { inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
 import { saveReservation } from './reservations';
-import type { BillingStore, HoldCandidate } from './store';
+import type { BillingStore, HoldCandidate, ReserveInput, ReserveResult } from './store';
 import { createTicket, type TicketDeps } from './ticket';
 
 /** What the meter needs: the database for initialisation and the ledger, the KV for live state. */
@@ -33,8 +33,10 @@ export interface UsageMeterDeps {
   models?: Pick<ModelCatalog, 'get'>;
 }
 
-const KEY_REPORT: readonly Currency[] = ['USD', 'DIEM'];
-const WALLET_REPORT: readonly Currency[] = ['USD', 'DIEM', 'USDC'];
+const KEY_REPORT: Currency[] = ['USD', 'DIEM'];
+const WALLET_REPORT: Currency[] = ['USD', 'DIEM', 'USDC'];
+/** The admission of a call no rate limit counts. */
+const NOTHING_COUNTED = headersOnly({});
 
 const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !== null || k.limits.vcu !== null;
 
@@ -45,7 +47,7 @@ const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !==
  */
 export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly store: BillingStore; readonly billing: BillingConfig } {
   const cfg = parseBillingConfig(deps.config);
-  const store = openBillingStore(deps, cfg);
+  const store = openBillingStore({ ...deps, limits: deps.limits.store }, cfg);
   const writer = startLedgerWriter({ db: deps.db, store, log: deps.log, intervalMs: cfg.flushIntervalMs, batchSize: cfg.flushBatchSize });
   const mirrored = new Set<string>();
   const counted = new Set<string>();
@@ -85,18 +87,13 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     return account.then(counters);
   }
 
-  function refusal(
-    caller: Caller,
-    status: 'insufficient' | 'limit',
-    index: number,
-    candidates: HoldCandidate[],
-    balances: number[],
-  ): ServiceError {
-    if (status === 'limit') return keyLimitExceeded(spendClass(candidates[index]!.currency) ?? 'usd');
+  /** The 402 of a reservation that took no hold: a key limit, or the balance (a wallet's names what to pay). */
+  function refusal(caller: Caller, result: ReserveResult, candidates: HoldCandidate[]): ServiceError {
+    if (result.status === 'limit') return keyLimitExceeded(spendClass(candidates[result.index]!.currency) ?? 'usd');
     if (caller.via !== 'wallet') return insufficientBalance();
     const usdc = candidates.find((c) => c.currency === 'USDC') ?? candidates[0]!;
     return walletPaymentRequired({
-      balanceMicros: balances[2] ?? 0,
+      balanceMicros: (result.status === 'insufficient' ? result.balances[2] : 0) ?? 0,
       neededMicros: usdc.amount,
       minimumTopUpUsd: cfg.minimumTopUpUsd,
       basePath: deps.config.basePath,
@@ -128,12 +125,11 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   }
 
   /**
-   * Admits the request (rate limits) and reserves its maximum cost. Both are sent in the same
-   * tick, so on Redis they share one round trip (Bun pipelines commands issued together)
-   * instead of waiting for one before sending the other: at low concurrency every round trip
-   * costs the process a sleep and a wake-up, which was most of a request's CPU. The outcome
-   * is as if they ran in order: a rate-limit refusal wins (429) and gives its hold back; a
-   * balance refusal gives back the tokens the limiter reserved.
+   * Admits the request (rate limits) and reserves its maximum cost in one atomic step of the
+   * billing store: one script, so one Redis round trip before the first byte (at low
+   * concurrency every round trip costs the process a sleep and a wake-up, which was most of
+   * a request's CPU). A rate-limit refusal wins (429) and takes no hold; a balance refusal
+   * counts the request but gives back the tokens the limiter reserved.
    */
   async function open(input: MeterOpenInput): Promise<MeterTicket> {
     const caller = input.ctx.caller;
@@ -147,42 +143,51 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const p = pricingOf(model);
     const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
     const candidates = holdCandidates(caller, key, window, p, maxUsd);
-    const report = wallet ? WALLET_REPORT : KEY_REPORT;
-    const reserve = {
+    const plan = await deps.limits.plan(
+      caller,
+      model,
+      input.endpoint ?? 'unmetered',
+      input.estimatedPromptTokens + input.maxCompletionTokens,
+    );
+    const reserve: ReserveInput = {
       accountId: caller.accountId,
       requestId,
       candidates,
-      report: report as Currency[],
+      report: wallet ? WALLET_REPORT : KEY_REPORT,
       now,
       expiresAt: input.holdUntil ?? now + cfg.holdTtlMs,
       counterTtlMs: window?.ttlMs ?? 0,
+      rate: plan,
     };
 
-    const admitting = admit(input);
-    const reserving = reserveHold(caller, key, window, reserve);
-    const [admitted, reserved] = await Promise.allSettled([admitting, reserving]);
-    if (admitted.status === 'rejected') {
-      if (reserved.status === 'fulfilled' && reserved.value.status === 'held')
-        await store.release(caller.accountId, requestId, cfg.settledTtlMs);
-      throw admitted.reason;
-    }
-    const admission = admitted.value;
+    const init = ensure(caller, key, window, false);
+    if (init) await init;
+    let result = await store.reserve(reserve);
+    const headers: Record<string, string> = {};
+    // Throws the 429 of a refused count (no hold was taken).
+    const admission = plan ? deps.limits.conclude(plan, result.rate!, requestId, headers) : NOTHING_COUNTED;
+    // The store kept the tokens with a hold, and with a missing mirror; it gave them back with a refusal.
+    const tokensKept = result.status === 'held' || result.status === 'missing';
     try {
-      if (reserved.status === 'rejected') throw reserved.reason;
-      const result = reserved.value;
+      if (result.status === 'missing') {
+        // Mirrors or counters vanished (KV flushed, window rolled over on another instance): initialise again.
+        await ensure(caller, key, window, true);
+        reserve.rate = null;
+        result = await store.reserve(reserve);
+        if (result.status === 'missing') throw new Error('billing: balance mirror missing after initialisation');
+      }
       if (result.status !== 'held') {
-        const error = refusal(caller, result.status, result.status === 'limit' ? result.index : 0, candidates, result.balances);
-        Object.assign(error.headers, admission.headers);
+        const error = refusal(caller, result, candidates);
+        Object.assign(error.headers, headers);
         throw error;
       }
       const balances: MeterTicket['balances'] = { usd: result.balances[0]!, diem: result.balances[1]! };
-      if (wallet) balances.usdc = result.balances[2]!;
-      const headers: Record<string, string> = {
-        ...admission.headers,
-        'x-svc-balance-usd': formatMicros(balances.usd),
-        'x-svc-balance-diem': formatMicros(balances.diem),
-      };
-      if (balances.usdc !== undefined) headers['x-balance-remaining'] = formatMicros(balances.usdc);
+      headers['x-svc-balance-usd'] = formatMicros(balances.usd);
+      headers['x-svc-balance-diem'] = formatMicros(balances.diem);
+      if (wallet) {
+        balances.usdc = result.balances[2]!;
+        headers['x-balance-remaining'] = formatMicros(balances.usdc);
+      }
       const held = candidates[result.index]!;
       const durable = input.holdUntil !== undefined;
       if (durable) await keep({ requestId, caller, key, model, held, expiresAt: reserve.expiresAt });
@@ -198,38 +203,9 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         durable,
       });
     } catch (error) {
-      await admission.settleTokens(0);
+      if (tokensKept) await admission.settleTokens(0);
       throw error;
     }
-  }
-
-  /** Reserves in the store, initialising the account's mirror and key counters first when needed. */
-  async function reserveHold(
-    caller: Caller,
-    key: ApiKeyRecord | null,
-    window: { start: number; ttlMs: number } | null,
-    reserve: Parameters<BillingStore['reserve']>[0],
-  ) {
-    const init = ensure(caller, key, window, false);
-    if (init) await init;
-    let result = await store.reserve(reserve);
-    if (result.status === 'missing') {
-      // Mirrors or counters vanished (KV flushed, window rolled over on another instance): initialise again.
-      await ensure(caller, key, window, true);
-      result = await store.reserve(reserve);
-    }
-    if (result.status === 'missing') throw new Error('billing: balance mirror missing after initialisation');
-    return result;
-  }
-
-  /** Admits a request against its model's limits, or the account-wide route limit for a call without a catalog model. */
-  function admit(input: MeterOpenInput): Promise<RateLimitAdmission> {
-    const caller = input.ctx.caller!;
-    if (input.model)
-      return deps.limits.admitModel(caller, input.model, input.estimatedPromptTokens + input.maxCompletionTokens, input.ctx.requestId);
-    return deps.limits
-      .admitRoute(caller, input.endpoint ?? 'unmetered', input.ctx.requestId)
-      .then((headers) => ({ headers, settleTokens: async () => {} }));
   }
 
   /** Records a reservation that outlives its request; if that fails, the hold is given back and the error thrown. */

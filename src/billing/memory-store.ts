@@ -1,3 +1,4 @@
+import type { LimitStore, TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
 import { LedgerOutbox } from './ledger-outbox';
 import { SettledIds } from './settled-ids';
@@ -20,9 +21,12 @@ interface Counter {
 /**
  * The billing store of a single process: plain Maps, atomic because each operation runs
  * without awaiting. Honours the injected clock for hold and counter expiry. Settlements go
- * to the ledger outbox (journaled to disk when `billing.journalDir` is set).
+ * to the ledger outbox (journaled to disk when `billing.journalDir` is set). The rate-limit
+ * parts of reserve, settle and release go to `limits` (the limiter's store), in turn: each
+ * step is atomic and the outcome is as if they ran in one (a rate refusal takes no hold, a
+ * balance refusal gives the reserved tokens back).
  */
-export function createMemoryBillingStore(opts: { now: () => number; outbox?: LedgerOutbox }): BillingStore {
+export function createMemoryBillingStore(opts: { now: () => number; outbox?: LedgerOutbox; limits?: LimitStore | null }): BillingStore {
   const outbox = opts.outbox ?? new LedgerOutbox();
   const mirrors = new Map<string, number>();
   /** Per account+currency: the sum of live holds. */
@@ -66,45 +70,65 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       else if (hold.expiresAt < earliest) earliest = hold.expiresAt;
   }
 
+  function rates(): LimitStore {
+    if (!opts.limits) throw new Error('billing: a rate-limit count without a limit store');
+    return opts.limits;
+  }
+  async function correct(tokens: TokenCorrection | null | undefined) {
+    if (tokens) await rates().correctTokens(tokens.key, tokens.window, tokens.delta);
+  }
+
+  function takeHold(input: ReserveInput): ReserveResult {
+    const now = input.now;
+    sweep(now);
+    const balances: number[] = [];
+    for (const c of input.report) {
+      const v = mirrors.get(mk(input.accountId, c));
+      if (v === undefined) return { status: 'missing' };
+      balances.push(v);
+    }
+    let refusedByLimit = -1;
+    for (let i = 0; i < input.candidates.length; i++) {
+      const c = input.candidates[i]!;
+      const key = mk(input.accountId, c.currency);
+      const balance = mirrors.get(key);
+      if (balance === undefined) return { status: 'missing' };
+      if (balance - (held.get(key) ?? 0) < c.amount) continue;
+      if (c.counter) {
+        const spent = counterValue(c.counter, now);
+        if (spent === null) return { status: 'missing' };
+        if (spent + (held.get(c.counter + ':h') ?? 0) + c.amount > c.limit) {
+          if (refusedByLimit < 0) refusedByLimit = i;
+          continue;
+        }
+      }
+      add(held, key, c.amount);
+      if (c.counter) add(held, c.counter + ':h', c.amount);
+      holds.set(input.requestId, {
+        accountId: input.accountId,
+        currency: c.currency,
+        amount: c.amount,
+        counter: c.counter ? c.counter + ':h' : '',
+        expiresAt: input.expiresAt,
+      });
+      if (input.expiresAt < earliest) earliest = input.expiresAt;
+      return { status: 'held', index: i, balances };
+    }
+    return refusedByLimit >= 0 ? { status: 'limit', index: refusedByLimit, balances } : { status: 'insufficient', balances };
+  }
+
   return {
     backend: 'memory',
     async reserve(input: ReserveInput): Promise<ReserveResult> {
-      const now = input.now;
-      sweep(now);
-      const balances: number[] = [];
-      for (const c of input.report) {
-        const v = mirrors.get(mk(input.accountId, c));
-        if (v === undefined) return { status: 'missing' };
-        balances.push(v);
-      }
-      let refusedByLimit = -1;
-      for (let i = 0; i < input.candidates.length; i++) {
-        const c = input.candidates[i]!;
-        const key = mk(input.accountId, c.currency);
-        const balance = mirrors.get(key);
-        if (balance === undefined) return { status: 'missing' };
-        if (balance - (held.get(key) ?? 0) < c.amount) continue;
-        if (c.counter) {
-          const spent = counterValue(c.counter, now);
-          if (spent === null) return { status: 'missing' };
-          if (spent + (held.get(c.counter + ':h') ?? 0) + c.amount > c.limit) {
-            if (refusedByLimit < 0) refusedByLimit = i;
-            continue;
-          }
-        }
-        add(held, key, c.amount);
-        if (c.counter) add(held, c.counter + ':h', c.amount);
-        holds.set(input.requestId, {
-          accountId: input.accountId,
-          currency: c.currency,
-          amount: c.amount,
-          counter: c.counter ? c.counter + ':h' : '',
-          expiresAt: input.expiresAt,
-        });
-        if (input.expiresAt < earliest) earliest = input.expiresAt;
-        return { status: 'held', index: i, balances };
-      }
-      return refusedByLimit >= 0 ? { status: 'limit', index: refusedByLimit, balances } : { status: 'insufficient', balances };
+      const count = input.rate;
+      if (!count) return takeHold(input);
+      const rate = await rates().admit(count.key, count.rpm, count.tokens);
+      if (rate.refused) return { status: 'rated', rate };
+      const result: ReserveResult = takeHold(input);
+      result.rate = rate;
+      if ((result.status === 'insufficient' || result.status === 'limit') && count.tokens)
+        await rates().correctTokens(count.key, rate.window, -count.tokens.reserve);
+      return result;
     },
     async settle(input: SettleInput): Promise<Charged> {
       const now = opts.now();
@@ -118,18 +142,20 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       outbox.push(input.rows);
       const charged = { currency: input.currency, amount: input.amount };
       settled.set(input.requestId, charged, input.settledTtlMs);
+      await correct(input.tokens);
       return charged;
     },
     async hasHold(_accountId, requestId) {
       const hold = holds.get(requestId);
       return hold !== undefined && hold.expiresAt > opts.now();
     },
-    async release(_accountId, requestId, settledTtlMs) {
+    async release(_accountId, requestId, settledTtlMs, tokens) {
       const done = settled.get(requestId);
       if (done) return done;
-      const hold = holds.get(requestId);
-      if (hold) dropHold(requestId, hold);
-      settled.set(requestId, { currency: hold?.currency ?? 'USD', amount: 0 }, settledTtlMs);
+      const held = holds.get(requestId);
+      if (held) dropHold(requestId, held);
+      settled.set(requestId, { currency: held?.currency ?? 'USD', amount: 0 }, settledTtlMs);
+      await correct(tokens);
       return null;
     },
     async initBalances(accountId, values) {

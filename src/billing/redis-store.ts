@@ -1,16 +1,21 @@
-import { createHash } from 'node:crypto';
-import type { RedisCommands, RedisLink } from '../kv/redis-link';
+import type { RedisLink } from '../kv/redis-link';
+import { runScript } from '../kv/scripts';
 import { KvUnavailableError } from '../kv/unavailable';
+import { pushRateArgs, rateKey, rateResult, rateTtl } from '../limits/redis-scripts';
+import { WINDOW_MS, type TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
 import type { LedgerOutbox } from './ledger-outbox';
-import { ADD_IF_MIRRORED, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
+import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { SettleReplays } from './settle-replays';
 import type { BillingStore, Charged, ReserveResult, SettleInput } from './store';
 
 /** How long a credit's "applied to the mirror" marker lives (retries come much sooner). */
 const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
+const RATE_TTL = rateTtl(WINDOW_MS);
+/** The ARGV of RESERVE's rate part when it has none. */
+const NO_RATE = ['', '', '0', '0'] as const;
 
-const STATUS = ['held', 'missing', 'insufficient', 'limit'] as const;
+const STATUS = ['held', 'missing', 'insufficient', 'limit', 'rated'] as const;
 
 function parseCharged(reply: unknown): Charged | null {
   if (typeof reply !== 'string') return null;
@@ -18,58 +23,87 @@ function parseCharged(reply: unknown): Charged | null {
   return { currency: reply.slice(0, bar) as Currency, amount: Number(reply.slice(bar + 1)) };
 }
 
-/** EVALSHA of a script (its SHA-1 computed once), EVAL after a NOSCRIPT (a restarted or new server). */
-export function scriptRunner(redis: RedisCommands) {
-  const shas = new Map<string, string>();
-  return async function run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    let sha = shas.get(script);
-    if (!sha) {
-      sha = createHash('sha1').update(script).digest('hex');
-      shas.set(script, sha);
-    }
-    try {
-      return await redis.send('EVALSHA', [sha, String(keys.length), ...keys, ...args]);
-    } catch (error) {
-      if (!String(error).includes('NOSCRIPT')) throw error;
-      return redis.send('EVAL', [script, String(keys.length), ...keys, ...args]);
-    }
-  };
+/** The account's key names: every one carries the `{account}` hash tag (one cluster slot). */
+export class AccountKeys {
+  readonly hsum: string;
+  readonly hreq: string;
+  readonly hexp: string;
+  /** The expiry at which the account was last written to the global hold index. */
+  readonly ix: string;
+  private readonly base: string;
+  private readonly mirrors = new Map<string, string>();
+
+  constructor(prefix: string, accountId: string) {
+    this.base = `${prefix}bill:{${accountId}}:`;
+    this.hsum = `${this.base}hsum`;
+    this.hreq = `${this.base}hreq`;
+    this.hexp = `${this.base}hexp`;
+    this.ix = `${this.base}ix`;
+  }
+
+  bal(currency: string): string {
+    let key = this.mirrors.get(currency);
+    if (key === undefined) this.mirrors.set(currency, (key = `${this.base}bal:${currency}`));
+    return key;
+  }
+
+  done(requestId: string): string {
+    return `${this.base}done:${requestId}`;
+  }
+
+  applied(requestId: string): string {
+    return `${this.base}applied:${requestId}`;
+  }
 }
 
-/** The account's key names: every one carries the `{account}` hash tag (one cluster slot). */
-export function accountKeys(prefix: string, accountId: string) {
-  const base = `${prefix}bill:{${accountId}}:`;
-  return {
-    hsum: `${base}hsum`,
-    hreq: `${base}hreq`,
-    hexp: `${base}hexp`,
-    done: (requestId: string) => `${base}done:${requestId}`,
-    bal: (currency: string) => `${base}bal:${currency}`,
-    applied: (requestId: string) => `${base}applied:${requestId}`,
-  };
-}
+/** The key names of an account's billing state. */
+export const accountKeys = (prefix: string, accountId: string) => new AccountKeys(prefix, accountId);
 
 /** The index of accounts with holds (account -> earliest expiry) that the hold sweep reads. */
 export const holdIndexKey = (prefix: string) => `${prefix}bill:holds`;
 
 /**
  * The billing store shared by every instance through Redis: each operation is one Lua
- * script (EVALSHA, loaded on first use) over the account's keys, so reservations on many
- * instances cannot overspend and a settlement is applied once. A charge's ledger rows go to
- * this instance's outbox, not through Redis. A settlement that cannot reach Redis (down,
- * restarting) is still charged: its rows go to the outbox all the same, and its script is
- * replayed when Redis is back (SettleReplays).
+ * script (EVALSHA) over the account's keys, so reservations on many instances cannot
+ * overspend and a settlement is applied once. A reservation carries the request's rate-limit
+ * count and a settlement its token correction, in the same script: one round trip each. A
+ * charge's ledger rows go to this instance's outbox, not through Redis. A settlement that
+ * cannot reach Redis (down, restarting) is still charged: its rows go to the outbox all the
+ * same, and its script is replayed when Redis is back (SettleReplays).
+ *
+ * The global hold index (read by the sweep that frees holds of instances that died) lives
+ * in its own slot, so no account script can write it: the reserve script keeps a marker in
+ * the account's slot and asks for an index write only when the index may not cover the
+ * account's earliest hold (its first hold, an earlier one, or the marker is due), about once
+ * per account per hold lifetime; that write is sent after the reply, not waited for.
  */
 export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox: LedgerOutbox): BillingStore & { close(): void } {
-  const run = scriptRunner(redis);
   const index = holdIndexKey(prefix);
+  const names = new Map<string, AccountKeys>();
+
+  /** The account's key names, built once per account (a request needs up to a dozen). */
+  function keysOf(accountId: string): AccountKeys {
+    let k = names.get(accountId);
+    if (k === undefined) {
+      if (names.size >= 100_000) names.clear();
+      names.set(accountId, (k = new AccountKeys(prefix, accountId)));
+    }
+    return k;
+  }
+
+  /** A token correction, unless its window is over (a request that outlived its minute leaves the next one alone). */
+  const current = (t: TokenCorrection | null | undefined) => (t && t.window >= Math.floor(Date.now() / WINDOW_MS) ? t : null);
+  const rateHash = (k: AccountKeys, t: TokenCorrection | null) => (t ? rateKey(prefix, t.key, t.window) : k.hsum);
+  const delta = (t: TokenCorrection | null) => (t ? String(t.delta) : '0');
 
   async function settleScript(input: SettleInput, onlyIfHeld: boolean) {
-    const k = accountKeys(prefix, input.accountId);
+    const k = keysOf(input.accountId);
     const counter = input.counter ? prefix + input.counter : k.hsum;
-    const reply = (await run(
+    const tokens = current(input.tokens);
+    const reply = (await runScript(
+      redis,
       SETTLE,
-      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter],
+      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter, rateHash(k, tokens)],
       [
         input.requestId,
         input.currency,
@@ -78,14 +112,22 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         String(input.counterTtlMs),
         String(input.settledTtlMs),
         onlyIfHeld ? '1' : '0',
+        delta(tokens),
       ],
     )) as [number, string];
     return { applied: Number(reply[0]) === 1, charged: parseCharged(reply[1]) as Charged };
   }
 
-  async function releaseScript(accountId: string, requestId: string, settledTtlMs: number) {
-    const k = accountKeys(prefix, accountId);
-    return parseCharged(await run(RELEASE, [k.hsum, k.hreq, k.hexp, k.done(requestId)], [requestId, String(settledTtlMs)]));
+  async function releaseScript(accountId: string, requestId: string, settledTtlMs: number, correction?: TokenCorrection | null) {
+    const k = keysOf(accountId);
+    const tokens = current(correction);
+    const keys = [k.hsum, k.hreq, k.hexp, k.done(requestId), rateHash(k, tokens)];
+    return parseCharged(await runScript(redis, RELEASE, keys, [requestId, String(settledTtlMs), delta(tokens)]));
+  }
+
+  /** Writes the account's earliest hold expiry to the global index; on failure the marker goes, so the next reservation asks again. */
+  function indexHold(k: AccountKeys, accountId: string, expiry: string, now: number) {
+    runScript(redis, INDEX_HOLD, [index], [accountId, expiry, String(now)]).catch(() => redis.send('DEL', [k.ix]).catch(() => null));
   }
 
   const replays = new SettleReplays(redis, {
@@ -96,32 +138,37 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
   return {
     backend: 'redis',
     async reserve(input): Promise<ReserveResult> {
-      const k = accountKeys(prefix, input.accountId);
-      const keys = [k.hsum, k.hreq, k.hexp, ...input.report.map(k.bal)];
+      const k = keysOf(input.accountId);
+      const rate = input.rate;
+      const at = rate ? Date.now() : 0;
+      const window = Math.floor(at / WINDOW_MS);
+      const keys = [k.hsum, k.hreq, k.hexp, k.ix, rate ? rateKey(prefix, rate.key, window) : k.hsum];
       const args = [
         input.requestId,
         String(input.now),
         String(input.expiresAt),
-        String(input.counterTtlMs),
         String(input.report.length),
         String(input.candidates.length),
       ];
+      if (rate) pushRateArgs(args, rate, RATE_TTL);
+      else args.push(...NO_RATE);
+      for (const c of input.report) keys.push(k.bal(c));
       for (const c of input.candidates) {
         keys.push(k.bal(c.currency), c.counter ? prefix + c.counter : k.hsum);
         args.push(c.currency, String(c.amount), c.counter ? String(c.limit) : '');
       }
-      // Sent in the same tick as the script (one round trip on a single Redis): the account
-      // is indexed for the hold sweep, which frees holds of instances that died. NX keeps the
-      // earliest expiry; the sweep moves the entry on.
-      const [reply] = await Promise.all([
-        run(RESERVE, keys, args) as Promise<(number | string)[]>,
-        redis.send('ZADD', [index, 'NX', String(input.expiresAt), input.accountId]).catch(() => null),
-      ]);
-      const status = STATUS[Number(reply[0])];
-      if (status === 'missing') return { status };
-      const balances = reply.slice(2).map(Number);
-      if (status === 'insufficient') return { status, balances };
-      return { status: status as 'held' | 'limit', index: Number(reply[1]), balances };
+      const reply = (await runScript(redis, RESERVE, keys, args)) as (number | string)[];
+      const status = STATUS[Number(reply[0])]!;
+      let result: ReserveResult;
+      if (status === 'missing' || status === 'rated') result = { status };
+      else {
+        const balances: number[] = [];
+        for (let i = 6; i < reply.length; i++) balances.push(Number(reply[i]));
+        result = status === 'insufficient' ? { status, balances } : { status, index: Number(reply[1]), balances };
+      }
+      if (rate) result.rate = rateResult(reply, 2, at, window, WINDOW_MS);
+      if (status === 'held' && reply[5] !== 0 && reply[5] !== '0') indexHold(k, input.accountId, String(reply[5]), input.now);
+      return result;
     },
     async settle(input) {
       try {
@@ -137,21 +184,23 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       }
     },
     async hasHold(accountId, requestId) {
-      return Number(await redis.send('HEXISTS', [accountKeys(prefix, accountId).hreq, requestId])) === 1;
+      return Number(await redis.send('HEXISTS', [keysOf(accountId).hreq, requestId])) === 1;
     },
-    async release(accountId, requestId, settledTtlMs) {
+    async release(accountId, requestId, settledTtlMs, tokens) {
       try {
-        return await releaseScript(accountId, requestId, settledTtlMs);
+        return await releaseScript(accountId, requestId, settledTtlMs, tokens);
       } catch (error) {
         if (!(error instanceof KvUnavailableError)) throw error;
+        // The token give-back is not replayed: its minute is over by then.
         replays.release(accountId, requestId, settledTtlMs);
         return null;
       }
     },
     async initBalances(accountId, values) {
-      const k = accountKeys(prefix, accountId);
+      const k = keysOf(accountId);
       const entries = Object.entries(values);
-      await run(
+      await runScript(
+        redis,
         INIT_BALANCES,
         entries.map(([currency]) => k.bal(currency)),
         entries.map(([, v]) => String(v ?? 0)),
@@ -163,17 +212,25 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       await redis.send('SET', [...args, 'NX']);
     },
     async addIfMirrored(accountId, currency, amount, requestId) {
-      const k = accountKeys(prefix, accountId);
-      const reply = await run(ADD_IF_MIRRORED, [k.bal(currency), k.applied(requestId)], [String(amount), String(APPLIED_TTL_MS)]);
+      const k = keysOf(accountId);
+      const reply = await runScript(
+        redis,
+        ADD_IF_MIRRORED,
+        [k.bal(currency), k.applied(requestId)],
+        [String(amount), String(APPLIED_TTL_MS)],
+      );
       return Number(reply) === 1;
     },
     async undoAdd(accountId, currency, amount, requestId) {
-      const k = accountKeys(prefix, accountId);
-      await run(UNDO_ADD, [k.bal(currency), k.applied(requestId)], [String(amount)]);
+      const k = keysOf(accountId);
+      await runScript(redis, UNDO_ADD, [k.bal(currency), k.applied(requestId)], [String(amount)]);
     },
     async balances(accountId, currencies) {
-      const k = accountKeys(prefix, accountId);
-      const reply = (await redis.send('MGET', currencies.map(k.bal))) as (string | null)[];
+      const k = keysOf(accountId);
+      const reply = (await redis.send(
+        'MGET',
+        currencies.map((c) => k.bal(c)),
+      )) as (string | null)[];
       return reply.map((v) => (v === null ? null : Number(v)));
     },
     async takeBatch(max) {

@@ -1,4 +1,4 @@
-import type { RateLimitAdmission } from '../limits/types';
+import { headersOnly } from '../limits/types';
 import type { ModelCatalog } from '../models/catalog';
 import type { MeterTicket } from './meter';
 import {
@@ -21,7 +21,7 @@ export interface KeeperDeps extends TicketDeps {
 }
 
 /** A restored reservation was admitted by the request that made it: there is nothing to correct. */
-const ADMITTED: RateLimitAdmission = Object.freeze({ headers: {}, settleTokens: async () => {} });
+const ADMITTED = headersOnly({});
 
 /**
  * Keeps reservations that outlive their request (queued jobs): hands back a ticket for a

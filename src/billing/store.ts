@@ -1,3 +1,4 @@
+import type { AdmitResult, RateCount, TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
 import type { LedgerRow } from './ledger-row';
 
@@ -12,7 +13,11 @@ export interface HoldCandidate {
   limit: number;
 }
 
-/** A reservation request: candidates in payment order; the first that fits is held. */
+/**
+ * A reservation request: candidates in payment order; the first that fits is held. With
+ * `rate`, the request's rate-limit count is taken in the same atomic step, first: a rate
+ * refusal takes no hold.
+ */
 export interface ReserveInput {
   accountId: string;
   requestId: string;
@@ -23,15 +28,25 @@ export interface ReserveInput {
   expiresAt: number;
   /** Time to live of a counter created by this call (ms), 0 for none. */
   counterTtlMs: number;
+  /** The rate-limit count of the request, or none. */
+  rate?: RateCount | null;
 }
 
-/** Outcome of a reservation. `missing` means a mirror or counter must be initialised first. */
-export type ReserveResult =
+/**
+ * Outcome of a reservation. `missing` means a mirror or counter must be initialised first.
+ * With a rate part, `rate` is its outcome: `rated` when the rate limit refused (no hold was
+ * taken); otherwise the request was counted, and its tokens kept with `held` or `missing`
+ * (already given back with `insufficient` or `limit`; the counts in `rate` include them, as
+ * the headers show them).
+ */
+export type ReserveResult = (
   | { status: 'held'; index: number; balances: number[] }
   | { status: 'missing' }
   | { status: 'insufficient'; balances: number[] }
   /** The candidate at `index` had the balance but its key limit refused. */
-  | { status: 'limit'; index: number; balances: number[] };
+  | { status: 'limit'; index: number; balances: number[] }
+  | { status: 'rated' }
+) & { rate?: AdmitResult };
 
 /** A settlement: the actual charge in the held currency and its ledger rows. */
 export interface SettleInput {
@@ -44,6 +59,8 @@ export interface SettleInput {
   counterTtlMs: number;
   rows: LedgerRow[];
   settledTtlMs: number;
+  /** The rate limiter's token correction, applied with the settlement (once), or none. */
+  tokens?: TokenCorrection | null;
 }
 
 /** What a settlement or release charged: the first call's result, whichever call asks. */
@@ -71,8 +88,8 @@ export interface BillingStore {
   settle(input: SettleInput): Promise<Charged>;
   /** Whether a live hold of this request exists (a kept reservation survived a restart). */
   hasHold(accountId: string, requestId: string): Promise<boolean>;
-  /** Drops the hold and charges nothing; after a settlement it returns that settlement. */
-  release(accountId: string, requestId: string, settledTtlMs: number): Promise<Charged | null>;
+  /** Drops the hold and charges nothing, applying `tokens` (the reserved tokens given back); after a settlement it returns that settlement. */
+  release(accountId: string, requestId: string, settledTtlMs: number, tokens?: TokenCorrection | null): Promise<Charged | null>;
   /** Sets balance mirrors that are absent (first use), from the database values. */
   initBalances(accountId: string, values: Partial<Record<Currency, number>>): Promise<void>;
   /** Sets a key counter if absent. */

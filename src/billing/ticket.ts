@@ -89,10 +89,7 @@ export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket 
     const at = deps.now();
     const { rows, amount } = settlementRows(r, usage, at);
     const { counter, ttlMs } = settlementCounter(r, at);
-    // Sent together with the settlement: one round trip on Redis, as in open().
-    const tokens = r.admission
-      .settleTokens(usage.promptTokens + usage.completionTokens)
-      .catch((error) => deps.log.warn('billing: rate-limit settle failed', { requestId: r.requestId, error: String(error) }));
+    // The rate limiter's token correction goes with the settlement: one script on Redis.
     const charged = await deps.store.settle({
       accountId: r.accountId,
       requestId: r.requestId,
@@ -102,18 +99,14 @@ export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket 
       counterTtlMs: ttlMs,
       rows,
       settledTtlMs: deps.settledTtlMs,
+      tokens: r.admission.tokenCorrection(usage.promptTokens + usage.completionTokens),
     });
-    await tokens;
     if (r.durable) await deleteReservation(deps.db, r.requestId);
     return toCost(charged.currency, charged.amount);
   }
 
   async function release(): Promise<SettledCost> {
-    const tokens = r.admission
-      .settleTokens(0)
-      .catch((error) => deps.log.warn('billing: rate-limit release failed', { requestId: r.requestId, error: String(error) }));
-    const charged = await deps.store.release(r.accountId, r.requestId, deps.settledTtlMs);
-    await tokens;
+    const charged = await deps.store.release(r.accountId, r.requestId, deps.settledTtlMs, r.admission.tokenCorrection(0));
     if (r.durable) await deleteReservation(deps.db, r.requestId);
     return charged ? toCost(charged.currency, charged.amount) : FREE;
   }

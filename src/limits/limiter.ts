@@ -8,18 +8,43 @@ import type { ModelEntry } from '../models/catalog';
 import { createAccountLimitsCache } from './account-limits';
 import { parseRateLimitsConfig, tierTables } from './config';
 import { rateLimitHeaders } from './headers';
-import { endpointId } from './types';
+import { endpointId, headersOnly } from './types';
 import { createMemoryLimitStore } from './memory-store';
 import { createRedisLimitStore } from './redis-store';
 import { createRefusalLog } from './refusal-log';
-import type { LimitStore } from './store';
+import type { AdmitResult, LimitKey, LimitStore, TokenCorrection } from './store';
 import { modelLimits, type VideoOperation } from './tables';
-import type { RateLimitAdmission, RateLimiter } from './types';
+import type { LimitPlan, RateLimitAdmission, RateLimiter } from './types';
 
 /** The 400 for a request whose prompt plus max_tokens exceeds the model's tokens-per-minute limit. */
 function tooLargeForTpm(tokens: number, tpm: number) {
   const message = `max_tokens is too large: the prompt and max_tokens (or max_completion_tokens) come to ${tokens} tokens, above this model's limit of ${tpm} tokens per minute`;
   return badRequest(message, [{ path: ['max_tokens'], message }]);
+}
+
+/** The admission of a call with a token limit: its correction, once, in the window the tokens were reserved in. */
+class TokenAdmission implements RateLimitAdmission {
+  private open = true;
+
+  constructor(
+    readonly headers: Record<string, string>,
+    private readonly store: LimitStore,
+    private readonly key: LimitKey,
+    private readonly window: number,
+    private readonly reserve: number,
+  ) {}
+
+  tokenCorrection(actualTokens: number): TokenCorrection | null {
+    if (!this.open) return null;
+    this.open = false;
+    const delta = Math.max(0, Math.ceil(Number.isFinite(actualTokens) ? actualTokens : this.reserve)) - this.reserve;
+    return delta === 0 ? null : { key: this.key, window: this.window, delta };
+  }
+
+  async settleTokens(actualTokens: number): Promise<void> {
+    const c = this.tokenCorrection(actualTokens);
+    if (c) await this.store.correctTokens(c.key, c.window, c.delta);
+  }
 }
 
 /**
@@ -28,14 +53,17 @@ function tooLargeForTpm(tokens: number, tpm: number) {
  * counters on Redis when the KV store is Redis (else in memory, with the injected clock),
  * and the batched refusal log.
  */
-export async function createRateLimiter(
-  deps: { config: Config; storage: Storage; kv: KeyValueStore; now: () => number; log: Logger },
-  opts: { store?: LimitStore } = {},
-): Promise<RateLimiter> {
+export async function createRateLimiter(deps: {
+  config: Config;
+  storage: Storage;
+  kv: KeyValueStore;
+  now: () => number;
+  log: Logger;
+}): Promise<RateLimiter> {
   const config = parseRateLimitsConfig(deps.config.rateLimits);
   const tables = tierTables(config);
-  const store =
-    opts.store ?? (deps.kv.redis ? createRedisLimitStore(deps.kv.redis, deps.kv.prefix) : createMemoryLimitStore({ now: deps.now }));
+  // On Redis, the same store (client and prefix) as the billing store, which folds these counts into its scripts.
+  const store = deps.kv.redis ? createRedisLimitStore(deps.kv.redis, deps.kv.prefix) : createMemoryLimitStore({ now: deps.now });
   const accounts = await createAccountLimitsCache({
     db: deps.storage.db,
     kv: deps.kv,
@@ -45,80 +73,80 @@ export async function createRateLimiter(
     ttlMs: config.accountCacheMs,
   });
   const log = createRefusalLog({ db: deps.storage.db, now: deps.now, log: deps.log, flushMs: config.logFlushMs });
+  const routeLimits = { rpm: config.apiRpm, tpm: null };
 
-  async function admit(
-    caller: Caller,
-    model: ModelEntry,
-    video: VideoOperation,
-    reservedTokens: number,
-    requestId: string,
-  ): Promise<RateLimitAdmission> {
+  async function planModel(caller: Caller, model: ModelEntry, video: VideoOperation, reservedTokens: number): Promise<LimitPlan> {
     const account = await accounts.get(caller.accountId);
     const limits = modelLimits(account.table, account.models, model, video);
     const reserve = limits.tpm === null || !(reservedTokens > 0) ? 0 : Math.ceil(reservedTokens);
     // A request larger than a whole minute's tokens can never be admitted: a 429 would have
     // the client retry forever, so it is a 400 that says which field to lower.
     if (limits.tpm !== null && reserve > limits.tpm) throw tooLargeForTpm(reserve, limits.tpm);
-    const key =
-      video === 'retrieve' && model.type === 'video' ? `${caller.accountId}:${model.id}:retrieve` : `${caller.accountId}:${model.id}`;
-    const result = await store.admit(key, limits.rpm, limits.tpm === null ? null : { limit: limits.tpm, reserve });
-    const headers = rateLimitHeaders(limits, result);
-    if (result.refused) {
-      log.record({
-        accountId: caller.accountId,
-        apiKeyId: caller.apiKey?.id ?? null,
-        modelId: model.id,
-        tier: account.tier,
-        type: result.refused,
-      });
-      deps.log.debug('rate limit refused', { requestId, model: model.id, type: result.refused });
-      const what = result.refused === 'TPM' ? `${limits.tpm} tokens` : `${limits.rpm} requests`;
-      const wait = retryAfterSeconds(result.resetAt - result.at);
-      throw tooManyRequests(
-        `Rate limit exceeded: ${what} per minute for model ${model.id}; retry in ${wait} s`,
-        headers,
-        result.resetAt - result.at,
-      );
-    }
-    let open = limits.tpm !== null;
+    const scope = video === 'retrieve' && model.type === 'video' ? `${model.id}:retrieve` : model.id;
     return {
-      headers,
-      async settleTokens(actualTokens) {
-        if (!open) return;
-        open = false;
-        const delta = Math.max(0, Math.ceil(Number.isFinite(actualTokens) ? actualTokens : reserve)) - reserve;
-        if (delta !== 0) await store.correctTokens(key, result.window, delta);
-      },
+      key: { account: caller.accountId, scope },
+      rpm: limits.rpm,
+      tokens: limits.tpm === null ? null : { limit: limits.tpm, reserve },
+      caller,
+      limits,
+      model,
+      path: '',
+      tier: account.tier,
     };
   }
 
-  const routeLimits = { rpm: config.apiRpm, tpm: null };
-
-  async function admitRoute(caller: Caller, path: string, requestId: string): Promise<Record<string, string>> {
-    const result = await store.admit(`${caller.accountId}:api`, routeLimits.rpm, null);
-    const headers = rateLimitHeaders(routeLimits, result);
-    if (!result.refused) return headers;
+  async function planRoute(caller: Caller, path: string): Promise<LimitPlan> {
     const account = await accounts.get(caller.accountId);
+    return {
+      key: { account: caller.accountId, scope: 'api' },
+      rpm: routeLimits.rpm,
+      tokens: null,
+      caller,
+      limits: routeLimits,
+      model: null,
+      path,
+      tier: account.tier,
+    };
+  }
+
+  function refuse(plan: LimitPlan, result: AdmitResult, requestId: string, headers: Record<string, string>): never {
+    const { caller, model } = plan;
+    const type = result.refused!;
     log.record({
       accountId: caller.accountId,
       apiKeyId: caller.apiKey?.id ?? null,
-      modelId: endpointId(path),
-      tier: account.tier,
-      type: 'RPM',
+      modelId: model ? model.id : endpointId(plan.path),
+      tier: plan.tier,
+      type,
     });
-    deps.log.debug('rate limit refused', { requestId, path });
+    deps.log.debug('rate limit refused', model ? { requestId, model: model.id, type } : { requestId, path: plan.path });
+    const what = type === 'TPM' ? `${plan.limits.tpm} tokens` : `${plan.limits.rpm} requests`;
     const wait = retryAfterSeconds(result.resetAt - result.at);
-    throw tooManyRequests(
-      `Rate limit exceeded: ${routeLimits.rpm} requests per minute; retry in ${wait} s`,
-      headers,
-      result.resetAt - result.at,
-    );
+    const message = model
+      ? `Rate limit exceeded: ${what} per minute for model ${model.id}; retry in ${wait} s`
+      : `Rate limit exceeded: ${what} per minute; retry in ${wait} s`;
+    throw tooManyRequests(message, headers, result.resetAt - result.at);
+  }
+
+  function conclude(plan: LimitPlan, result: AdmitResult, requestId: string, headers: Record<string, string>): RateLimitAdmission {
+    rateLimitHeaders(plan.limits, result, headers);
+    if (result.refused) refuse(plan, result, requestId, headers);
+    return plan.tokens ? new TokenAdmission(headers, store, plan.key, result.window, plan.tokens.reserve) : headersOnly(headers);
+  }
+
+  async function admit(plan: LimitPlan, requestId: string): Promise<RateLimitAdmission> {
+    return conclude(plan, await store.admit(plan.key, plan.rpm, plan.tokens), requestId, {});
   }
 
   return {
-    admitRoute,
-    admitModel: (caller, model, reservedTokens, requestId) => admit(caller, model, 'queue', reservedTokens, requestId),
-    admitVideo: (caller, model, operation, requestId) => admit(caller, model, operation, 0, requestId),
+    admitRoute: async (caller, path, requestId) => (await admit(await planRoute(caller, path), requestId)).headers,
+    admitModel: async (caller, model, reservedTokens, requestId) =>
+      admit(await planModel(caller, model, 'queue', reservedTokens), requestId),
+    admitVideo: async (caller, model, operation, requestId) => admit(await planModel(caller, model, operation, 0), requestId),
+    store,
+    plan: async (caller, model, path, reservedTokens) =>
+      model ? planModel(caller, model, 'queue', reservedTokens) : planRoute(caller, path),
+    conclude,
     async limitsFor(accountId) {
       const account = await accounts.get(accountId);
       return { tier: account.tier, of: (model, video) => modelLimits(account.table, account.models, model, video) };

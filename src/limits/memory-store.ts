@@ -1,4 +1,4 @@
-import { tokensExceeded, WINDOW_MS, type AdmitResult, type LimitStore } from './store';
+import { tokensExceeded, WINDOW_MS, type AdmitResult, type LimitKey, type LimitStore } from './store';
 
 interface Counter {
   window: number;
@@ -22,14 +22,17 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
   }, windowMs);
   sweep.unref?.();
 
+  const name = (key: LimitKey) => `${key.account}:${key.scope}`;
+
   return {
+    backend: 'memory',
     async admit(key, rpm, tokens): Promise<AdmitResult> {
       const at = now();
       const window = Math.floor(at / windowMs);
-      let c = counters.get(key);
+      let c = counters.get(name(key));
       if (!c || c.window !== window) {
         c = { window, requests: 0, tokens: 0 };
-        counters.set(key, c);
+        counters.set(name(key), c);
       }
       let refused: AdmitResult['refused'] = null;
       if (c.requests + 1 > rpm) refused = 'RPM';
@@ -41,7 +44,7 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
       return { refused, requests: c.requests, tokens: c.tokens, window, resetAt: (window + 1) * windowMs, at };
     },
     async correctTokens(key, window, delta) {
-      const c = counters.get(key);
+      const c = counters.get(name(key));
       if (c && c.window === window) c.tokens = Math.max(0, c.tokens + delta);
     },
     async close() {

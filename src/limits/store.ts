@@ -1,6 +1,26 @@
 /** Length of every rate-limit window: the spec's limits are per minute. */
 export const WINDOW_MS = 60_000;
 
+/** Whose counters: the account (on Redis, the hash tag that keeps them in its billing slot) and what they count (a model, `api`). */
+export interface LimitKey {
+  readonly account: string;
+  readonly scope: string;
+}
+
+/** One request to count against `rpm` and, with `tokens`, `tokens.reserve` tokens against `tokens.limit`. */
+export interface RateCount {
+  readonly key: LimitKey;
+  readonly rpm: number;
+  readonly tokens: { readonly limit: number; readonly reserve: number } | null;
+}
+
+/** Tokens to add (negative: give back) to a window's count without a limit check. */
+export interface TokenCorrection {
+  readonly key: LimitKey;
+  readonly window: number;
+  readonly delta: number;
+}
+
 /** The state of one limit key after an admission attempt, in the current fixed window. */
 export interface AdmitResult {
   /** null when admitted; else the limit that refused (nothing was consumed then). */
@@ -19,16 +39,18 @@ export interface AdmitResult {
 
 /**
  * Counters behind the rate limiter: fixed one-minute windows per key, requests and tokens.
- * One implementation in process (injected clock), one over Redis (@upstash/ratelimit).
+ * One implementation in process (injected clock), one over Redis (a Lua script). The meter
+ * folds the same counts into its own atomic step (the billing store's reserve and settle).
  */
 export interface LimitStore {
+  readonly backend: 'memory' | 'redis';
   /**
    * Counts one request against `rpm` and, with `tokens`, reserves `tokens.reserve` against
    * `tokens.limit`. A request refused on either limit leaves both counters as they were.
    */
-  admit(key: string, rpm: number, tokens: { limit: number; reserve: number } | null): Promise<AdmitResult>;
+  admit(key: LimitKey, rpm: number, tokens: RateCount['tokens']): Promise<AdmitResult>;
   /** Adds `delta` (negative gives back) to the tokens of `window`, without a limit check; a past window is left alone. */
-  correctTokens(key: string, window: number, delta: number): Promise<void>;
+  correctTokens(key: LimitKey, window: number, delta: number): Promise<void>;
   close(): Promise<void>;
 }
 

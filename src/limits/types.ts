@@ -1,6 +1,7 @@
 import type { Caller } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
 import type { AccountLimits, AccountLimitsChange } from './account-limits';
+import type { AdmitResult, LimitStore, RateCount, TokenCorrection } from './store';
 import type { AccountTier, ModelLimits, VideoOperation } from './tables';
 
 /** What a request took from its rate limits, and the headers that report them (spec 8.2). */
@@ -12,6 +13,26 @@ export interface RateLimitAdmission {
    * completion): the difference is given back or taken. Only the first call counts.
    */
   settleTokens(actualTokens: number): Promise<void>;
+  /**
+   * The same correction as data, for a store that applies it together with the settlement
+   * (one round trip); null when there is nothing to correct. It closes the admission like
+   * `settleTokens`: only the first call of either counts.
+   */
+  tokenCorrection(actualTokens: number): TokenCorrection | null;
+}
+
+/**
+ * A call's rate-limit count, prepared but not yet counted: the meter counts it in the same
+ * atomic step as the call's reservation, then hands the result to `conclude`.
+ */
+export interface LimitPlan extends RateCount {
+  readonly caller: Caller;
+  readonly limits: ModelLimits;
+  /** The catalog model, or null for a route's account-wide limit (`path`). */
+  readonly model: ModelEntry | null;
+  readonly path: string;
+  /** The account's tier, for the refusal log. */
+  readonly tier: AccountTier;
 }
 
 /** A request refused by a limit, as GET /api_keys/rate_limits/log lists it. */
@@ -70,16 +91,41 @@ export interface RateLimiter {
   admitRoute(caller: Caller, path: string, requestId: string): Promise<Record<string, string>>;
   /** The refusal log, shared with the abuse guard. */
   readonly log: RateLimitLog;
+  /** The counters, which the meter's billing store also counts in (folded into its scripts on Redis); null when nothing is limited. */
+  readonly store: LimitStore | null;
+  /**
+   * Prepares the count of a model call, or with a null model of a call against the route's
+   * account-wide limit (`path`); null when nothing limits it. Throws the 400 of a request
+   * larger than a whole minute's tokens.
+   */
+  plan(caller: Caller, model: ModelEntry | null, path: string, reservedTokens: number): Promise<LimitPlan | null>;
+  /**
+   * The admission of a plan the store has counted: writes the 8.2 headers into `headers`;
+   * throws the 429 (and logs the refusal) when a limit refused.
+   */
+  conclude(plan: LimitPlan, result: AdmitResult, requestId: string, headers: Record<string, string>): RateLimitAdmission;
   close(): Promise<void>;
+}
+
+/** The admission of a call that counts nothing to correct: its headers only. */
+export function headersOnly(headers: Record<string, string>): RateLimitAdmission {
+  return { headers, settleTokens: async () => {}, tokenCorrection: () => null };
 }
 
 /** A limiter that admits everything with no headers (unit tests that test something else). */
 export const unlimited: RateLimiter = {
   async admitModel() {
-    return { headers: {}, async settleTokens() {} };
+    return headersOnly({});
   },
   async admitVideo() {
-    return { headers: {}, async settleTokens() {} };
+    return headersOnly({});
+  },
+  store: null,
+  async plan() {
+    return null;
+  },
+  conclude() {
+    throw new Error('the unlimited rate limiter plans nothing');
   },
   async limitsFor() {
     return { tier: 'standard', of: () => null };

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { accountKeys, holdIndexKey } from '../../src/billing/redis-store';
+import { startHoldSweeper } from '../../src/billing/hold-sweeper';
+import { LedgerOutbox } from '../../src/billing/ledger-outbox';
+import { REINDEX_HOLDS } from '../../src/billing/redis-scripts';
+import { accountKeys, createRedisBillingStore, holdIndexKey } from '../../src/billing/redis-store';
+import type { RedisLink } from '../../src/kv/redis-link';
 import { initBalanceMirror } from '../../src/billing/mirror-init';
 import { createRedisStore } from '../../src/kv/redis';
 import type { KeyValueStore } from '../../src/kv/store';
@@ -72,6 +76,8 @@ test('an expired hold of a dead instance is swept within the sweep period, with 
   expect(Number(await kv.redis!.send('HGET', [k.hsum, 'USD']))).toBe(0);
   expect(await indexed()).toBeNull();
   expect((await reserve('next-request', 1_000)).status).toBe('held');
+  // The sweep cleared the account's index marker, so its next hold indexes it again.
+  expect(await indexed()).not.toBeNull();
 });
 
 test('a hold that is still live keeps its account in the index at its expiry', async () => {
@@ -96,4 +102,60 @@ test('a hold that is still live keeps its account in the index at its expiry', a
   while (Number(await kv.redis!.send('HLEN', [k.hreq])) > 1 && Date.now() - started < 5_000) await Bun.sleep(50);
   expect(await kv.redis!.send('HKEYS', [k.hreq])).toEqual(['long']);
   expect(Number(await kv.redis!.send('ZSCORE', [holdIndexKey(PREFIX), accountId]))).toBe(now + 60_000);
+});
+
+test.each([
+  ['the same clock', 0],
+  ['a clock 10 s behind', 10_000],
+])('a hold taken between the two steps of a sweep, by an instance with %s, stays indexed', async (_name, behindMs) => {
+  const prefix = `${PREFIX}race${behindMs}:`;
+  const outbox = new LedgerOutbox();
+  const store = createRedisBillingStore(kv.redis!, prefix, outbox);
+  const accountId = 'race-account';
+  await store.initBalances(accountId, { USD: 1_000, DIEM: 0 });
+  const reserve = (requestId: string, now: number, expiresAt: number) =>
+    store.reserve({
+      accountId,
+      requestId,
+      candidates: [{ currency: 'USD', amount: 10, counter: '', limit: 0 }],
+      report: ['USD', 'DIEM'],
+      now,
+      expiresAt,
+      counterTtlMs: 0,
+    });
+  const index = holdIndexKey(prefix);
+  const t0 = Date.now();
+  expect((await reserve('first', t0, t0 + 200)).status).toBe('held');
+  expect(Number(await kv.redis!.send('ZSCORE', [index, accountId]))).toBe(t0 + 200);
+  await Bun.sleep(250);
+  // Between the sweep's two steps (the account's script, then the index's), another instance
+  // takes a hold on the account; its own index write reaches Redis first.
+  let late: number | null = null;
+  const link: RedisLink = {
+    ...kv.redis!,
+    async send(command, args) {
+      if (command === 'EVALSHA' && args[0] === REINDEX_HOLDS.sha && late === null) {
+        late = Date.now() + 60_000;
+        expect((await reserve('late', Date.now() - behindMs, late)).status).toBe('held');
+      }
+      return kv.redis!.send(command, args);
+    },
+  };
+  const sweeper = startHoldSweeper({
+    redis: link,
+    prefix,
+    intervalMs: 60_000,
+    now: Date.now,
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+  });
+  try {
+    expect(await sweeper.sweep()).toBe(1);
+  } finally {
+    sweeper.close();
+    store.close?.();
+    outbox.close();
+  }
+  expect(late).not.toBeNull();
+  expect(await kv.redis!.send('HKEYS', [accountKeys(prefix, accountId).hreq])).toEqual(['late']);
+  expect(Number(await kv.redis!.send('ZSCORE', [index, accountId]))).toBe(late!);
 });

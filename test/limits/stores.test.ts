@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { KeyValueStore } from '../../src/kv/store';
 import { createRedisStore } from '../../src/kv/redis';
 import { createMemoryLimitStore } from '../../src/limits/memory-store';
-import { luaScript, stripShebang } from '../../src/limits/redis-adapter';
+import { rateKey } from '../../src/limits/redis-scripts';
 import { createRedisLimitStore } from '../../src/limits/redis-store';
-import type { LimitStore } from '../../src/limits/store';
+import type { LimitKey, LimitStore } from '../../src/limits/store';
 
 /** Each store under test, with how to get a fresh window in it. */
 interface StoreCase {
@@ -46,7 +46,7 @@ const redis: StoreCase = {
 };
 
 const CASES = [memory, ...(process.env.REDIS_URL ? [redis] : [])];
-const id = () => `acct-${randomBytes(4).toString('hex')}:model`;
+const id = (): LimitKey => ({ account: `acct-${randomBytes(4).toString('hex')}`, scope: 'model' });
 // Long windows for the semantics tests, so a real clock never crosses a boundary mid-test.
 const LONG = 600_000;
 
@@ -124,23 +124,27 @@ for (const c of CASES)
     });
   });
 
-describe('redis script adapter', () => {
-  test('strips the #!lua flags line that real Redis rejects', () => {
-    expect(stripShebang('#!lua flags=allow-key-locking\n  return 1')).toBe('  return 1');
-    expect(stripShebang('return 1')).toBe('return 1');
-    expect(luaScript('#!lua flags=x\nreturn 1').body).toBe('return 1');
-  });
-
-  test.skipIf(!process.env.REDIS_URL)('Upstash scripts are cached under the hash of the stripped text', async () => {
+describe.skipIf(!process.env.REDIS_URL)('redis limit store', () => {
+  test("a key's window is one hash under the account's hash tag (its billing slot), and a refusal writes nothing", async () => {
     const store = await redis.make(LONG);
-    await store.admit(id(), 5, null);
-    await store.admit(id(), 5, null);
-    // The stripped fixed-window script of @upstash/ratelimit is now known to Redis.
-    const src = await Bun.file(require.resolve('@upstash/ratelimit')).text();
-    const upstash = /var fixedWindowLimitScript = `([\s\S]*?)`;/.exec(src)?.[1] as string;
-    expect(upstash.startsWith('#!lua')).toBe(true);
-    const [exists] = (await kv!.redis!.send('SCRIPT', ['EXISTS', luaScript(upstash).sha])) as number[];
-    expect(exists).toBe(1);
+    await redis.freshWindow(LONG);
+    const key = id();
+    const admitted = await store.admit(key, 1, { limit: 100, reserve: 30 });
+    const name = rateKey(kv!.prefix, key, admitted.window);
+    expect(name).toContain(`{${key.account}}`);
+    expect(await kv!.redis!.send('HMGET', [name, 'r', 't'])).toEqual(['1', '30']);
+    const ttl = Number(await kv!.redis!.send('PTTL', [name]));
+    expect(ttl).toBeGreaterThan(LONG);
+    expect(ttl).toBeLessThanOrEqual(LONG + 1_000);
+    expect(await store.admit(key, 1, { limit: 100, reserve: 30 })).toMatchObject({ refused: 'RPM', requests: 1, tokens: 30 });
+    expect(await store.admit(key, 2, { limit: 100, reserve: 80 })).toMatchObject({ refused: 'TPM', requests: 1, tokens: 30 });
+    expect(await kv!.redis!.send('HMGET', [name, 'r', 't'])).toEqual(['1', '30']);
+    // A correction never takes the count below zero, and a window that expired stays gone.
+    await store.correctTokens(key, admitted.window, -500);
+    expect(await kv!.redis!.send('HMGET', [name, 'r', 't'])).toEqual(['1', '0']);
+    await kv!.redis!.send('DEL', [name]);
+    await store.correctTokens(key, admitted.window, 10);
+    expect(Number(await kv!.redis!.send('EXISTS', [name]))).toBe(0);
     await store.close();
   });
 });
