@@ -75,13 +75,14 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     window: { start: number; ttlMs: number } | null,
     force: boolean,
   ): Promise<void> | undefined {
-    const account = once(caller.accountId, mirrored, force, () => initBalanceMirror(deps.db, store, caller.accountId));
-    const name = key && window ? counterName(caller.accountId, key.id, key.limitPeriod, window.start, 'usd') : null;
+    const { accountId } = caller;
+    const name = key && window ? counterName(accountId, key.id, key.limitPeriod, window.start, 'usd') : null;
+    // The common case builds no closure.
+    if (!force && mirrored.has(accountId) && (name === null || counted.has(name))) return undefined;
+    const account = once(accountId, mirrored, force, () => initBalanceMirror(deps.db, store, accountId));
     const counters = () =>
       key && window && name
-        ? once(name, counted, force, () =>
-            initKeyCounters(deps.db, store, { accountId: caller.accountId, keyId: key.id, period: key.limitPeriod }, window),
-          )
+        ? once(name, counted, force, () => initKeyCounters(deps.db, store, { accountId, keyId: key.id, period: key.limitPeriod }, window))
         : undefined;
     if (!account) return counters();
     return account.then(counters);

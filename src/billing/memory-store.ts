@@ -4,11 +4,17 @@ import { LedgerOutbox } from './ledger-outbox';
 import { SettledIds } from './settled-ids';
 import type { BillingStore, Charged, ReserveInput, ReserveResult, SettleInput } from './store';
 
+/** One account's live state: balance mirrors and the sums of its live holds, by currency. */
+interface Account {
+  mirrors: Map<string, number>;
+  held: Map<string, number>;
+}
+
 interface Hold {
-  accountId: string;
+  account: Account;
   currency: Currency;
   amount: number;
-  /** Held-sum key of the key counter, '' when the key has no limit. */
+  /** The key counter the hold counts against, '' when the key has no limit. */
   counter: string;
   expiresAt: number;
 }
@@ -28,15 +34,20 @@ interface Counter {
  */
 export function createMemoryBillingStore(opts: { now: () => number; outbox?: LedgerOutbox; limits?: LimitStore | null }): BillingStore {
   const outbox = opts.outbox ?? new LedgerOutbox();
-  const mirrors = new Map<string, number>();
-  /** Per account+currency: the sum of live holds. */
-  const held = new Map<string, number>();
+  // Nested by account, so a lookup builds no `account:currency` string (they were a tenth of the store's cost).
+  const accounts = new Map<string, Account>();
   const holds = new Map<string, Hold>();
   const counters = new Map<string, Counter>();
+  /** Per key counter: the sum of live holds counted against it. */
+  const counterHeld = new Map<string, number>();
   const settled = new SettledIds(opts.now);
   const applied = new Set<string>();
 
-  const mk = (accountId: string, currency: string) => `${accountId}:${currency}`;
+  function accountOf(accountId: string): Account {
+    let a = accounts.get(accountId);
+    if (a === undefined) accounts.set(accountId, (a = { mirrors: new Map(), held: new Map() }));
+    return a;
+  }
   const add = (map: Map<string, number>, key: string, by: number) => map.set(key, (map.get(key) ?? 0) + by);
 
   function counterValue(key: string, now: number): number | null {
@@ -56,8 +67,8 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
 
   function dropHold(requestId: string, hold: Hold) {
     holds.delete(requestId);
-    add(held, mk(hold.accountId, hold.currency), -hold.amount);
-    if (hold.counter) add(held, hold.counter, -hold.amount);
+    add(hold.account.held, hold.currency, -hold.amount);
+    if (hold.counter) add(counterHeld, hold.counter, -hold.amount);
   }
 
   /** Earliest expiry among live holds: the sweep runs only once something can have expired. */
@@ -81,36 +92,30 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
   function takeHold(input: ReserveInput): ReserveResult {
     const now = input.now;
     sweep(now);
+    const account = accountOf(input.accountId);
     const balances: number[] = [];
     for (const c of input.report) {
-      const v = mirrors.get(mk(input.accountId, c));
+      const v = account.mirrors.get(c);
       if (v === undefined) return { status: 'missing' };
       balances.push(v);
     }
     let refusedByLimit = -1;
     for (let i = 0; i < input.candidates.length; i++) {
       const c = input.candidates[i]!;
-      const key = mk(input.accountId, c.currency);
-      const balance = mirrors.get(key);
+      const balance = account.mirrors.get(c.currency);
       if (balance === undefined) return { status: 'missing' };
-      if (balance - (held.get(key) ?? 0) < c.amount) continue;
+      if (balance - (account.held.get(c.currency) ?? 0) < c.amount) continue;
       if (c.counter) {
         const spent = counterValue(c.counter, now);
         if (spent === null) return { status: 'missing' };
-        if (spent + (held.get(c.counter + ':h') ?? 0) + c.amount > c.limit) {
+        if (spent + (counterHeld.get(c.counter) ?? 0) + c.amount > c.limit) {
           if (refusedByLimit < 0) refusedByLimit = i;
           continue;
         }
+        add(counterHeld, c.counter, c.amount);
       }
-      add(held, key, c.amount);
-      if (c.counter) add(held, c.counter + ':h', c.amount);
-      holds.set(input.requestId, {
-        accountId: input.accountId,
-        currency: c.currency,
-        amount: c.amount,
-        counter: c.counter ? c.counter + ':h' : '',
-        expiresAt: input.expiresAt,
-      });
+      add(account.held, c.currency, c.amount);
+      holds.set(input.requestId, { account, currency: c.currency, amount: c.amount, counter: c.counter, expiresAt: input.expiresAt });
       if (input.expiresAt < earliest) earliest = input.expiresAt;
       return { status: 'held', index: i, balances };
     }
@@ -137,7 +142,7 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       const hold = holds.get(input.requestId);
       if (hold) dropHold(input.requestId, hold);
       // Charged even when the hold expired: the work was done (the balance may dip below zero).
-      add(mirrors, mk(input.accountId, input.currency), -input.amount);
+      add(accountOf(input.accountId).mirrors, input.currency, -input.amount);
       if (input.counter) addCounter(input.counter, input.amount, input.counterTtlMs, now);
       outbox.push(input.rows);
       const charged = { currency: input.currency, amount: input.amount };
@@ -159,25 +164,26 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       return null;
     },
     async initBalances(accountId, values) {
-      for (const [currency, v] of Object.entries(values))
-        if (!mirrors.has(mk(accountId, currency))) mirrors.set(mk(accountId, currency), v ?? 0);
+      const { mirrors } = accountOf(accountId);
+      for (const [currency, v] of Object.entries(values)) if (!mirrors.has(currency)) mirrors.set(currency, v ?? 0);
     },
     async initCounter(counter, spent, ttlMs) {
       const now = opts.now();
       if (counterValue(counter, now) === null) counters.set(counter, { value: spent, expiresAt: ttlMs > 0 ? now + ttlMs : Infinity });
     },
     async addIfMirrored(accountId, currency, amount, requestId) {
-      const key = mk(accountId, currency);
-      if (!mirrors.has(key) || applied.has(requestId)) return false;
+      const mirrors = accounts.get(accountId)?.mirrors;
+      if (!mirrors?.has(currency) || applied.has(requestId)) return false;
       applied.add(requestId);
-      add(mirrors, key, amount);
+      add(mirrors, currency, amount);
       return true;
     },
     async undoAdd(accountId, currency, amount, requestId) {
-      if (applied.delete(requestId)) add(mirrors, mk(accountId, currency), -amount);
+      if (applied.delete(requestId)) add(accountOf(accountId).mirrors, currency, -amount);
     },
     async balances(accountId, currencies) {
-      return currencies.map((c) => mirrors.get(mk(accountId, c)) ?? null);
+      const mirrors = accounts.get(accountId)?.mirrors;
+      return currencies.map((c) => mirrors?.get(c) ?? null);
     },
     async takeBatch(max) {
       return outbox.takeBatch(max);

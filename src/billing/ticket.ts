@@ -81,11 +81,33 @@ function settlementCounter(r: HeldReservation, at: number): { counter: string; t
  * A ticket over a held reservation: exactly one of settle or release takes effect, and
  * repeated calls return the first outcome. A durable reservation's row is forgotten after
  * the store has applied the outcome (a crash in between is caught at restart by the ledger check).
+ * A class, not closures: one object per request.
  */
-export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket {
-  let outcome: Promise<SettledCost> | null = null;
+class Ticket implements MeterTicket {
+  readonly headers: MeterTicket['headers'];
+  readonly balances: MeterTicket['balances'];
+  private outcome: Promise<SettledCost> | null = null;
 
-  async function settle(usage: MeteredUsage): Promise<SettledCost> {
+  constructor(
+    private readonly deps: TicketDeps,
+    private readonly r: HeldReservation,
+  ) {
+    this.headers = r.shown.headers;
+    this.balances = r.shown.balances;
+  }
+
+  settle(usage: MeteredUsage): Promise<SettledCost> {
+    this.outcome ??= this.charge(usage);
+    return this.outcome;
+  }
+
+  async release(): Promise<void> {
+    this.outcome ??= this.giveBack();
+    await this.outcome;
+  }
+
+  private async charge(usage: MeteredUsage): Promise<SettledCost> {
+    const { deps, r } = this;
     const at = deps.now();
     const { rows, amount } = settlementRows(r, usage, at);
     const { counter, ttlMs } = settlementCounter(r, at);
@@ -105,21 +127,15 @@ export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket 
     return toCost(charged.currency, charged.amount);
   }
 
-  async function release(): Promise<SettledCost> {
+  private async giveBack(): Promise<SettledCost> {
+    const { deps, r } = this;
     const charged = await deps.store.release(r.accountId, r.requestId, deps.settledTtlMs, r.admission.tokenCorrection(0));
     if (r.durable) await deleteReservation(deps.db, r.requestId);
     return charged ? toCost(charged.currency, charged.amount) : FREE;
   }
+}
 
-  return {
-    ...r.shown,
-    settle(usage) {
-      outcome ??= settle(usage);
-      return outcome;
-    },
-    async release() {
-      outcome ??= release();
-      await outcome;
-    },
-  };
+/** The ticket of a held reservation. */
+export function createTicket(deps: TicketDeps, r: HeldReservation): MeterTicket {
+  return new Ticket(deps, r);
 }
