@@ -98,29 +98,39 @@ describe.each(BACKENDS)('rate limits inside the meter on $name', (backend) => {
     expect((await charges(storage, accountId)).map((r) => r.requestId)).not.toContain(limited.headers.get('cf-ray'));
   });
 
-  test.skipIf(backend.name !== 'external')('one Redis command admits a request, one settles it', async () => {
-    const { accountId, secret } = await newAccount(storage);
-    await m.meter.credit({ accountId, currency: 'USD', amountMicros: 10 * COST, requestId: `f-${accountId}` });
-    // The first request of an account initialises its mirrors and writes the hold index.
-    expect((await m.chat(secret)).status).toBe(200);
-    const link = kv.redis!;
-    const send = link.send;
-    const sent: string[] = [];
-    link.send = (command, args) => (sent.push(command === 'EVALSHA' ? `EVALSHA ${args[1]}` : command), send.call(link, command, args));
-    try {
-      for (let i = 0; i < 3; i++) {
-        const res = await m.chat(secret);
-        expect(res.status).toBe(200);
-        await res.arrayBuffer();
+  test.skipIf(backend.name !== 'external')(
+    'one Redis command admits a request, one settles it; a 402 or a 429 costs one in all',
+    async () => {
+      const { accountId, secret } = await newAccount(storage);
+      const broke = await newAccount(storage);
+      await m.meter.credit({ accountId, currency: 'USD', amountMicros: 10 * COST, requestId: `f-${accountId}` });
+      // The first request of an account initialises its mirrors and writes the hold index.
+      expect((await m.chat(secret)).status).toBe(200);
+      expect((await m.chat(broke.secret)).status).toBe(402);
+      const link = kv.redis!;
+      const send = link.send;
+      let sent: string[] = [];
+      link.send = (command, args) => (sent.push(command === 'EVALSHA' ? `EVALSHA ${args[1]}` : command), send.call(link, command, args));
+      try {
+        for (let i = 0; i < 3; i++) {
+          const res = await m.chat(secret);
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+        }
+        // The last settlement may still be on its way.
+        for (let i = 0; i < 100 && sent.length < 6; i++) await Bun.sleep(10);
+        // Per request: the reservation with the rate limits (13 keys: the account's holds, its
+        // index marker, the rate-limit window, 2 reported mirrors, 3 candidates with their key
+        // counters), and the settlement with the token correction (7 keys).
+        expect(sent.sort()).toEqual([...Array(3).fill('EVALSHA 13'), ...Array(3).fill('EVALSHA 7')]);
+        sent = [];
+        expect((await m.chat(broke.secret)).status).toBe(402);
+        refuse = true;
+        expect((await m.chat(secret).finally(() => (refuse = false))).status).toBe(429);
+        expect(sent).toEqual(['EVALSHA 13', 'EVALSHA 13']);
+      } finally {
+        link.send = send;
       }
-      // The last settlement may still be on its way.
-      for (let i = 0; i < 100 && sent.length < 6; i++) await Bun.sleep(10);
-    } finally {
-      link.send = send;
-    }
-    // Per request: the reservation with the rate limits (13 keys: the account's holds, its
-    // index marker, the rate-limit window, 2 reported mirrors, 3 candidates with their key
-    // counters), and the settlement with the token correction (7 keys).
-    expect(sent.sort()).toEqual([...Array(3).fill('EVALSHA 13'), ...Array(3).fill('EVALSHA 7')]);
-  });
+    },
+  );
 });
