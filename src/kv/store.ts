@@ -7,7 +7,7 @@ import type { RedisLink } from './redis-link';
  */
 export interface KeyValueStore {
   readonly backend: 'memory' | 'redis';
-  /** The Redis connection (for Redis-only algorithms such as @upstash/ratelimit); null in memory. */
+  /** The Redis connection (for stores that run their own scripts: billing, rate limits); null in memory. */
   readonly redis: RedisLink | null;
   /** The prefix applied to every key, for algorithms that build their own keys on `redis`. */
   readonly prefix: string;

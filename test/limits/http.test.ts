@@ -10,7 +10,7 @@ const XS_MODEL = 'qwen3-4b';
 for (const backend of BACKENDS)
   describe(`rate limits over HTTP on ${backend.name}`, () => {
     let t: TestApp;
-    // The memory counters follow this clock; Redis uses the real one (as @upstash/ratelimit does).
+    // The memory counters follow this clock; Redis uses the real one (every instance must agree on the windows).
     let clock = Date.now();
     const fakeClock = backend.name === 'embedded';
     beforeEach(() => awayFromMinuteBoundary(fakeClock));
