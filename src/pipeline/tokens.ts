@@ -11,9 +11,14 @@ const PER_MESSAGE = 3;
 /** Tokens that prime the assistant's reply. */
 const REPLY_PRIMING = 3;
 
+// A client's text that spells a special token (`<|endoftext|>`) is text, as an upstream's
+// API treats it: gpt-tokenizer's default throws on it ("disallowed special token"), which
+// turned such a prompt into a 500.
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
 /** Tokens of a text. */
 export function textTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text);
+  return text.length === 0 ? 0 : countTokens(text, AS_TEXT);
 }
 
 /** The text of a message's content: the string, or its text parts. */
