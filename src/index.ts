@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config';
 import { openStorage } from './db/open';
 import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
+import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
 
 async function main() {
@@ -18,6 +19,8 @@ async function main() {
   const storage = await openStorage(config, progress.step);
   progress.step('loading models, limits and billing');
   const deps = await createDeps(config, { storage });
+  // The tokenizer's rank table (prompt estimates) is read now, not on the first request.
+  loadTokenizer();
   const bootstrap = await bootstrapAdmin(deps.storage.db, config.bootstrapCreditUsd);
   progress.done();
   const app = createApp(deps);

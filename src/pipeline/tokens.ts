@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countO200k } from '../tokenizer/count';
 import type { ChatMessage } from '../stream/wire';
 
 // o200k_base is the encoding of current OpenAI models; open models use their own vocabularies,
@@ -11,14 +11,9 @@ const PER_MESSAGE = 3;
 /** Tokens that prime the assistant's reply. */
 const REPLY_PRIMING = 3;
 
-// A client's text that spells a special token (`<|endoftext|>`) is text, as an upstream's
-// API treats it: gpt-tokenizer's default throws on it ("disallowed special token"), which
-// turned such a prompt into a 500.
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
-
 /** Tokens of a text. */
 export function textTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text, AS_TEXT);
+  return text.length === 0 ? 0 : countO200k(text);
 }
 
 /** The text of a message's content: the string, or its text parts. */
