@@ -7,6 +7,7 @@ import { openStorage } from './db/open';
 import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
 import { shutDown } from './lifecycle/shutdown';
+import { serveOptions } from './http/serve-options';
 
 async function main() {
   const config = loadConfig();
@@ -21,8 +22,7 @@ async function main() {
   const bootstrap = await bootstrapAdmin(deps.storage.db, config.bootstrapCreditUsd);
   progress.done();
   const app = createApp(deps);
-  // Streams stay open for minutes; keep-alive pings every 15 s keep them under this timeout.
-  app.listen({ port: config.port, hostname: config.host, idleTimeout: 60, maxRequestBodySize: config.maxBodyBytes });
+  app.listen(serveOptions(config));
   const port = app.server?.port ?? config.port;
   const url = `http://localhost:${port}${config.basePath}`;
   lock?.listening(`http://127.0.0.1:${port}${config.basePath}`);
