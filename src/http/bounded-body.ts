@@ -1,37 +1,69 @@
 import type { Deadlines } from './deadlines';
 import { payloadTooLarge } from './errors';
 
-/** The body reads of a Request that parsers call (Elysia's parsers and the image routes' own). */
-const READS = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'] as const;
-
-type Read = (this: Request) => Promise<unknown>;
+/** The body reads of a Request that parsers call (Elysia's parsers, the image routes' own). */
+export type BodyReads = Pick<Request, 'arrayBuffer' | 'blob' | 'bytes' | 'formData' | 'json' | 'text'>;
 
 /**
- * Property descriptors that make a request's own body reads reject once `timeoutMs` has
- * passed since the read began. The native reads stay (no copy of the body); a parser calling
- * `request.json()` gets the bounded one, and the Request object stays the one Bun gave (its
- * signal and client address are read later).
+ * Makes the parsers read the request's body through `reads`. Plain assignments of own
+ * properties: the Request object stays the one Bun gave (its signal and client address are
+ * read later), and `Object.defineProperties` cost three times as much per request.
  */
-export function deadlineReads(deadlines: Deadlines, timeoutMs: number): PropertyDescriptorMap {
-  const map: PropertyDescriptorMap = {};
-  for (const name of READS) {
-    const native = Request.prototype[name] as Read;
-    map[name] = {
-      configurable: true,
-      value: function boundedRead(this: Request) {
-        return deadlines.race(native.call(this), Date.now() + timeoutMs);
-      },
-    };
-  }
-  return map;
+export function readThrough(request: Request, reads: BodyReads) {
+  request.arrayBuffer = reads.arrayBuffer;
+  request.blob = reads.blob;
+  request.bytes = reads.bytes;
+  request.formData = reads.formData;
+  request.json = reads.json;
+  request.text = reads.text;
 }
 
 /**
- * Reads a body whose length was not declared (Transfer-Encoding: chunked), counting bytes:
- * past `maxBytes` it stops with a 413, past `at` with the deadline's error. Bun would cut it
- * at `maxRequestBodySize` with an empty 413, so svc counts it itself (src/http/serve-options.ts).
+ * The native body reads, each cut with the deadline's error once `timeoutMs` has passed since
+ * it began. One set serves every request (they read `this`), so binding costs no allocation.
  */
-export async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: number, deadlines: Deadlines, at: number) {
+export function deadlineReads(deadlines: Deadlines, timeoutMs: number): BodyReads {
+  const { arrayBuffer, blob, bytes, formData, json, text } = Request.prototype;
+  const bounded = <T>(native: (this: Request) => Promise<T>) =>
+    function boundedRead(this: Request): Promise<T> {
+      return deadlines.race(native.call(this), Date.now() + timeoutMs);
+    };
+  return {
+    arrayBuffer: bounded(arrayBuffer),
+    blob: bounded(blob),
+    bytes: bounded(bytes) as BodyReads['bytes'],
+    formData: bounded(formData),
+    json: bounded(json),
+    text: bounded(text),
+  };
+}
+
+/**
+ * Reads for a body whose length was not declared (Transfer-Encoding: chunked): the first read
+ * takes the whole body, counting bytes (past `maxBytes` a 413) against the deadline, and
+ * answers from the bytes. Bun would cut it at `maxRequestBodySize` with an empty 413.
+ */
+export function countedReads(request: Request, maxBytes: number, deadlines: Deadlines, timeoutMs: number): BodyReads {
+  let buffered: Promise<Response> | undefined;
+  const body = () => {
+    buffered ??= readCounted(request.body, maxBytes, deadlines, Date.now() + timeoutMs).then((bytes) => {
+      const type = request.headers.get('content-type');
+      return new Response(bytes, type === null ? {} : { headers: { 'content-type': type } });
+    });
+    return buffered;
+  };
+  return {
+    arrayBuffer: () => body().then((r) => r.arrayBuffer()),
+    blob: () => body().then((r) => r.blob()),
+    bytes: () => body().then((r) => r.bytes()),
+    formData: () => body().then((r) => r.formData()),
+    json: () => body().then((r) => r.json()),
+    text: () => body().then((r) => r.text()),
+  };
+}
+
+async function readCounted(body: ReadableStream<Uint8Array> | null, maxBytes: number, deadlines: Deadlines, at: number) {
+  if (!body) return new ArrayBuffer(0);
   const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -47,16 +79,4 @@ export async function readCounted(body: ReadableStream<Uint8Array>, maxBytes: nu
     reader.cancel().catch(() => {});
     throw error;
   }
-}
-
-/** Makes the request's body reads answer from `bytes`, already read (its stream cannot be read twice). */
-export function serveReadsFrom(request: Request, bytes: ArrayBuffer) {
-  const type = request.headers.get('content-type');
-  const buffered = new Response(bytes, type === null ? {} : { headers: { 'content-type': type } });
-  const map: PropertyDescriptorMap = {};
-  for (const name of READS) {
-    const read = Response.prototype[name] as (this: Response) => Promise<unknown>;
-    map[name] = { configurable: true, value: () => read.call(buffered) };
-  }
-  Object.defineProperties(request, map);
 }
