@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(responseHeaders)
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))
-    .use(bodyLimit(config.maxBodyBytes))
+    .use(bodyLimit(config))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(docsPage(config.basePath))

@@ -8,6 +8,7 @@ import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
 import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
+import { serveOptions } from './http/serve-options';
 
 async function main() {
   const config = loadConfig();
@@ -27,8 +28,7 @@ async function main() {
   // alone leaves ~350 MB of ArrayBuffers (RSS 560 MB -> 220 MB after one full collection).
   Bun.gc(true);
   const app = createApp(deps);
-  // Streams stay open for minutes; keep-alive pings every 15 s keep them under this timeout.
-  app.listen({ port: config.port, hostname: config.host, idleTimeout: 60, maxRequestBodySize: config.maxBodyBytes });
+  app.listen(serveOptions(config));
   const port = app.server?.port ?? config.port;
   const url = `http://localhost:${port}${config.basePath}`;
   lock?.listening(`http://127.0.0.1:${port}${config.basePath}`);
