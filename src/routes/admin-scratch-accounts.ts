@@ -3,6 +3,7 @@ import { createScratchAccount, deleteScratchAccount } from '../auth/scratch-acco
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { invalidField } from '../http/errors';
+import { AccountSummary, accountSummary } from './admin-account-list';
 import { AccountParams, UUID } from './admin-accounts';
 import { errorResponses } from './responses';
 
@@ -15,20 +16,16 @@ const CreateBody = t.Object({
 });
 const Created = t.Object({
   success: t.Literal(true),
-  data: t.Object({
-    id: t.String(),
-    kind: t.String(),
-    tier: t.String(),
-    operator: t.Boolean(),
-    scratch: t.Boolean(),
-    displayName: t.Union([t.String(), t.Null()]),
-    createdAt: t.String({ format: 'date-time' }),
-    apiKey: t.Object({
-      id: t.String(),
-      apiKey: t.String({ description: 'The secret of the ADMIN key, shown once' }),
-      apiKeyType: t.Literal('ADMIN'),
+  data: t.Composite([
+    AccountSummary,
+    t.Object({
+      apiKey: t.Object({
+        id: t.String(),
+        apiKey: t.String({ description: 'The secret of the ADMIN key, shown once' }),
+        apiKeyType: t.Literal('ADMIN'),
+      }),
     }),
-  }),
+  ]),
 });
 const Deleted = t.Object({
   success: t.Literal(true),
@@ -52,16 +49,7 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
         const { account, key } = await createScratchAccount(deps.storage.db, { displayName: body.displayName });
         return {
           success: true as const,
-          data: {
-            id: account.id,
-            kind: account.kind,
-            tier: account.tier,
-            operator: account.operator,
-            scratch: account.scratch,
-            displayName: account.displayName,
-            createdAt: account.createdAt.toISOString(),
-            apiKey: { id: key.row.id, apiKey: key.secret, apiKeyType: 'ADMIN' as const },
-          },
+          data: { ...accountSummary(account), apiKey: { id: key.row.id, apiKey: key.secret, apiKeyType: 'ADMIN' as const } },
         };
       },
       {
