@@ -153,6 +153,18 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
     async balances(accountId, currencies) {
       return currencies.map((c) => mirrors.get(mk(accountId, c)) ?? null);
     },
+    async liveHolds(accountId) {
+      sweep(opts.now());
+      let n = 0;
+      for (const hold of holds.values()) if (hold.accountId === accountId) n++;
+      return n;
+    },
+    async forget(accountId, extra) {
+      for (const [id, hold] of holds) if (hold.accountId === accountId) dropHold(id, hold);
+      for (const key of [...mirrors.keys(), ...held.keys()]) if (key.startsWith(`${accountId}:`)) (mirrors.delete(key), held.delete(key));
+      for (const counter of extra.counters) (counters.delete(counter), held.delete(counter + ':h'));
+      for (const id of extra.credits) applied.delete(id);
+    },
     async takeBatch(max) {
       return outbox.takeBatch(max);
     },

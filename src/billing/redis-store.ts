@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RedisCommands, RedisLink } from '../kv/redis-link';
 import { KvUnavailableError } from '../kv/unavailable';
 import type { Currency } from './credit';
+import { CURRENCIES } from './mirror-init';
 import type { LedgerOutbox } from './ledger-outbox';
 import { ADD_IF_MIRRORED, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { SettleReplays } from './settle-replays';
@@ -175,6 +176,22 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       const k = accountKeys(prefix, accountId);
       const reply = (await redis.send('MGET', currencies.map(k.bal))) as (string | null)[];
       return reply.map((v) => (v === null ? null : Number(v)));
+    },
+    async liveHolds(accountId) {
+      return Number(await redis.send('HLEN', [accountKeys(prefix, accountId).hreq]));
+    },
+    async forget(accountId, extra) {
+      const k = accountKeys(prefix, accountId);
+      // Every key carries the account's hash tag: one DEL, one cluster slot.
+      const keys = [
+        k.hsum,
+        k.hreq,
+        k.hexp,
+        ...CURRENCIES.map(k.bal),
+        ...extra.counters.map((c) => prefix + c),
+        ...extra.credits.map(k.applied),
+      ];
+      await Promise.all([redis.send('DEL', keys), redis.send('ZREM', [index, accountId])]);
     },
     async takeBatch(max) {
       return outbox.takeBatch(max);

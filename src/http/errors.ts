@@ -154,3 +154,8 @@ export function serviceUnavailable(message: string, retryAfterSeconds: number): 
 export function forbidden(message = 'Forbidden'): ServiceError {
   return new ServiceError(403, { error: message });
 }
+
+/** 409 StandardError: the resource's state refuses the change (e.g. deleting an account that is not a scratch account). */
+export function conflict(message: string, headers: Record<string, string> = {}): ServiceError {
+  return new ServiceError(409, { error: message }, headers);
+}
