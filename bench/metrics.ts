@@ -1,3 +1,5 @@
+import type { ValidationResult } from './lib/image-inputs';
+import type { ImagesResult } from './phases/images';
 import type { OpenStreamsResult } from './phases/open-streams';
 import type { SoakResult } from './phases/soak';
 import type { ThroughputResult } from './phases/throughput';
@@ -18,7 +20,13 @@ export interface RunData {
   backends: string[];
   /** svc backends that could not be measured, with the reason. */
   unavailable: Record<string, string>;
+  /** RSS (MB) per target right after start, settled, before any request (svc: on a fresh data dir). */
+  idleRssMB: Record<string, number>;
   throughput: Record<string, ThroughputResult>;
+  /** Per target name. */
+  images: Record<string, ImagesResult>;
+  /** The largest accepted upload validated in isolation (src/images/input.ts, its own process). */
+  imageValidation: ValidationResult | null;
   ttfb: TtfbResult | null;
   /** Per stream count ("1000", "10000"), per target name. */
   openStreams: Record<string, Record<string, OpenStreamsResult>>;
@@ -41,7 +49,7 @@ function row(
   unit: string,
   pick: Pick,
   target = '',
-  check?: (svc: number, bare: number | null, ratio: number | null) => boolean,
+  check?: (svc: number, bare: number | null, ratio: number | null, backend: string) => boolean | null,
 ): MetricRow {
   const bare = pick('bare') ?? null;
   const svc: Record<string, number | null> = {};
@@ -51,7 +59,7 @@ function row(
     const v = pick(`svc:${b}`) ?? null;
     svc[b] = v == null ? null : round(v, 2);
     ratios[b] = ratio(v, bare);
-    pass[b] = check && v != null ? check(v, bare, ratios[b] ?? null) : null;
+    pass[b] = check && v != null ? check(v, bare, ratios[b] ?? null, b) : null;
   }
   return { id, label, unit, bare: bare == null ? null : round(bare, 2), svc, ratio: ratios, target, pass };
 }
@@ -110,8 +118,38 @@ export function buildRows(data: RunData): MetricRow[] {
     row(data, 'ttfb_added_p99_direct', 'added TTFB p99 vs direct', 'ms', (t) => added(t, 'p99', 'direct')),
     row(data, 'ttfb_added_p50_bare', 'TTFB p50 minus bare p50', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p50', 'bare'))),
     row(data, 'ttfb_added_p99_bare', 'TTFB p99 minus bare p99', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p99', 'bare'))),
-    row(data, 'rps_64', 'requests/s, 64 connections', 'req/s', (t) => tp(t)?.rps64.rps),
-    row(data, 'rps_256', 'requests/s, 256 connections', 'req/s', (t) => tp(t)?.rps256.rps),
+    row(data, 'rps_64', 'requests/s, 64 connections', 'req/s', (t) => tp(t)?.rps64.rps, RPS_TARGET, rpsCheck),
+    row(data, 'rps_256', 'requests/s, 256 connections', 'req/s', (t) => tp(t)?.rps256.rps, RPS_TARGET, rpsCheck),
+    row(
+      data,
+      'p99_json_64',
+      'p99 latency at saturation, JSON, 64 connections',
+      'ms',
+      (t) => tp(t)?.rps64.latencyMs.p99,
+      'ratio <= 2',
+      (_, __, r) => r != null && r <= 2,
+    ),
+    row(
+      data,
+      'p99_stream_64',
+      'p99 latency at saturation, 50-chunk streams, 64 connections',
+      'ms',
+      (t) => tp(t)?.streams64?.latencyMs.p99,
+      'ratio <= 2',
+      (_, __, r) => r != null && r <= 2,
+    ),
+    row(data, 'eld_p99_json_1000', 'event-loop delay p99, JSON at 1,000 req/s', 'ms', (t) => tp(t)?.eventLoop?.json1000?.p99Ms),
+    row(
+      data,
+      'eld_max_json_1000',
+      'event-loop delay max (bucket bound), JSON at 1,000 req/s',
+      'ms',
+      (t) => tp(t)?.eventLoop?.json1000?.maxMs,
+    ),
+    row(data, 'eld_p99_json_64', 'event-loop delay p99, JSON at 64 connections', 'ms', (t) => tp(t)?.eventLoop?.json64?.p99Ms),
+    row(data, 'eld_max_json_64', 'event-loop delay max (bucket bound), JSON at 64', 'ms', (t) => tp(t)?.eventLoop?.json64?.maxMs),
+    row(data, 'eld_p99_stream_64', 'event-loop delay p99, streams at 64 connections', 'ms', (t) => tp(t)?.eventLoop?.streams64?.p99Ms),
+    row(data, 'eld_max_stream_64', 'event-loop delay max (bucket bound), streams at 64', 'ms', (t) => tp(t)?.eventLoop?.streams64?.maxMs),
     row(data, 'cpu_per_chunk_plain', 'CPU per chunk, zero-copy stream', 'µs', (t) =>
       nullable(tp(t)?.cpuPerStream.cpuPerRequestUs, (x) => x / CHUNKS),
     ),
@@ -128,6 +166,15 @@ export function buildRows(data: RunData): MetricRow[] {
       (t) => (t === 'bare' ? null : pluginPerChunk(t)),
       '<= 5 µs',
       (v) => v <= 5,
+    ),
+    row(
+      data,
+      'rss_start',
+      'RSS idle right after start (fresh data dir, no traffic)',
+      'MB',
+      (t) => data.idleRssMB[t],
+      'embedded <= 250 MB',
+      (v, _, __, b) => (b === 'memory+pglite' ? v <= 250 : null),
     ),
     row(data, 'rss_idle', 'RSS idle before 1k streams (absolute)', 'MB', (t) => open('1000', t)?.idleRssMB),
     row(data, 'rss_1k', 'RSS holding 1,000 streams (absolute)', 'MB', (t) => open('1000', t)?.holdingRssMB),
@@ -164,6 +211,7 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v > 256,
     ),
   ];
+  rows.push(...imageRows(data));
   if (data.soak) {
     const s = data.soak;
     rows.push({
@@ -176,6 +224,39 @@ export function buildRows(data: RunData): MetricRow[] {
       target: '<= 10 %',
       pass: { 'memory+pglite': s.growth <= 0.1 },
     });
+  }
+  return rows;
+}
+
+/** Requests/s against the bare proxy: 0.67x on the embedded backends, 0.5x on Redis + Postgres (two round trips a request). */
+const RPS_TARGET = 'ratio >= 0.67 embedded, >= 0.5 redis+postgres';
+const rpsCheck = (_: number, __: number | null, r: number | null, backend: string) =>
+  r != null && r >= (backend === 'memory+pglite' ? 0.67 : 0.5);
+
+/** The images phase: generation CPU, the largest accepted upload through the proxy and in isolation. */
+function imageRows(data: RunData): MetricRow[] {
+  const img = (t: string) => data.images[t];
+  const edit = (t: string) => img(t)?.largestEdit;
+  const inputMB = Object.values(data.images).find((r) => r.largestEdit)?.largestEdit?.inputMB;
+  const size = inputMB ? `${inputMB} MB` : 'largest';
+  const rows = [
+    row(data, 'image_gen_cpu', 'CPU per image generation (1024 x 1024 PNG, 1.2 MB)', 'µs', (t) => img(t)?.generation?.cpuPerRequestUs),
+    row(data, 'image_edit_ms', `image edit, ${size} upload, p50`, 'ms', (t) => edit(t)?.p50Ms),
+    row(data, 'image_edit_cpu', `CPU per image edit, ${size} upload`, 'ms', (t) => edit(t)?.cpuPerEditMs),
+    row(data, 'image_edit_peak_rss', `peak RSS growth, image edit with a ${size} upload`, 'MB', (t) => edit(t)?.peakGrowthMB),
+  ];
+  const v = data.imageValidation;
+  if (v) {
+    // Measured once, in its own process: the same code on every backend, shown under the first.
+    const only =
+      (value: number): Pick =>
+      (t) =>
+        t === `svc:${data.backends[0]}` ? value : null;
+    const mb = v.inputBytes / (1024 * 1024);
+    rows.push(
+      row(data, 'image_validation_ms_per_mb', `image validation per MB (in isolation, ${round(mb, 1)} MB PNG)`, 'ms/MB', only(v.ms / mb)),
+      row(data, 'image_validation_peak_rss', 'peak RSS growth validating it (in isolation)', 'MB', only(v.peakGrowthMB)),
+    );
   }
   return rows;
 }

@@ -2,19 +2,23 @@
  * `bun run bench`: svc's cost as ratios against a bare pass-through proxy from the same run.
  * Starts its own upstream, bare proxy and svc processes on 127.0.0.1, drives load from separate
  * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
- * table in bench/README.md). Flags: --quick (about 2.5 minutes, no 10k-stream phase), --short
+ * table in bench/README.md). Flags: --quick (about 3 minutes, no 10k-stream phase), --short
  * (throughput and TTFB only, writes nothing),
  * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k. Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
-import { cpus, totalmem } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { loadTool } from './load/http-load';
 import { buildRows, type RunData } from './metrics';
+import { imageInput, validateInChild } from './lib/image-inputs';
+import { imagesPhase } from './phases/images';
 import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams';
 import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
-import { killAll, startChild, withTimeout } from './lib/proc';
+import { killAll, settledRss, startChild, withTimeout } from './lib/proc';
 import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
 import { probeSvc } from './probe';
@@ -30,7 +34,7 @@ const soakS = soakFlag >= 0 ? Number(argv[soakFlag + 1]) : quick ? 20 : 300;
 const with10k = !argv.includes('--no-10k') && !quick;
 const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
-const budgetMs = (quick ? 150 : 585) * 1000;
+const budgetMs = (quick ? 195 : 585) * 1000;
 const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
 
 process.on('SIGINT', () => {
@@ -43,6 +47,22 @@ function hardFdLimit(): number {
   const out = Bun.spawnSync(['sh', '-c', 'ulimit -Hn']).stdout.toString().trim();
   return out === 'unlimited' ? 1_048_576 : Number(out) || 1024;
 }
+
+/** A svc under test as a target: its routes, its /metrics and its process. */
+function svcTarget(name: string, svc: SvcUnderTest): Target {
+  return {
+    name,
+    chatUrl: `${svc.url}/chat/completions`,
+    embeddingsUrl: `${svc.url}/embeddings`,
+    imagesUrl: `${svc.url}/images/generations`,
+    imageEditUrl: `${svc.url}/image/edit`,
+    metricsUrl: `${new URL(svc.url).origin}/metrics`,
+    headers: { authorization: `Bearer ${svc.key}` },
+    pid: svc.child.pid,
+  };
+}
+
+const MB = 1024 * 1024;
 
 async function freePort(): Promise<number> {
   const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
@@ -66,8 +86,11 @@ async function main() {
     },
     backends: [],
     unavailable: {},
+    idleRssMB: {},
     throughput: {},
     ttfb: null,
+    images: {},
+    imageValidation: null,
     openStreams: {},
     soak: null,
     fetchLimitTrap: null,
@@ -93,15 +116,20 @@ async function main() {
     BUN_CONFIG_MAX_HTTP_REQUESTS: '65336',
   });
   const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
+  const bareUrl = `http://127.0.0.1:${barePort}`;
   const targets: Target[] = [
     {
       name: 'bare',
-      chatUrl: `http://127.0.0.1:${barePort}/chat/completions`,
-      embeddingsUrl: `http://127.0.0.1:${barePort}/embeddings`,
+      chatUrl: `${bareUrl}/chat/completions`,
+      embeddingsUrl: `${bareUrl}/embeddings`,
+      imagesUrl: `${bareUrl}/images/generations`,
+      imageEditUrl: `${bareUrl}/image/edit`,
+      metricsUrl: `${bareUrl}/metrics`,
       headers: {},
       pid: bare.pid,
     },
   ];
+  data.idleRssMB.bare = Math.round((await settledRss(bare.pid, 500, 10_000)) / MB);
   const direct: Target = {
     name: 'direct',
     chatUrl: `${upstreamUrl}/chat/completions`,
@@ -124,13 +152,9 @@ async function main() {
       });
       if (!svc) continue;
       svcs.push(svc);
-      const target: Target = {
-        name: `svc:${backend}`,
-        chatUrl: `${svc.url}/chat/completions`,
-        embeddingsUrl: `${svc.url}/embeddings`,
-        headers: { authorization: `Bearer ${svc.key}` },
-        pid: svc.child.pid,
-      };
+      const target = svcTarget(`svc:${backend}`, svc);
+      // Right after start, before any request: a fresh data dir, so PGlite's first start.
+      data.idleRssMB[target.name] = Math.round((await settledRss(target.pid, 500, 10_000)) / MB);
       const probe = await probeSvc(target);
       if (!probe.ok) {
         data.unavailable[backend] = probe.reason;
@@ -142,7 +166,7 @@ async function main() {
     }
     if (!pluginActive && data.backends.length > 0)
       data.notes.push('strip_thinking_response had no effect (plugin not registered yet): plugin figures unavailable');
-    const d = quick ? { settleS: 3, warmS: 1, phaseS: 2 } : { settleS: 5, warmS: 1, phaseS: 3 };
+    const d = quick ? { settleS: 2, warmS: 1, phaseS: 2 } : { settleS: 5, warmS: 1, phaseS: 3 };
 
     for (const t of targets) {
       log(`throughput phases on ${t.name}`);
@@ -168,6 +192,19 @@ async function main() {
       data.notes.push('--short: throughput and TTFB only');
       return finish(data);
     }
+    log('images: validating the largest accepted upload in isolation');
+    const imageDir = mkdtempSync(join(tmpdir(), 'svc-bench-images-'));
+    const upload = await imageInput('upload-25mb');
+    data.imageValidation = await attempt('image validation', async () => validateInChild('upload-25mb', upload, imageDir));
+    rmSync(imageDir, { recursive: true, force: true });
+    for (const t of targets) {
+      log(`images on ${t.name}: generations, edits with the largest accepted upload`);
+      const r = await attempt(`images on ${t.name}`, () =>
+        withTimeout(`images ${t.name}`, 60_000, imagesPhase(t, upload, d, { edits: quick ? 2 : 3, warm: !quick })),
+      );
+      if (r) data.images[t.name] = r;
+    }
+
     const warmupS = quick ? 6 : 20;
     /** Time kept back for the soak's warm-up, a fresh svc start and the report. */
     const soakReserveMs = (warmupS + 25 + (quick ? 10 : 40)) * 1000;
@@ -216,13 +253,7 @@ async function main() {
       data.fetchLimitTrap = await attempt('fetch-limit trap check', async () => {
         const plain = await startSvc({ port: await freePort(), upstreamUrl, backend: 'memory+pglite', maxHttpRequests: null });
         try {
-          const t: Target = {
-            name: 'svc (env unset)',
-            chatUrl: `${plain.url}/chat/completions`,
-            embeddingsUrl: `${plain.url}/embeddings`,
-            headers: { authorization: `Bearer ${plain.key}` },
-            pid: plain.child.pid,
-          };
+          const t = svcTarget('svc (env unset)', plain);
           const r = await openStreamsPhase(t, up, BODIES.stream, { count: 600, holdMs: 500, timeoutMs: 8_000 });
           return { streams: 600, opened: r.opened, upstreamPeakOpen: r.upstreamPeakOpen, note: r.note ?? null };
         } finally {
@@ -239,13 +270,7 @@ async function main() {
       data.soak = await attempt('soak', async () => {
         const fresh = await startSvc({ port: await freePort(), upstreamUrl, backend: 'memory+pglite' });
         try {
-          const t: Target = {
-            name: 'svc soak',
-            chatUrl: `${fresh.url}/chat/completions`,
-            embeddingsUrl: `${fresh.url}/embeddings`,
-            headers: { authorization: `Bearer ${fresh.key}` },
-            pid: fresh.child.pid,
-          };
+          const t = svcTarget('svc soak', fresh);
           return await withTimeout('soak', (soak + warmupS + 60) * 1000, soakPhase(t, BODIES, { warmupS, soakS: soak }));
         } finally {
           await fresh.close();

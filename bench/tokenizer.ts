@@ -1,6 +1,6 @@
 /**
  * `bun bench/tokenizer.ts`: what the prompt estimate costs per request. The chat route counts
- * the prompt with the o200k_base tokenizer (gpt-tokenizer) before reserving; this prints µs
+ * the prompt with the o200k_base tokenizer (src/tokenizer/) before reserving; this prints µs
  * per count for the bench's short prompt and for longer ones.
  */
 import { chatPromptTokens } from '../src/pipeline/tokens';

@@ -1,51 +1,13 @@
 import { describe, expect, test } from 'bun:test';
-import { badInputs, type BadCase } from './lib/bad-input';
-import { skipped } from './lib/env';
-import { call, describe as show } from './lib/http';
+import { randomUUID } from 'node:crypto';
+import { badInputSuite } from './lib/bad-input-suite';
+import { env, skipped } from './lib/env';
+import { names, shapeProblem } from './lib/error-shape';
+import { call } from './lib/http';
 import { deployment } from './lib/deployment';
+import { solidPng } from './lib/png';
 
 const d = await deployment();
-
-/** Whether an error body names `field` (dotted): in its `error` string, or under `details`. */
-function names(body: unknown, field: string): boolean {
-  const b = body as { error?: unknown; details?: Record<string, unknown> };
-  if (typeof b?.error === 'string' && b.error.includes(field.split('.').at(-1)!)) return true;
-  let node: unknown = b?.details;
-  for (const part of field.split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
-  return node !== undefined;
-}
-
-/** The spec 2.5 shapes: `{error}` or `{error, details}` with `_errors` arrays at every level of `details`. */
-function shapeProblem(body: unknown): string {
-  const b = body as Record<string, unknown> | undefined;
-  if (!b || typeof b.error !== 'string') return 'no error string';
-  if (b.details === undefined) return '';
-  const walk = (node: unknown, at: string): string => {
-    if (!node || typeof node !== 'object') return `${at} is not an object`;
-    const n = node as Record<string, unknown>;
-    if (!Array.isArray(n._errors)) return `${at}._errors is not an array`;
-    for (const [k, v] of Object.entries(n)) {
-      const problem = k === '_errors' ? '' : walk(v, `${at}.${k}`);
-      if (problem) return problem;
-    }
-    return '';
-  };
-  return walk(b.details, 'details');
-}
-
-/** Sends each bad case and checks the 400 names its field; never a 500. */
-function badInputSuite(operationId: string, path: string, valid: Record<string, unknown>) {
-  const schema = d.own.requestBody(operationId);
-  if (!schema) return skipped(operationId, 'no JSON request schema published');
-  const cases: BadCase[] = badInputs(schema, valid, d.own);
-  for (const c of cases)
-    test(`${operationId}: ${c.field} ${c.what} is a 400 naming it`, async () => {
-      const a = await call(path, { method: 'POST', json: c.body });
-      expect(a.status === 400 ? '' : `${operationId} ${c.field} (${c.what}): ${show(a)}`).toBe('');
-      expect(shapeProblem(a.json) ? `${operationId} ${c.field}: ${shapeProblem(a.json)}` : '').toBe('');
-      expect(names(a.json, c.field) ? '' : `${operationId}: the error does not name ${c.field}: ${a.text.slice(0, 300)}`).toBe('');
-    });
-}
 
 describe('error shapes (spec 2.5)', () => {
   test('StandardError: a garbage key is 401 {error}', async () => {
@@ -90,4 +52,56 @@ describe('bad input per field, generated from the request schemas', () => {
   if (d.imageModel && d.own.byId.has('generateImage'))
     badInputSuite('generateImage', '/image/generate', { model: d.imageModel, prompt: 'a red square' });
   else skipped('generateImage bad input', 'no image model');
+});
+
+describe('bad input per field of the image upload routes, as JSON and as multipart', () => {
+  const png = solidPng();
+  const file = () => new Blob([png], { type: 'image/png' });
+  const base64 = Buffer.from(png).toString('base64');
+  const uploads: [operationId: string, path: string, model: string | null | undefined, json: object, form: object][] = [
+    ['editImage', '/image/edit', d.editModel, { image: base64, prompt: 'make it blue' }, { image: file(), prompt: 'make it blue' }],
+    [
+      'multiEditImage',
+      '/image/multi-edit',
+      d.editModel,
+      { images: [base64], prompt: 'make it blue' },
+      { images: [file()], prompt: 'make it blue' },
+    ],
+    ['upscaleImage', '/image/upscale', d.upscaleModel, { image: base64, scale: 2 }, { image: file(), scale: 2 }],
+    // No model type tells background removal apart: the route's default model serves it.
+    ['backgroundRemoveImage', '/image/background-remove', undefined, { image: base64 }, { image: file() }],
+  ];
+  for (const [operationId, path, model, json, form] of uploads) {
+    if (!d.own.byId.has(operationId)) skipped(`${operationId} bad input`, 'not in this deployment');
+    else if (model === null) skipped(`${operationId} bad input`, 'the deployment lists no model of its type');
+    else {
+      const withModel = model ? { model } : {};
+      badInputSuite(operationId, path, { ...withModel, ...json });
+      badInputSuite(operationId, path, { ...withModel, ...form }, { form: true });
+    }
+  }
+});
+
+describe('bad input per field of the account writes (nothing is written: each targets an account or character that does not exist)', () => {
+  const operatorKey = () => (d.operator ? env.apiKey : { skip: "the key is not an ADMIN key of the operator's account" });
+  const nobody = randomUUID();
+  badInputSuite('creditAccount', `/admin/accounts/${nobody}/credits`, { currency: 'USD', amount: '1' }, { key: operatorKey });
+  badInputSuite('putAccountRateLimits', `/admin/accounts/${nobody}/rate_limits`, { tier: 'standard' }, { method: 'PUT', key: operatorKey });
+  badInputSuite('createCharacterReview', `/characters/contract-no-such-character-${nobody}/reviews`, {
+    username: 'svc contract suite',
+    rating: 5,
+    message: 'ok',
+    locale: 'en',
+    userAvatarUrl: null,
+  });
+  skipped('createCharacter bad input', 'a case the deployment wrongly accepted would leave a character, which the API cannot delete');
+
+  test('deleteScratchAccount: an accountId that is not a UUID is a 400 naming it', async () => {
+    if (!d.own.byId.has('deleteScratchAccount')) return skipped('deleteScratchAccount bad input', 'not in this deployment');
+    if (!d.operator) return skipped('deleteScratchAccount bad input', "the key is not an ADMIN key of the operator's account");
+    const a = await call('/admin/accounts/not-a-uuid', { method: 'DELETE' });
+    expect(a.status).toBe(400);
+    expect(shapeProblem(a.json)).toBe('');
+    expect(names(a.json, 'accountId')).toBe(true);
+  });
 });

@@ -10,7 +10,7 @@ const value = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) +
 if (argv.includes('--help')) {
   process.stdout.write(
     'usage: SVC_BASE_URL=https://host/api/v1 SVC_API_KEY=<ADMIN key> npm run contract -- [--write] [--reference <openapi.yaml>]\n' +
-      '  --write       also create and delete an INFERENCE key (nothing is left behind)\n' +
+      '  --write       also create and delete an INFERENCE key, and with an operator key a scratch account (nothing is left behind)\n' +
       '  --reference   also validate every body against this OpenAPI description\n' +
       '  --base-url, --key   instead of the environment variables\n' +
       '  SVC_INFERENCE_KEY   an INFERENCE key for the wrong-key-type checks without --write\n',

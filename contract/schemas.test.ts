@@ -17,16 +17,35 @@ function conforms(v: Validators, operationId: string, a: Answer, source: string)
   expect(ok ? '' : `${operationId}: ${source} schema: ${errorsOf(fn)}`).toBe('');
 }
 
+/** Concrete values for the path parameters of readable operations, discovered from the lists the API serves. */
+function pathValue(path: string): string | null | { skip: string } {
+  const known: Record<string, string | null | { skip: string }> = {
+    '/models/{id}': d.textModel && `/models/${encodeURIComponent(d.textModel)}`,
+    '/characters/{slug}': d.characterSlug && `/characters/${d.characterSlug}`,
+    '/characters/{slug}/reviews': d.characterSlug && `/characters/${d.characterSlug}/reviews`,
+    '/api_keys/{id}': d.apiKeyId && `/api_keys/${d.apiKeyId}`,
+    '/admin/accounts/{accountId}': d.operator
+      ? d.accountId && `/admin/accounts/${d.accountId}`
+      : { skip: "the key is not an ADMIN key of the operator's account" },
+    '/x402/balance/{walletAddress}': { skip: 'it needs a wallet sign-in (SIGN-IN-WITH-X), which the suite cannot sign' },
+    '/x402/transactions/{walletAddress}': { skip: 'it needs a wallet sign-in (SIGN-IN-WITH-X), which the suite cannot sign' },
+  };
+  return path in known ? known[path]! : { skip: `the suite knows no list that gives the path parameters of ${path}` };
+}
+
 /** The non-destructive GET operations this suite can call, each with a concrete path. */
 function reads(): [string, string][] {
   const out: [string, string][] = [];
   for (const [id, { path, method }] of d.own.byId) {
     if (method !== 'get' || /openapi|docs/.test(path)) continue;
-    if (!path.includes('{')) out.push([id, path]);
-    else if (path === '/models/{id}' && d.textModel) out.push([id, `/models/${encodeURIComponent(d.textModel)}`]);
-    else if (path === '/characters/{slug}' && d.characterSlug) out.push([id, `/characters/${d.characterSlug}`]);
-    else if (path === '/characters/{slug}/reviews' && d.characterSlug) out.push([id, `/characters/${d.characterSlug}/reviews`]);
-    else skipped(id, `no concrete value for the path parameters of ${path} is known without writing`);
+    if (!path.includes('{')) {
+      if (!path.startsWith('/admin/') || d.operator) out.push([id, path]);
+      else skipped(id, "the key is not an ADMIN key of the operator's account");
+      continue;
+    }
+    const value = pathValue(path);
+    if (typeof value === 'string') out.push([id, value]);
+    else skipped(id, value ? value.skip : `the deployment's list for ${path} is empty`);
   }
   return out;
 }

@@ -1,18 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { env, skipped } from './lib/env';
-import { call, describe as show, type Answer } from './lib/http';
+import { expectAnswer } from './lib/conform';
+import { call, describe as show } from './lib/http';
 import { deployment } from './lib/deployment';
-import { errorsOf } from './lib/spec';
 
 const d = await deployment();
-
-/** The status and body of an answer against its operation's schema in svc's own description. */
-function conforms(operationId: string, a: Answer, status = 200) {
-  expect(a.status === status ? '' : `${operationId}: ${show(a)}`).toBe('');
-  const fn = d.own.response(operationId, a.status);
-  if (!fn) return skipped(operationId, `no schema for ${a.status}`);
-  expect(fn(a.json) ? '' : `${operationId}: ${errorsOf(fn)}`).toBe('');
-}
 
 describe('key management (--write): create, read, update and delete one key, nothing left behind', () => {
   test('createApiKey, getApiKeyById, updateApiKey, deleteApiKey', async () => {
@@ -21,13 +13,13 @@ describe('key management (--write): create, read, update and delete one key, not
       method: 'POST',
       json: { apiKeyType: 'INFERENCE', description: 'svc contract suite (deleted at once)' },
     });
-    conforms('createApiKey', created);
+    expectAnswer('createApiKey', created);
     const id = (created.json as { data: { id: string } }).data.id;
     try {
-      conforms('getApiKeyById', await call(`/api_keys/${id}`));
-      conforms('updateApiKey', await call('/api_keys', { method: 'PATCH', json: { id, description: 'svc contract suite (renamed)' } }));
+      expectAnswer('getApiKeyById', await call(`/api_keys/${id}`));
+      expectAnswer('updateApiKey', await call('/api_keys', { method: 'PATCH', json: { id, description: 'svc contract suite (renamed)' } }));
     } finally {
-      conforms('deleteApiKey', await call(`/api_keys?id=${id}`, { method: 'DELETE' }));
+      expectAnswer('deleteApiKey', await call(`/api_keys?id=${id}`, { method: 'DELETE' }));
     }
     const gone = await call(`/api_keys/${id}`);
     expect(gone.status >= 400 && gone.status < 500 ? '' : `getApiKeyById after delete: ${show(gone)}`).toBe('');
@@ -41,7 +33,7 @@ describe('image generation', () => {
     const model = (models.json as { data?: { id: string }[] }).data?.[0]?.id;
     if (!model) return skipped('simpleGenerateImage', 'the deployment lists no image model');
     const a = await call('/images/generations', { method: 'POST', json: { model, prompt: 'a red square', response_format: 'b64_json' } });
-    conforms('simpleGenerateImage', a);
+    expectAnswer('simpleGenerateImage', a);
     const b64 = (a.json as { data: { b64_json?: string }[] }).data[0]?.b64_json ?? '';
     expect(Buffer.from(b64, 'base64').length).toBeGreaterThan(100);
     expect(a.headers.get('x-svc-model-id')).toBe(model);

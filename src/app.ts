@@ -23,6 +23,7 @@ import { rateLimitRoutes } from './routes/rate-limits';
 import { billingRoutes } from './routes/billing';
 import { adminAccountRoutes } from './routes/admin-accounts';
 import { adminAccountListRoutes } from './routes/admin-account-list';
+import { adminScratchAccountRoutes } from './routes/admin-scratch-accounts';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(billingRoutes(deps, stages))
     .use(adminAccountRoutes(deps, stages))
     .use(adminAccountListRoutes(deps, stages))
+    .use(adminScratchAccountRoutes(deps, stages))
     .use(x402Routes(deps, stages));
 
   const app: Elysia = new Elysia({ name: 'svc' })
@@ -81,7 +83,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(responseHeaders)
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))
-    .use(bodyLimit(config.maxBodyBytes))
+    .use(bodyLimit(config))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(docsPage(config.basePath))

@@ -25,8 +25,10 @@ export const ConfigSchema = T.Object({
   redisUrl: T.Optional(T.String({ minLength: 1 })),
   /** A stream whose upstream sends nothing for this long ends with an in-band error (charged for what was forwarded). */
   streamIdleTimeoutMs: T.Integer({ minimum: 1_000, default: 60_000 }),
-  /** Requests larger than this are refused with 413 before the body is read. */
+  /** Request bodies larger than this are refused with 413: a declared length before the body is read, a chunked body once it passes it. */
   maxBodyBytes: T.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
+  /** A request body not received in full within this time (from the start of its read) is refused with 408. */
+  bodyTimeoutMs: T.Integer({ minimum: 100, default: 30_000 }),
   /** Starting USD credit of the bootstrap account, in whole dollars or decimals ("100", "12.5"). */
   bootstrapCreditUsd: T.String({ pattern: '^\\d+(\\.\\d{1,6})?$', default: '100' }),
   /** The service default system prompt (include_svc_system_prompt). */
@@ -82,6 +84,7 @@ const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bo
   DATABASE_URL: { key: 'databaseUrl', kind: 'string' },
   REDIS_URL: { key: 'redisUrl', kind: 'string' },
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
+  SVC_BODY_TIMEOUT_MS: { key: 'bodyTimeoutMs', kind: 'int' },
   SVC_STREAM_IDLE_TIMEOUT_MS: { key: 'streamIdleTimeoutMs', kind: 'int' },
   SVC_BOOTSTRAP_CREDIT_USD: { key: 'bootstrapCreditUsd', kind: 'string' },
   SVC_SYSTEM_PROMPT: { key: 'systemPrompt', kind: 'string' },

@@ -1,5 +1,5 @@
 import type { Subprocess } from 'bun';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** Every child the runner started; killed in `killAll` (finally and SIGINT). */
 const children = new Set<Subprocess>();
@@ -127,6 +127,39 @@ export function rssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const m = status.match(/^VmRSS:\s+(\d+)\s+kB/m);
   return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+/** Peak RSS of a process in bytes (VmHWM, the kernel's high-water mark). */
+export function peakRssBytes(pid: number): number {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+)\s+kB/m);
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+/** Resets the peak-RSS mark of a process we started to its current RSS (`echo 5 > clear_refs`); false when refused. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * RSS once it stops moving (two readings `stepMs` apart within 1 MB, `maxMs` at most): memory
+ * freed by a previous phase is returned lazily, and a fresh process is still loading and
+ * compiling; a reading taken while it moves would say more of the moment than of the process.
+ */
+export async function settledRss(pid: number, stepMs = 250, maxMs = 5000): Promise<number> {
+  const MB = 1024 * 1024;
+  let last = rssBytes(pid);
+  for (let waited = 0; waited < maxMs; waited += stepMs) {
+    await Bun.sleep(stepMs);
+    const now = rssBytes(pid);
+    if (Math.abs(now - last) < MB) return now;
+    last = now;
+  }
+  return last;
 }
 
 /** Open file descriptors of a process. */

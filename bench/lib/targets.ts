@@ -9,6 +9,11 @@ export interface Target {
   embeddingsUrl: string;
   headers: Record<string, string>;
   pid: number;
+  /** Where its event-loop delay histogram is scraped (svc's /metrics, the bare proxy's); absent for the upstream. */
+  metricsUrl?: string;
+  /** POST /images/generations and POST /image/edit (svc's paths; the bare proxy maps them to the upstream's). */
+  imagesUrl?: string;
+  imageEditUrl?: string;
 }
 
 const messages = [{ role: 'user', content: 'Say hello.' }];

@@ -1,4 +1,4 @@
-import { openFds, rssBytes, startChild, withTimeout } from '../lib/proc';
+import { openFds, rssBytes, settledRss, startChild, withTimeout } from '../lib/proc';
 import type { Target, UpstreamControl } from '../lib/targets';
 
 /** What holding N open streams through one proxy looked like. */
@@ -88,22 +88,6 @@ export async function openStreamsPhase(
     await waitUntilDrained(upstream, 10_000);
   }
   return result;
-}
-
-/**
- * RSS once it stops moving (two readings 250 ms apart within 1 MB, 5 s at most): memory freed
- * by the previous phase is returned lazily, and a reading taken while it drops would make the
- * growth under the held streams look smaller than it is.
- */
-async function settledRss(pid: number): Promise<number> {
-  let last = rssBytes(pid);
-  for (let i = 0; i < 20; i++) {
-    await Bun.sleep(250);
-    const now = rssBytes(pid);
-    if (Math.abs(now - last) < MB) return now;
-    last = now;
-  }
-  return last;
 }
 
 async function waitUntilDrained(upstream: UpstreamControl, ms: number) {

@@ -1,4 +1,5 @@
 import { runLoad, type LoadResult, type LoadSpec } from '../load/http-load';
+import { delayBetween, scrapeDelay, type EventLoopWindow } from '../lib/event-loop';
 import { cpuMicros } from '../lib/proc';
 import { round } from '../lib/stats';
 import type { Target } from '../lib/targets';
@@ -51,11 +52,24 @@ export interface ThroughputResult {
   stripThinking?: MeasuredLoad;
   /** CPU per embeddings request (one 1,024-float vector) at a fixed rate. */
   cpuPerEmbedding?: MeasuredLoad;
+  /** 50-chunk streams at 64 connections, no rate cap (the JSON one is rps64): p99 latency at saturation. */
+  streams64?: MeasuredLoad;
+  /** Event-loop delay of the proxy over the saturation phases (null where it has no histogram). */
+  eventLoop?: { json1000: EventLoopWindow | null; json64: EventLoopWindow | null; streams64: EventLoopWindow | null };
+}
+
+/** A load phase with the proxy's event-loop delay over it (scraped before and after). */
+async function withEventLoop(target: Target, run: () => Promise<MeasuredLoad>): Promise<[MeasuredLoad, EventLoopWindow | null]> {
+  const before = await scrapeDelay(target.metricsUrl);
+  const r = await run();
+  return [r, delayBetween(before, await scrapeDelay(target.metricsUrl))];
 }
 
 /**
  * CPU per request, per 50-chunk stream and per embeddings request at a fixed rate (so every
- * target sees the same load and none is saturated), then requests/s at 64 and 256 connections at full speed.
+ * target sees the same load and none is saturated), then at full speed: requests/s and p99 latency at
+ * 64 connections (JSON, then 50-chunk streams) with the event-loop delay over each, and
+ * requests/s at 256 connections.
  */
 export async function throughputPhases(
   target: Target,
@@ -66,7 +80,11 @@ export async function throughputPhases(
   await measureLoad(target, bodies.stream, { connections: 16, durationS: d.settleS });
   if (bodies.streamStripThinking) await measureLoad(target, bodies.streamStripThinking, { connections: 16, durationS: d.settleS / 2 });
   await measureLoad(target, bodies.json, { connections: 16, durationS: d.warmS });
-  const cpuPerRequest = await measureLoad(target, bodies.json, { connections: 16, durationS: d.phaseS, rate: 1000 });
+  // The event-loop delay at 1,000 req/s: far from saturation, a delay of more than a few ms is a
+  // task that ran that long without yielding, not requests waiting their turn.
+  const [cpuPerRequest, json1000] = await withEventLoop(target, () =>
+    measureLoad(target, bodies.json, { connections: 16, durationS: d.phaseS, rate: 1000 }),
+  );
   const cpuPerStream = await measureLoad(target, bodies.stream, { connections: 16, durationS: d.phaseS, rate: 400 });
   let stripThinking: MeasuredLoad | undefined;
   if (bodies.streamStripThinking) {
@@ -83,7 +101,20 @@ export async function throughputPhases(
       target.embeddingsUrl,
     );
   }
-  const rps64 = await measureLoad(target, bodies.json, { connections: 64, durationS: d.phaseS });
+  // Saturation: no rate cap. Requests/s, and p99 latency with the event-loop delay behind it.
+  const [rps64, json64] = await withEventLoop(target, () => measureLoad(target, bodies.json, { connections: 64, durationS: d.phaseS }));
+  const [streams64, streamLoop] = await withEventLoop(target, () =>
+    measureLoad(target, bodies.stream, { connections: 64, durationS: d.phaseS }),
+  );
   const rps256 = await measureLoad(target, bodies.json, { connections: 256, durationS: d.phaseS });
-  return { cpuPerRequest, rps64, rps256, cpuPerStream, stripThinking, cpuPerEmbedding };
+  return {
+    cpuPerRequest,
+    rps64,
+    rps256,
+    cpuPerStream,
+    stripThinking,
+    cpuPerEmbedding,
+    streams64,
+    eventLoop: { json1000, json64, streams64: streamLoop },
+  };
 }

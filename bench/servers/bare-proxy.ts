@@ -1,23 +1,43 @@
 import { Elysia } from 'elysia';
+import { Registry } from 'prom-client';
+import { EVENT_LOOP_DELAY_BUCKETS, sampleEventLoopDelay } from '../../src/metrics/event-loop';
+import { HotHistogram } from '../../src/metrics/hot';
 
 /**
  * The floor svc is compared with: a pass-through proxy in Bun + Elysia that forwards the
- * body to the upstream path of the same name (chat completions or embeddings) and streams the
- * answer back through a new Response, nothing else.
+ * body to the upstream path of the same name (chat completions, embeddings, image generation
+ * and edits) and streams the answer back through a new Response, nothing else. It samples its
+ * event-loop delay as svc does (GET /metrics), so the saturation phases compare the two.
  */
 const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:1';
 
-const app = new Elysia().post('/*', async function forward({ request }) {
-  const path = request.url.endsWith('/embeddings') ? '/embeddings' : '/chat/completions';
-  const res = await fetch(`${upstream}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: await request.arrayBuffer(),
-    signal: request.signal,
-  });
-  return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } });
-});
+const registry = new Registry();
+const delay = new HotHistogram(registry, 'bare_event_loop_delay_seconds', 'event-loop delay', EVENT_LOOP_DELAY_BUCKETS);
+sampleEventLoopDelay((s) => delay.observe('', () => ({}), s));
 
-app.listen({ port: Number(process.env.PORT ?? 0), hostname: '127.0.0.1', idleTimeout: 60 });
+/** The upstream path of a proxied path (svc's names for the image routes). */
+function upstreamPath(url: string): string {
+  if (url.endsWith('/embeddings')) return '/embeddings';
+  if (url.endsWith('/images/generations')) return '/images/generations';
+  if (url.endsWith('/image/edit')) return '/images/edits';
+  return '/chat/completions';
+}
+
+const app = new Elysia()
+  .get('/metrics', () => registry.metrics())
+  .post('/*', async function forward({ request }) {
+    const res = await fetch(`${upstream}${upstreamPath(request.url)}`, {
+      method: 'POST',
+      headers: { 'content-type': request.headers.get('content-type') ?? 'application/json' },
+      body: await request.arrayBuffer(),
+      signal: request.signal,
+    });
+    return new Response(res.body, {
+      status: res.status,
+      headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' },
+    });
+  });
+
+app.listen({ port: Number(process.env.PORT ?? 0), hostname: '127.0.0.1', idleTimeout: 60, maxRequestBodySize: 64 * 1024 * 1024 });
 process.stdout.write(`bare proxy listening on ${app.server?.port}\n`);
 process.on('SIGTERM', () => process.exit(0));

@@ -3,7 +3,9 @@
  * JSON or SSE from precomputed bytes. The runner sets the shape of the next answers with
  * POST /__bench/config {chunks, delayMs} and reads GET /__bench/stats (open streams, peak).
  * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
+ * POST .../embeddings and .../images/{generations,edits} answer as OpenAI-compatible servers do.
  */
+import { imageCall } from './upstream-images';
 import { contentFrames, DONE_FRAME, embeddingsAnswer, jsonCompletion, sseStream, USAGE_FRAME } from './upstream-bytes';
 
 interface Shape {
@@ -87,6 +89,11 @@ const server = Bun.serve({
       requests++;
       await req.arrayBuffer();
       return new Response(embeddingsBody, { headers: { 'content-type': 'application/json' } });
+    }
+    const image = req.method === 'POST' ? /\/images\/(generations|edits)$/.exec(path) : null;
+    if (image) {
+      requests++;
+      return imageCall(req, image[1]!);
     }
     if (path === '/__bench/config' && req.method === 'POST') {
       configure((await req.json()) as Shape);

@@ -5,6 +5,8 @@ export interface BadCase {
   /** Dotted path of the field, e.g. `temperature` or `svc_parameters.strip_thinking_response`. */
   field: string;
   what: string;
+  /** A value of a wrong JSON type (which a multipart form, all text, may not be able to express). */
+  wrongType?: boolean;
   body: Record<string, unknown>;
 }
 
@@ -45,14 +47,14 @@ function literals(schema: JsonSchema, v: Validators): unknown[] | null {
   return null;
 }
 
-/** Invalid values for one field, each with what makes it invalid. */
-function invalidValues(schema: JsonSchema, v: Validators, valid: unknown): [string, unknown][] {
+/** Invalid values for one field, each with what makes it invalid (and whether it is of a wrong type). */
+function invalidValues(schema: JsonSchema, v: Validators, valid: unknown): [string, unknown, boolean?][] {
   const s = v.deref(schema);
-  const out: [string, unknown][] = [];
+  const out: [string, unknown, boolean?][] = [];
   const types = allowedTypes(s, v);
   if (types) {
     const wrong = SAMPLES.find(([t]) => !types.has(t));
-    if (wrong) out.push([`a ${wrong[0]} where ${[...types].join(' or ')} is expected`, wrong[1]]);
+    if (wrong) out.push([`a ${wrong[0]} where ${[...types].join(' or ')} is expected`, wrong[1], true]);
   }
   const values = literals(s, v);
   if (values?.every((x) => typeof x === 'string')) out.push(['a value outside its enumeration', 'no-such-option-value']);
@@ -88,12 +90,38 @@ export function badInputs(schema: JsonSchema, valid: Record<string, unknown>, v:
   }
   const properties = (root.properties ?? {}) as Record<string, JsonSchema>;
   for (const [field, prop] of Object.entries(properties)) {
-    for (const [what, value] of invalidValues(prop, v, valid[field])) cases.push({ field, what, body: { ...valid, [field]: value } });
+    for (const [what, value, wrongType] of invalidValues(prop, v, valid[field]))
+      cases.push({ field, what, wrongType, body: { ...valid, [field]: value } });
     const inner = v.deref(prop);
     if (inner.type === 'object' && inner.properties)
       for (const [sub, subProp] of Object.entries(inner.properties as Record<string, JsonSchema>))
-        for (const [what, value] of invalidValues(subProp, v, undefined))
-          cases.push({ field: `${field}.${sub}`, what, body: { ...valid, [field]: { [sub]: value } } });
+        for (const [what, value, wrongType] of invalidValues(subProp, v, undefined))
+          cases.push({ field: `${field}.${sub}`, what, wrongType, body: { ...valid, [field]: { [sub]: value } } });
   }
   return cases;
+}
+
+/**
+ * The cases a multipart form can carry, where every value is text or a file: a wrong type
+ * only when the wrong value is itself text (a word in a number or boolean field; a number in
+ * a text field would read as valid text), and no nested objects.
+ */
+export function formCases(cases: BadCase[]): BadCase[] {
+  const plainObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Blob);
+  return cases.filter((c) => {
+    const value = c.body[c.field.split('.')[0]!];
+    if (c.field.includes('.') || plainObject(value)) return false;
+    return !c.wrongType || typeof value === 'string';
+  });
+}
+
+/** A body as multipart form data: Blobs as files, lists as repeated fields, anything else as text. */
+export function toForm(body: Record<string, unknown>): FormData {
+  const form = new FormData();
+  const add = (key: string, value: unknown) =>
+    value instanceof Blob ? form.append(key, value, 'contract.png') : form.append(key, String(value));
+  for (const [key, value] of Object.entries(body))
+    if (Array.isArray(value)) for (const item of value) add(key, item);
+    else if (value !== undefined) add(key, value);
+  return form;
 }

@@ -6,7 +6,7 @@ export const env = {
   apiKey: process.env.SVC_API_KEY ?? '',
   /** An INFERENCE key, for the wrong-key-type checks without `--write`. */
   inferenceKey: process.env.SVC_INFERENCE_KEY ?? '',
-  /** `--write`: also create and delete a key (nothing is left behind). */
+  /** `--write`: also create and delete a key, and with an operator key a scratch account (nothing is left behind). */
   write: process.env.CONTRACT_WRITE === '1',
   /** `--reference <file>`: also validate bodies against this OpenAPI description. */
   reference: process.env.CONTRACT_REFERENCE ?? '',

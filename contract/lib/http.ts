@@ -14,6 +14,8 @@ export interface CallInit {
   method?: string;
   json?: unknown;
   body?: string;
+  /** A multipart body (fetch sets its content type and boundary). */
+  form?: FormData;
   key?: string | null;
   headers?: Record<string, string>;
   /** Keep the body compressed (to see Content-Encoding). */
@@ -43,7 +45,7 @@ async function send(path: string, init: CallInit): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   const key = init.key === undefined ? env.apiKey : init.key;
   if (key) headers.authorization = `Bearer ${key}`;
-  let body = init.body;
+  let body: string | FormData | undefined = init.form ?? init.body;
   if (init.json !== undefined) {
     body = JSON.stringify(init.json);
     headers['content-type'] = 'application/json';

@@ -268,6 +268,12 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         throw error;
       }
     },
+    liveHolds: (accountId) => store.liveHolds(accountId),
+    async forget(accountId, extra) {
+      mirrored.delete(accountId);
+      for (const counter of extra.counters) counted.delete(counter);
+      await store.forget(accountId, extra);
+    },
     resume: keeper.resume,
     recover: keeper.recover,
     expireReservations: keeper.expire,

@@ -185,6 +185,20 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       const mirrors = accounts.get(accountId)?.mirrors;
       return currencies.map((c) => mirrors?.get(c) ?? null);
     },
+    async liveHolds(accountId) {
+      sweep(opts.now());
+      const account = accounts.get(accountId);
+      let n = 0;
+      if (account) for (const hold of holds.values()) if (hold.account === account) n++;
+      return n;
+    },
+    async forget(accountId, extra) {
+      const account = accounts.get(accountId);
+      if (account) for (const [id, hold] of holds) if (hold.account === account) dropHold(id, hold);
+      accounts.delete(accountId);
+      for (const counter of extra.counters) (counters.delete(counter), counterHeld.delete(counter));
+      for (const id of extra.credits) applied.delete(id);
+    },
     async takeBatch(max) {
       return outbox.takeBatch(max);
     },

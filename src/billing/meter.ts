@@ -77,6 +77,10 @@ export interface UsageMeter {
   recover(): Promise<{ restored: number; expired: number }>;
   /** Refunds kept reservations whose time ran out (also done every minute); returns how many. */
   expireReservations(): Promise<number>;
+  /** Requests of the account holding balance now (in flight, or kept for a queued job). */
+  liveHolds(accountId: string): Promise<number>;
+  /** Forgets a deleted scratch account's live state: mirrors, holds, the named key counters and credit markers. */
+  forget(accountId: string, extra: { counters: string[]; credits: string[] }): Promise<void>;
   /** Writes pending ledger entries now (tests, shutdown). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -109,6 +113,10 @@ export const freeMeter: UsageMeter = {
   async credit() {
     throw new Error('freeMeter holds no balances');
   },
+  async liveHolds() {
+    return 0;
+  },
+  async forget() {},
   async flush() {},
   async close() {},
 };

@@ -4,6 +4,7 @@ import { KvUnavailableError } from '../kv/unavailable';
 import { pushRateArgs, rateKey, rateResult, rateTtl } from '../limits/redis-scripts';
 import { WINDOW_MS, type TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
+import { CURRENCIES } from './mirror-init';
 import type { LedgerOutbox } from './ledger-outbox';
 import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { SettleReplays } from './settle-replays';
@@ -232,6 +233,24 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         currencies.map((c) => k.bal(c)),
       )) as (string | null)[];
       return reply.map((v) => (v === null ? null : Number(v)));
+    },
+    async liveHolds(accountId) {
+      return Number(await redis.send('HLEN', [keysOf(accountId).hreq]));
+    },
+    async forget(accountId, extra) {
+      const k = keysOf(accountId);
+      names.delete(accountId);
+      // Every key carries the account's hash tag: one DEL, one cluster slot.
+      const keys = [
+        k.hsum,
+        k.hreq,
+        k.hexp,
+        k.ix,
+        ...CURRENCIES.map((c) => k.bal(c)),
+        ...extra.counters.map((c) => prefix + c),
+        ...extra.credits.map((id) => k.applied(id)),
+      ];
+      await Promise.all([redis.send('DEL', keys), redis.send('ZREM', [index, accountId])]);
     },
     async takeBatch(max) {
       return outbox.takeBatch(max);

@@ -100,6 +100,14 @@ export interface BillingStore {
   undoAdd(accountId: string, currency: Currency, amount: number, requestId: string): Promise<void>;
   /** Mirror values, null for currencies not mirrored yet. */
   balances(accountId: string, currencies: readonly Currency[]): Promise<(number | null)[]>;
+  /** Live holds of the account (requests in flight, kept reservations). */
+  liveHolds(accountId: string): Promise<number>;
+  /**
+   * Drops what the store keeps for an account: its mirrors and holds, the key counters named
+   * (in `counterName` form) and the credit markers of these credit request ids. For a deleted
+   * scratch account; other leftovers (settled ids) expire on their own.
+   */
+  forget(accountId: string, extra: { counters: string[]; credits: string[] }): Promise<void>;
   /** Takes up to `max` queued settlements (requests, each with its rows), or null when another writer holds the queue or it is empty. */
   takeBatch(max: number): Promise<LedgerBatch | null>;
   /** Settlements not yet in the database (this instance's outbox). */

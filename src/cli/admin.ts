@@ -14,6 +14,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
   accounts list [--limit N]
   accounts show <accountId>
   accounts credit <accountId> <amount> [--currency USD|DIEM|VCU|BUNDLED_CREDITS|USDC] [--notes TEXT]
+  accounts create-scratch [--description NAME]
+  accounts delete <accountId>            (scratch accounts only, with everything they hold)
   balance
   usage [--limit N]
 
@@ -63,6 +65,10 @@ const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Pro
     const body = { currency: o.currency ?? 'USD', amount: required(amount, 'amount'), ...(o.notes ? { notes: o.notes } : {}) };
     print(await callApi(api, 'POST', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}/credits`, body));
   },
+  'accounts create-scratch': async (api, _a, o) =>
+    print(await callApi(api, 'POST', '/admin/accounts', { scratch: true, ...(o.description ? { displayName: o.description } : {}) })),
+  'accounts delete': async (api, [id]) =>
+    print(await callApi(api, 'DELETE', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}`)),
   balance: async (api) => print(await callApi(api, 'GET', '/billing/balance')),
   usage: async (api, _a, o) => print(await callApi(api, 'GET', `/billing/usage-history${o.limit ? `?limit=${Number(o.limit)}` : ''}`)),
 };

@@ -31,6 +31,12 @@ export const accounts = pgTable(
       .default('standard'),
     /** The operator's account (the bootstrap account): its ADMIN keys may manage other accounts. */
     operator: boolean('operator').notNull().default(false),
+    /**
+     * A scratch account (POST /admin/accounts): made to try a deployment out, deleted with
+     * everything it holds (keys, ledger, balances) by DELETE /admin/accounts/{accountId}.
+     * Other accounts are never deleted and their ledger stays append-only.
+     */
+    scratch: boolean('scratch').notNull().default(false),
     /** Lower-cased EVM address or base58 Solana address for wallet accounts. */
     walletAddress: text('wallet_address'),
     walletChain: text('wallet_chain', { enum: ['evm', 'solana'] }),
@@ -93,7 +99,7 @@ export const ledgerEntries = pgTable(
     // No foreign key to accounts: the ledger writer inserts thousands of rows a second, and
     // the referential trigger per row cost ~40 % of each insert (110 -> 66 us per row on
     // PGlite, measured). Every row comes from a settlement of an authenticated account, and
-    // accounts are never deleted.
+    // only scratch accounts are ever deleted, with their rows (src/auth/scratch-accounts.ts).
     accountId: uuid('account_id').notNull(),
     apiKeyId: uuid('api_key_id'),
     requestId: text('request_id').notNull(),

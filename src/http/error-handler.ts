@@ -25,7 +25,8 @@ function validationBody(error: { type?: string; all?: ValidationIssue[] }): Erro
  */
 export function errorHandler(log: Logger) {
   return new Elysia({ name: 'svc.http.errors' }).onError({ as: 'global' }, function renderError({ code, error: thrown, set }) {
-    let error = thrown;
+    // A body read cut by the body limits (413, 408) fails inside a parser, which Elysia wraps as a ParseError.
+    let error = code === 'PARSE' && thrown.cause instanceof ServiceError ? thrown.cause : thrown;
     const requestId = set.headers['cf-ray'];
     // Redis down or restarting: retryable, and nothing was charged (README "Faults and scaling out").
     if (error instanceof KvUnavailableError)

@@ -119,9 +119,25 @@ export function tooManyRequests(
   return new ServiceError(429, { error: message }, { ...headers, ...retry });
 }
 
-/** 413 for request bodies above the configured limit (the reference's PayloadTooLargeError). */
+/**
+ * 413 for request bodies above the configured limit (the reference's PayloadTooLargeError).
+ * The connection closes: the rest of the body is never read, so it cannot carry another request.
+ */
 export function payloadTooLarge(limitBytes: number): ServiceError {
-  return new ServiceError(413, { error: `Request body exceeds the limit of ${limitBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' });
+  return new ServiceError(
+    413,
+    { error: `Request body exceeds the limit of ${limitBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' },
+    { connection: 'close' },
+  );
+}
+
+/** 408 for a request body that did not arrive in full within `timeoutMs`; the connection closes, as for a 413. */
+export function requestTimeout(timeoutMs: number): ServiceError {
+  return new ServiceError(
+    408,
+    { error: `Request body not received in full within ${timeoutMs} ms (bodyTimeoutMs)`, code: 'REQUEST_TIMEOUT' },
+    { connection: 'close' },
+  );
 }
 
 /** 502/503/504 for upstream failures; retryable by the client. */
@@ -137,4 +153,9 @@ export function serviceUnavailable(message: string, retryAfterSeconds: number): 
 /** 403 StandardError: the credential is valid but may not call this endpoint (wrong key type). */
 export function forbidden(message = 'Forbidden'): ServiceError {
   return new ServiceError(403, { error: message });
+}
+
+/** 409 StandardError: the resource's state refuses the change (e.g. deleting an account that is not a scratch account). */
+export function conflict(message: string, headers: Record<string, string> = {}): ServiceError {
+  return new ServiceError(409, { error: message }, headers);
 }

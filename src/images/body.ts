@@ -63,7 +63,9 @@ export function imageBodyParser(fields: FormFields) {
     if (type === 'multipart/form-data' && !fields.jsonOnly) {
       try {
         return formObject(await request.formData(), fields);
-      } catch {
+      } catch (error) {
+        // A body cut by the body limits (src/gates/body-limit.ts) keeps its 408 or 413.
+        if (error instanceof ServiceError) return new UnreadableBody(error);
         return new UnreadableBody(badRequest('Malformed multipart body', [{ path: ['body'], message: 'Invalid multipart/form-data' }]));
       }
     }

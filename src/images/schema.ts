@@ -94,7 +94,7 @@ const editFields = {
 export const EditImageSchema = T.Object(
   {
     image: ImageInput,
-    model: T.String({ minLength: 1, description: 'Default: firered-image-edit (else the first edit model of the catalog)' }),
+    model: T.Optional(T.String({ minLength: 1, description: 'Default: firered-image-edit (else the first edit model of the catalog)' })),
     modelId: T.Optional(T.String({ minLength: 1, description: 'Deprecated: use model' })),
     ...editFields,
   },
@@ -106,7 +106,7 @@ export type EditImageRequest = Static<typeof EditImageSchema>;
 export const MultiEditImageSchema = T.Object(
   {
     images: T.Array(ImageInput, { minItems: 1, maxItems: 3, description: '1 to 3 images; the first is the one edited' }),
-    model: T.String({ minLength: 1, description: 'Default: firered-image-edit (else the first edit model of the catalog)' }),
+    model: T.Optional(T.String({ minLength: 1, description: 'Default: firered-image-edit (else the first edit model of the catalog)' })),
     modelId: T.Optional(T.String({ minLength: 1, description: 'The reference name of model' })),
     ...editFields,
   },
@@ -117,7 +117,7 @@ export type MultiEditImageRequest = Static<typeof MultiEditImageSchema>;
 /** UpscaleImageRequest. */
 export const UpscaleImageSchema = T.Object({
   image: ImageInput,
-  model: T.String({ minLength: 1, description: 'Default: upscaler (else the first upscale model of the catalog)' }),
+  model: T.Optional(T.String({ minLength: 1, description: 'Default: upscaler (else the first upscale model of the catalog)' })),
   scale: T.Optional(T.Number({ minimum: 2, maximum: 4, default: 2, description: 'Must be 2 or 4' })),
   creativity: T.Optional(T.Number({ default: 0.01, description: 'Clamped to 0..0.02' })),
 });
@@ -128,7 +128,9 @@ export const BackgroundRemoveSchema = T.Object(
   {
     image: T.Optional(ImageInput),
     image_url: T.Optional(T.String({ minLength: 1, description: 'An http(s) URL, fetched through the SSRF guard' })),
-    model: T.String({ minLength: 1, description: 'Default: bria-bg-remover (else the first background-removal model of the catalog)' }),
+    model: T.Optional(
+      T.String({ minLength: 1, description: 'Default: bria-bg-remover (else the first background-removal model of the catalog)' }),
+    ),
   },
   { additionalProperties: false },
 );

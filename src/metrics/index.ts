@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { EVENT_LOOP_DELAY_BUCKETS, sampleEventLoopDelay } from './event-loop';
 import { HotCounter, HotHistogram } from './hot';
 
 /**
@@ -60,6 +61,18 @@ const abuseBlocks = new Counter({
   help: 'Requests refused because their account, key or address is blocked by the abuse guard',
   registers: [metricsRegistry],
 });
+
+// prom-client's own event-loop gauges (svc_nodejs_eventloop_lag_*) are reset by each scrape;
+// a cumulative histogram reads the same for every scraper, and a diff of two scrapes gives
+// the delay over any window (the bench reads one before and after each saturation phase).
+const eventLoopDelay = new HotHistogram(
+  metricsRegistry,
+  'svc_event_loop_delay_seconds',
+  'How late a 20 ms timer fires: how long the event loop was busy before it could run a ready callback (a stall counts every tick it swallowed)',
+  EVENT_LOOP_DELAY_BUCKETS,
+);
+const NO_LABELS = () => ({});
+sampleEventLoopDelay((seconds) => eventLoopDelay.observe('', NO_LABELS, seconds));
 
 let openStreamCount: () => number = () => 0;
 new Gauge({

@@ -33,6 +33,18 @@ export function resolveModel(
   return { model, suffix };
 }
 
+const headersOfModel = new WeakMap<ModelEntry, Record<string, string>>();
+
+/** The model's response headers (id, name, deprecation), built once per catalog entry. */
+function modelHeaders(model: ModelEntry): Record<string, string> {
+  let headers = headersOfModel.get(model);
+  if (!headers) {
+    headers = { 'x-svc-model-id': model.id, 'x-svc-model-name': model.name, ...deprecationHeaders(model) };
+    headersOfModel.set(model, headers);
+  }
+  return headers;
+}
+
 /**
  * A metered call of a catalog model: the model resolved and type-checked for the route, the
  * reservation admitted against the model's own rate limits and priced at its prices, and
@@ -68,9 +80,7 @@ export class ModelCall extends MeteredCall {
    */
   route<C extends Capability, T>(capability: C, invoke: Invoke<C, T>, opts: { cacheKey?: string } = {}): Promise<Routed<T>> {
     const headers = this.ctx.set.headers;
-    headers['x-svc-model-id'] = this.model.id;
-    headers['x-svc-model-name'] = this.model.name;
-    Object.assign(headers, deprecationHeaders(this.model));
+    Object.assign(headers, modelHeaders(this.model));
     return this.deps.router.call(this.model, capability, invoke, {
       signal: this.signal,
       cacheKey: opts.cacheKey,

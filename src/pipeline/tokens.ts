@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countO200k } from '../tokenizer/count';
 import type { ChatMessage } from '../stream/wire';
 
 // o200k_base is the encoding of current OpenAI models; open models use their own vocabularies,
@@ -13,7 +13,7 @@ const REPLY_PRIMING = 3;
 
 /** Tokens of a text. */
 export function textTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text);
+  return text.length === 0 ? 0 : countO200k(text);
 }
 
 /** The text of a message's content: the string, or its text parts. */

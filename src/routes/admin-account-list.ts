@@ -6,11 +6,13 @@ import type { Stages } from '../gates';
 import { badRequest } from '../http/errors';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
-const AccountSummary = t.Object({
+/** An account as the operator's routes list it. */
+export const AccountSummary = t.Object({
   id: t.String(),
   kind: t.String(),
   tier: t.String(),
   operator: t.Boolean(),
+  scratch: t.Boolean(),
   displayName: t.Union([t.String(), t.Null()]),
   walletAddress: t.Union([t.String(), t.Null()]),
   createdAt: t.String({ format: 'date-time' }),
@@ -21,6 +23,18 @@ const ListResult = t.Object({
   nextBefore: t.Union([t.String({ format: 'date-time' }), t.Null()], {
     description: 'Pass as `before` for the next page; null on the last',
   }),
+});
+
+/** An account row as an AccountSummary. */
+export const accountSummary = (r: typeof accounts.$inferSelect) => ({
+  id: r.id,
+  kind: r.kind,
+  tier: r.tier,
+  operator: r.operator,
+  scratch: r.scratch,
+  displayName: r.displayName,
+  walletAddress: r.walletAddress,
+  createdAt: r.createdAt.toISOString(),
 });
 
 /**
@@ -45,15 +59,7 @@ export function adminAccountListRoutes(deps: AppDeps, stages: Stages) {
       const page = rows.slice(0, limit);
       return {
         object: 'list' as const,
-        data: page.map((r) => ({
-          id: r.id,
-          kind: r.kind,
-          tier: r.tier,
-          operator: r.operator,
-          displayName: r.displayName,
-          walletAddress: r.walletAddress,
-          createdAt: r.createdAt.toISOString(),
-        })),
+        data: page.map(accountSummary),
         nextBefore: rows.length > limit ? (page.at(-1)?.createdAt.toISOString() ?? null) : null,
       };
     },

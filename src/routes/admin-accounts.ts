@@ -10,12 +10,14 @@ import { invalidField, notFound } from '../http/errors';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 const tags = ['Admin'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An account id as routes accept it. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AMOUNT = /^\d+(\.\d{1,6})?$/;
 // Well below 2^53 micro-units, so a balance plus a credit stays an exact integer.
 const MAX_CREDIT_MICROS = 1_000_000_000 * MICROS;
 
-const Params = t.Object({ accountId: t.String({ description: 'Account id (UUID)' }) });
+/** The `{accountId}` path parameter of the operator's account routes. */
+export const AccountParams = t.Object({ accountId: t.String({ description: 'Account id (UUID)' }) });
 const CreditBody = t.Object({
   currency: t.Union([t.Literal('USD'), t.Literal('DIEM'), t.Literal('VCU'), t.Literal('BUNDLED_CREDITS'), t.Literal('USDC')]),
   amount: t.Union([t.String({ maxLength: 32 }), t.Number()], {
@@ -40,6 +42,7 @@ const AccountResult = t.Object({
     kind: t.String(),
     tier: t.String(),
     operator: t.Boolean(),
+    scratch: t.Boolean({ description: 'A scratch account (POST /admin/accounts), which DELETE /admin/accounts/{accountId} removes' }),
     createdAt: t.String({ format: 'date-time' }),
     balances: t.Record(t.String(), t.Number()),
   }),
@@ -102,7 +105,7 @@ export function adminAccountRoutes(deps: AppDeps, stages: Stages) {
       },
       {
         auth: 'OPERATOR',
-        params: Params,
+        params: AccountParams,
         body: CreditBody,
         response: { 200: CreditResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
         detail: { operationId: 'creditAccount', summary: "Credit an account (ADMIN key of the operator's account)", tags },
@@ -114,12 +117,20 @@ export function adminAccountRoutes(deps: AppDeps, stages: Stages) {
         const row = await accountRow(params.accountId);
         const balances = numbers(await deps.meter.balances(row.id));
         return {
-          data: { id: row.id, kind: row.kind, tier: row.tier, operator: row.operator, createdAt: row.createdAt.toISOString(), balances },
+          data: {
+            id: row.id,
+            kind: row.kind,
+            tier: row.tier,
+            operator: row.operator,
+            scratch: row.scratch,
+            createdAt: row.createdAt.toISOString(),
+            balances,
+          },
         };
       },
       {
         auth: 'OPERATOR',
-        params: Params,
+        params: AccountParams,
         response: { 200: AccountResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
         detail: { operationId: 'getAccount', summary: "An account and its live balances (ADMIN key of the operator's account)", tags },
       },

@@ -8,6 +8,7 @@ import { createWeb3Tokens, tokenSecret } from '../auth/web3-token';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { invalidField, tooManyRequests } from '../http/errors';
+import { refuseMisTypedFields } from '../http/mis-typed-fields';
 import type { Caller } from '../http/request-context';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -76,6 +77,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
       },
       {
         auth: 'ADMIN',
+        transform: refuseMisTypedFields(CreateKeyBody),
         body: CreateKeyBody,
         response: { 200: KeyResponses.created },
         detail: { operationId: 'createApiKey', summary: 'Create an API key (the secret is shown once)', tags },
@@ -89,6 +91,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
       },
       {
         auth: 'ADMIN',
+        transform: refuseMisTypedFields(UpdateKeyBody),
         body: UpdateKeyBody,
         response: { 200: KeyResponses.updated },
         detail: { operationId: 'updateApiKey', summary: 'Update an API key', tags },

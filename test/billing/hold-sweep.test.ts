@@ -10,12 +10,12 @@ import type { KeyValueStore } from '../../src/kv/store';
 import type { Storage } from '../../src/db/database';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { freeRedisPorts, ownRedis, type OwnRedis } from '../helpers/redis-server';
 import { closeInstance, instance, newAccount, type MeterInstance } from './meter-helpers';
 
 // Holds of an instance that died mid-request are freed by the background sweep of another
 // instance once they expire, without any request on the account. On REDIS_URL (a single
-// Redis or, in CI's second pass, a cluster) when set, else on a Redis of its own on 6392.
+// Redis or, in CI's second pass, a cluster) when set, else on a Redis of its own on a free port.
 const PREFIX = `sweep${Date.now()}:`;
 let redis: OwnRedis | null = null;
 let up: FixtureUpstream;
@@ -27,7 +27,7 @@ let survivor: MeterInstance;
 beforeAll(async () => {
   let url = process.env.REDIS_URL;
   if (!url) {
-    redis = ownRedis(6392);
+    redis = ownRedis(freeRedisPorts(1)[0]!);
     await redis.start();
     url = redis.url;
   }

@@ -74,6 +74,14 @@ describe('happy path', () => {
     expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 7, maxCompletionTokens: 4096 });
   });
 
+  test("a prompt naming a model's special tokens is text: counted as text and answered, not a 500", async () => {
+    const res = await chat({ messages: user('Why does <|endoftext|> end my prompt? <|im_start|>') });
+    expect(res.status).toBe(200);
+    // Counted as the plain text it is (o200k_base: 19 tokens), plus 3 for the message and 3 priming the reply.
+    expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 25 });
+    expect(a.requests[0]?.body.messages).toEqual(user('Why does <|endoftext|> end my prompt? <|im_start|>'));
+  });
+
   test('aliases resolve (trait) and deprecation headers are set', async () => {
     const res = await chat({ model: 'default' });
     expect(res.headers.get('x-svc-model-id')).toBe('fix-one');

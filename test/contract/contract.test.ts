@@ -112,9 +112,13 @@ describe('the contract suite against fresh instances', () => {
     started.push(svc);
     const run = await runContract(svc.baseUrl, svc.key, ['--write', ...referenceFlags]);
     expect(run.code === 0 ? '' : failures(run.output)).toBe('');
+    // What --write with the operator key adds ran, not skipped: the scratch account's lifecycle and the generated multipart cases.
+    expect(run.output).not.toContain('contract: skipped scratch account');
+    for (const ran of [/\(pass\).*deleteScratchAccount: everything goes/, /\(pass\).*editImage \(multipart\): prompt missing/])
+      expect(run.output).toMatch(ran);
   }, 300_000);
 
-  test('a proxy that drops x-svc-version from /models makes it fail, naming listModels', async () => {
+  test('a proxy that drops x-svc-version from /models and the field from the 400s of /image/edit makes it fail, naming both operations', async () => {
     const svc = started[0] ?? (await startSvc(EMBEDDED));
     const target = new URL(svc.baseUrl);
     const proxy = Bun.serve({
@@ -131,6 +135,9 @@ describe('the contract suite against fresh instances', () => {
         headers.delete('content-encoding');
         headers.delete('content-length');
         if (url.pathname.endsWith('/models')) headers.delete('x-svc-version');
+        // An error body that names no field: a 400 in the right shape, but useless to a client.
+        if (url.pathname.endsWith('/image/edit') && res.status === 400)
+          return new Response(JSON.stringify({ error: 'Bad request' }), { status: 400, headers });
         return new Response(await res.arrayBuffer(), { status: res.status, headers });
       },
     });
@@ -138,6 +145,7 @@ describe('the contract suite against fresh instances', () => {
       const run = await runContract(`http://127.0.0.1:${proxy.port}/api/v1`, svc.key, []);
       expect(run.code).not.toBe(0);
       expect(run.output).toMatch(/\(fail\).*listModels/);
+      expect(run.output).toMatch(/\(fail\).*editImage \(multipart\): prompt missing/);
     } finally {
       proxy.stop(true);
     }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { spawnSync } from 'node:child_process';
 import { hashSecret } from '../../src/auth/api-keys';
-import { dbSize, ownRedisCluster } from '../helpers/redis-server';
+import { dbSize, freeRedisPorts, ownRedisCluster } from '../helpers/redis-server';
 import { startFleet, within, type Fleet } from './instances';
 
-// A 3-master Redis Cluster of this test's own (ports 7003-7005); .ci/run runs whole suites on another at 7000-7002.
-const PORTS = [7003, 7004, 7005];
+// A 3-master Redis Cluster of this test's own (free ports); .ci/run runs whole suites on another at 7000-7002.
+const PORTS = freeRedisPorts(3);
 let cluster: Awaited<ReturnType<typeof ownRedisCluster>>;
 let fleet: Fleet;
 

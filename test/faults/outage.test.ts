@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { freeRedisPorts, ownRedis, type OwnRedis } from '../helpers/redis-server';
 import { startFleet, within, type Fleet } from './instances';
 
-// Three instances on a Redis this test starts and stops on its own port (6390).
+// Three instances on a Redis this test starts and stops on its own (free) port.
 let redis: OwnRedis;
 let fleet: Fleet;
 
 beforeAll(async () => {
-  redis = ownRedis(6390);
+  redis = ownRedis(freeRedisPorts(1)[0]!);
   await redis.start();
   fleet = await startFleet({ redisUrl: redis.url, n: 3 });
 });

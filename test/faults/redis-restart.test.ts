@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { freeRedisPorts, ownRedis, type OwnRedis } from '../helpers/redis-server';
 import { startFleet, type Fleet } from './instances';
 
 // A non-persistent Redis (no RDB, no AOF) on its own port, killed and started again under load.
@@ -7,7 +7,7 @@ let redis: OwnRedis;
 let fleet: Fleet;
 
 beforeAll(async () => {
-  redis = ownRedis(6391);
+  redis = ownRedis(freeRedisPorts(1)[0]!);
   await redis.start();
   fleet = await startFleet({ redisUrl: redis.url, n: 2 });
 });

@@ -28,6 +28,29 @@ async function waitFor(check: () => boolean, what: string, ms = 10_000) {
   }
 }
 
+/** Whether a TCP port on 127.0.0.1 can be bound now. */
+function bindable(port: number): boolean {
+  try {
+    Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `n` free ports for this test's own Redis servers, each with its cluster bus port (+10000)
+ * free too: fixed ports collided when two checkouts ran the suite at once.
+ */
+export function freeRedisPorts(n: number): number[] {
+  const ports: number[] = [];
+  while (ports.length < n) {
+    const port = 20000 + Math.floor(Math.random() * 10000);
+    if (!ports.includes(port) && bindable(port) && bindable(port + 10000)) ports.push(port);
+  }
+  return ports;
+}
+
 /** A non-persistent redis-server on `port` (no RDB, no AOF), with extra arguments (cluster mode). */
 export function ownRedis(port: number, extra: string[] = []): OwnRedis {
   const dir = mkdtempSync(join(tmpdir(), `svc-redis-${port}-`));

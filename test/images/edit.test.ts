@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe as suite, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
+import { parse } from 'yaml';
 import { ledgerEntries } from '../../src/db/schema';
 import { MAX_INPUT_BYTES } from '../../src/images/input';
 import { defaultImageModels } from '../../src/models/default-image-models';
@@ -61,6 +62,15 @@ for (const backend of BACKENDS) {
         .where(eq(ledgerEntries.requestId, res.headers.get('cf-ray') as string));
     };
     const b64 = (b: Buffer) => b.toString('base64');
+
+    test('the published request schemas of the upload routes do not require model, which has a default (as the reference)', async () => {
+      const doc = parse(await (await t.request('/openapi.yaml')).text());
+      for (const path of ['/image/edit', '/image/multi-edit', '/image/upscale', '/image/background-remove'])
+        for (const [type, { schema }] of Object.entries(
+          doc.paths[path].post.requestBody.content as Record<string, { schema: { required?: string[] } }>,
+        ))
+          expect(`${path} ${type}: ${schema.required?.includes('model') ?? false}`).toBe(`${path} ${type}: false`);
+    });
 
     test('curl-like multipart edit: PNG at 1K by default, the simulator visibly changed the image; the ledger holds the edit', async () => {
       const res = await post('/image/edit', form({ prompt: 'make it orange', image: square }));

@@ -142,6 +142,21 @@ describe('operator CLI', () => {
     expect(JSON.parse(balance).balances.usd).toBe(102.5);
   });
 
+  test('creates a scratch account and deletes it; refuses to delete any other account', async () => {
+    const [code, created] = await cli(['accounts', 'create-scratch', '--description', 'cli scratch'], { SVC_ADMIN_KEY: adminKey });
+    expect(code).toBe(0);
+    const { data } = JSON.parse(created);
+    expect(data).toMatchObject({ scratch: true, displayName: 'cli scratch' });
+    const [deleted, out] = await cli(['accounts', 'delete', data.id], { SVC_ADMIN_KEY: adminKey });
+    expect(deleted).toBe(0);
+    expect(JSON.parse(out).data).toMatchObject({ id: data.id, deleted: { apiKeys: 1 } });
+    const res = await fetch(`${api}/billing/balance`, { headers: { authorization: `Bearer ${data.apiKey.apiKey}` } });
+    expect(res.status).toBe(401);
+    const [refused, , err] = await cli(['accounts', 'delete', accountId], { SVC_ADMIN_KEY: adminKey });
+    expect(refused).toBe(1);
+    expect(err).toContain('409');
+  });
+
   test("reports the server's error and exits 1; a bad command exits 2 with the usage", async () => {
     const [code, , err] = await cli(['accounts', 'show', 'not-a-uuid'], { SVC_ADMIN_KEY: adminKey });
     expect(code).toBe(1);

@@ -1,0 +1,114 @@
+/**
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream] [--profile]`:
+ * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
+ * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
+ * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
+ * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
+ * function. SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoad } from './load/http-load';
+import { killAll, startChild } from './lib/proc';
+import { BODIES } from './lib/targets';
+import { startSvc } from './servers/svc';
+
+const argv = Bun.argv.slice(2);
+const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
+const seconds = Number(opt('--seconds', '10'));
+const rate = Number(opt('--rate', '1000'));
+const backend = opt('--backend', 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
+const body = argv.includes('--stream') ? BODIES.stream : BODIES.json;
+const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
+const TICK_US = 1e6 / 100; // USER_HZ
+
+/** CPU (µs) of every thread of `pid`, by thread name (threads of the same name summed). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim().replace(/\d+$/, '#');
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * TICK_US);
+    } catch {}
+  }
+  return out;
+}
+
+async function measure(name: string, pid: number, url: string, headers: Record<string, string>) {
+  await runLoad({ url, headers, body, connections: 16, durationS: 5 }); // warm-up at full speed
+  await Bun.sleep(2000);
+  const before = threadCpu(pid);
+  const load = await runLoad({ url, headers, body, connections: 16, durationS: seconds, rate });
+  const after = threadCpu(pid);
+  const ok = load.requests - load.non2xx;
+  const rows = [...after].map(([t, v]) => [t, (v - (before.get(t) ?? 0)) / ok] as const).filter(([, v]) => v > 0.5);
+  rows.sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((s, [, v]) => s + v, 0);
+  console.log(`${name}: ${total.toFixed(1)} µs CPU per request (${ok} ok, ${load.non2xx} non-2xx, p99 ${load.latencyMs.p99} ms)`);
+  for (const [t, v] of rows) console.log(`  ${t.padEnd(20)} ${v.toFixed(1)}`);
+}
+
+async function main() {
+  const upstream = startChild('upstream', [process.execPath, 'bench/servers/upstream.ts']);
+  const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
+  const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
+  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], { UPSTREAM_URL: upstreamUrl, PORT: '0' });
+  const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
+  const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
+  const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests });
+  try {
+    await measure('bare', bare.pid, `http://127.0.0.1:${barePort}/chat/completions`, {});
+    await measure(`svc ${backend}`, svc.child.pid, `${svc.url}/chat/completions`, { authorization: `Bearer ${svc.key}` });
+  } finally {
+    await svc.close();
+    killAll();
+  }
+  if (profileDir) summariseProfile(profileDir);
+}
+
+type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
+
+/** Self and total samples by function over the last `seconds` of svc's profile (the measured window, shutdown excluded). */
+function summariseProfile(dir: string) {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return console.log(`no profile written in ${dir}`);
+  const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const label = (n: ProfileNode) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url ? `${n.callFrame.url.replace(process.cwd() + '/', '')}:${n.callFrame.lineNumber + 1}` : '[native]'}`;
+  const times: number[] = [];
+  let t = 0;
+  for (const d of prof.timeDeltas) times.push((t += d));
+  const end = times[times.length - 1]! - 300_000;
+  const start = end - seconds * 1e6;
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  let n = 0;
+  prof.samples.forEach((id, i) => {
+    if (times[i]! < start || times[i]! > end) return;
+    let node = byId.get(id);
+    if (!node || ['(idle)', '(program)', '(root)'].includes(node.callFrame.functionName)) return;
+    n++;
+    self.set(label(node), (self.get(label(node)) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (; node; node = byId.get(parent.get(node.id) ?? -1)) seen.add(label(node));
+    for (const l of seen) total.set(l, (total.get(l) ?? 0) + 1);
+  });
+  for (const [title, m] of [
+    ['self', self],
+    ['total', total],
+  ] as const) {
+    console.log(`\n${title} (of ${n} busy samples)`);
+    for (const [name, c] of [...m].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 40)))
+      console.log(`${((c / n) * 100).toFixed(1).padStart(6)}%  ${name}`);
+  }
+}
+
+await main();
+process.exit(0);
