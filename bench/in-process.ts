@@ -11,7 +11,7 @@
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app';
@@ -68,6 +68,12 @@ async function settleCpu() {
     const c = process.cpuUsage(c0);
     if (c.user + c.system < 25_000) return;
   }
+}
+
+/** CPU of this (the serving) thread in µs, from /proc (clock ticks, 10 ms resolution): the process total less the worker threads. */
+function mainThreadCpu(): number {
+  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
 
 async function main() {
@@ -132,17 +138,19 @@ async function main() {
   }
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpu();
   const t0 = performance.now();
   if (flag('--profile')) await profileWindow(() => run(requests));
   else await run(requests);
   await deps.meter.flush();
   const cpu = process.cpuUsage(cpu0);
+  const mainUs = (mainThreadCpu() - main0) / requests;
   const wall = performance.now() - t0;
   const us = (cpu.user + cpu.system) / requests;
   const what = embeddings ? 'embeddings' : flag('--strip') ? 'stream+strip_thinking' : stream ? 'stream (50 chunks)' : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   process.stdout.write(
-    `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +
+    `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)}; serving thread ${mainUs.toFixed(1)})` +
       (stream ? ` (${(us / 50).toFixed(2)} us per chunk)` : '') +
       `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests ${rate > 0 ? `at ${rate}/s` : `at ${concurrency} concurrent`}\n`,
   );

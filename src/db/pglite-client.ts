@@ -94,19 +94,36 @@ function wasmModules() {
   return compiled;
 }
 
-/** Opens the database in a new worker (migrations applied); rejects with the worker's error. */
-async function startWorker(open: WorkerOpen): Promise<WorkerLink> {
-  const link = new WorkerLink();
+/** A database open in a worker: the link to the worker and the database's id there. */
+interface Opened {
+  link: WorkerLink;
+  db: number;
+  /** The worker is this database's alone (it ends with it). */
+  dedicated: boolean;
+}
+
+/** The worker that databases without a directory share (tests open dozens from a dump; one thread for all, as before). */
+let shared: WorkerLink | null = null;
+let nextDb = 1;
+
+/**
+ * Opens the database in a worker (migrations applied); rejects with the worker's error. A
+ * directory gets a worker of its own; a database from a dump or in memory joins the shared one.
+ */
+async function startDatabase(open: WorkerOpen): Promise<Opened> {
+  const dedicated = Boolean(open.dataDir);
+  const link = dedicated ? new WorkerLink() : shared && !shared.stopped ? shared : (shared = new WorkerLink());
+  const db = nextDb++;
   try {
     const load = open.load ? await open.load.arrayBuffer() : undefined;
     const wasm = await wasmModules();
     await link.call(
-      { t: 'open', dataDir: open.dataDir, load, settings: open.settings, migrationsFolder: open.migrationsFolder, wasm },
+      { t: 'open', db, dataDir: open.dataDir, load, settings: open.settings, migrationsFolder: open.migrationsFolder, wasm },
       load ? [load] : [],
     );
-    return link;
+    return { link, db, dedicated };
   } catch (error) {
-    link.terminate();
+    if (dedicated) link.terminate();
     throw error;
   }
 }
@@ -117,8 +134,8 @@ async function startWorker(open: WorkerOpen): Promise<WorkerLink> {
  * thread that ends takes its whole heap with it.
  */
 export async function prepareInWorker(open: WorkerOpen): Promise<void> {
-  const link = await startWorker(open);
-  await link.call({ t: 'close' });
+  const { link, db } = await startDatabase(open);
+  await link.call({ t: 'close', db });
   link.terminate();
 }
 
@@ -133,20 +150,24 @@ export async function prepareInWorker(open: WorkerOpen): Promise<void> {
  */
 export class PgliteWorkerClient {
   private link: WorkerLink;
+  private db: number;
+  private dedicated: boolean;
   private restarting: Promise<void> | null = null;
   private closed = false;
 
   private constructor(
-    link: WorkerLink,
+    opened: Opened,
     private readonly open: WorkerOpen,
     private readonly log?: Logger,
   ) {
-    this.link = link;
-    this.watch(link);
+    this.link = opened.link;
+    this.db = opened.db;
+    this.dedicated = opened.dedicated;
+    this.watch(opened.link);
   }
 
   static async start(open: WorkerOpen, log?: Logger): Promise<PgliteWorkerClient> {
-    return new PgliteWorkerClient(await startWorker(open), open, log);
+    return new PgliteWorkerClient(await startDatabase(open), open, log);
   }
 
   /** The worker is up (not dead nor restarting). */
@@ -167,10 +188,11 @@ export class PgliteWorkerClient {
     this.restarting ??= (async () => {
       while (!this.closed) {
         try {
-          const link = await startWorker(this.open);
-          if (this.closed) return link.terminate();
-          this.link = link;
-          this.watch(link);
+          const opened = await startDatabase(this.open);
+          if (this.closed) return opened.link.terminate();
+          this.link = opened.link;
+          this.db = opened.db;
+          this.watch(opened.link);
           this.log?.info('database: embedded database worker restarted');
           return;
         } catch (error) {
@@ -183,19 +205,19 @@ export class PgliteWorkerClient {
   }
 
   query(sql: string, params: unknown[] = [], options: QueryOptions = {}): Promise<Results> {
-    return send(this.link, 0, sql, params, options);
+    return send(this.link, this.db, 0, sql, params, options);
   }
 
   exec(sql: string): Promise<Results[]> {
-    return this.link.call({ t: 'exec', tx: 0, sql });
+    return this.link.call({ t: 'exec', db: this.db, tx: 0, sql });
   }
 
   async transaction<T>(callback: (tx: TransactionClient) => Promise<T>): Promise<T> {
-    const link = this.link;
-    const id = await link.call<number>({ t: 'begin' });
+    const { link, db } = this;
+    const id = await link.call<number>({ t: 'begin', db });
     const tx: TransactionClient = {
-      query: (sql, params = [], options = {}) => send(link, id, sql, params, options),
-      exec: (sql) => link.call({ t: 'exec', tx: id, sql }),
+      query: (sql, params = [], options = {}) => send(link, db, id, sql, params, options),
+      exec: (sql) => link.call({ t: 'exec', db, tx: id, sql }),
       rollback: async () => {
         throw new Error('rollback');
       },
@@ -204,24 +226,24 @@ export class PgliteWorkerClient {
     try {
       result = await callback(tx);
     } catch (error) {
-      await link.call({ t: 'end', tx: id, commit: false }).catch(() => {});
+      await link.call({ t: 'end', db, tx: id, commit: false }).catch(() => {});
       throw error;
     }
-    await link.call({ t: 'end', tx: id, commit: true });
+    await link.call({ t: 'end', db, tx: id, commit: true });
     return result;
   }
 
   /** Writes a ledger batch by COPY in the worker: the rows, or null for a replayed batch (ledger-copy.ts). */
   copyLedger(rows: LedgerRow[]): Promise<number | null> {
-    return this.link.call({ t: 'ledger', rows });
+    return this.link.call({ t: 'ledger', db: this.db, rows });
   }
 
   /** The whole data directory as a tarball (tests clone a migrated template from it). */
   async dumpDataDir(_compression?: 'none'): Promise<Blob> {
-    return new Blob([await this.link.call<ArrayBuffer>({ t: 'dump' })]);
+    return new Blob([await this.link.call<ArrayBuffer>({ t: 'dump', db: this.db })]);
   }
 
-  /** Ends the worker as a crash would (tests). */
+  /** Ends the worker as a crash would (tests; a shared worker takes its other databases with it). */
   kill() {
     this.link.worker.terminate();
   }
@@ -236,15 +258,15 @@ export class PgliteWorkerClient {
     this.closed = true;
     await this.restarting;
     const link = this.link;
-    if (!link.stopped) await link.call({ t: 'close' }).catch(() => {});
-    link.terminate();
+    if (!link.stopped) await link.call({ t: 'close', db: this.db }).catch(() => {});
+    if (this.dedicated) link.terminate();
   }
 }
 
 /** A statement to the worker; drizzle's parsers (identity functions for dates and intervals) travel as their type oids. */
-function send(link: WorkerLink, tx: number, sql: string, params: unknown[], options: QueryOptions): Promise<Results> {
+function send(link: WorkerLink, db: number, tx: number, sql: string, params: unknown[], options: QueryOptions): Promise<Results> {
   const identity = options.parsers ? Object.keys(options.parsers).map(Number) : undefined;
-  return link.call({ t: 'query', tx, sql, params, rowMode: options.rowMode, identity });
+  return link.call({ t: 'query', db, tx, sql, params, rowMode: options.rowMode, identity });
 }
 
 /** The client a transaction callback gets: statements run inside that transaction. */

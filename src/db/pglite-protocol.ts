@@ -6,7 +6,7 @@ import type { LedgerRow } from '../billing/ledger-row';
  * error }`. Values cross the thread boundary by structured clone, so what PGlite parsed in the
  * worker (numbers, bigints, Dates, JSON objects) arrives as it is.
  */
-export type WorkerRequest =
+export type WorkerRequest = { db: number } & (
   | {
       t: 'open';
       id: number;
@@ -25,7 +25,8 @@ export type WorkerRequest =
   /** A ledger batch by COPY; the value is the number of rows or null for a replayed batch (see ledger-copy.ts). */
   | { t: 'ledger'; id: number; rows: LedgerRow[] }
   | { t: 'dump'; id: number }
-  | { t: 'close'; id: number };
+  | { t: 'close'; id: number }
+);
 
 /** A database error as it crosses the boundary: message plus PGlite's fields (code, detail, constraint...). */
 export type WorkerError = { message: string } & Record<string, unknown>;

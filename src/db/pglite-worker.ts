@@ -12,7 +12,8 @@ import { serializeError, type WorkerReply, type WorkerRequest } from './pglite-p
 
 declare const self: Worker;
 
-let pg: PGlite | null = null;
+/** The databases this worker holds, by the id the client gave at `open`. */
+const databases = new Map<number, PGlite>();
 let nextTx = 1;
 /** Open transactions: the PGlite transaction and how to end it. */
 const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; done: Promise<unknown> }>();
@@ -27,18 +28,24 @@ function parsersFor(oids: number[] | undefined) {
   return parsers;
 }
 
-function target(tx: number) {
-  if (tx === 0) return pg!;
+function database(db: number): PGlite {
+  const pg = databases.get(db);
+  if (!pg) throw new Error(`embedded database: database ${db} is not open`);
+  return pg;
+}
+
+function target(db: number, tx: number) {
+  if (tx === 0) return database(db);
   const open = transactions.get(tx);
   if (!open) throw new Error(`embedded database: transaction ${tx} is not open`);
   return open.tx;
 }
 
 /** Starts a transaction; resolves with its id once BEGIN ran (PGlite holds its lock until `end`). */
-function begin(): Promise<number> {
+function begin(pg: PGlite): Promise<number> {
   const id = nextTx++;
   return new Promise((resolve, reject) => {
-    const done = pg!
+    const done = pg
       .transaction(
         (tx) =>
           new Promise<void>((finish, abort) => {
@@ -66,7 +73,7 @@ async function end(id: number, commit: boolean) {
 }
 
 async function open(m: Extract<WorkerRequest, { t: 'open' }>) {
-  pg = new PGlite({
+  const pg = new PGlite({
     dataDir: m.dataDir,
     loadDataDir: m.load ? new Blob([m.load]) : undefined,
     postgresqlconf: m.settings,
@@ -75,6 +82,7 @@ async function open(m: Extract<WorkerRequest, { t: 'open' }>) {
   });
   await pg.waitReady;
   await migrate(drizzle(pg), { migrationsFolder: m.migrationsFolder });
+  databases.set(m.db, pg);
   return null;
 }
 
@@ -83,22 +91,22 @@ async function handle(m: WorkerRequest): Promise<unknown> {
     case 'open':
       return open(m);
     case 'query': {
-      const r = await target(m.tx).query(m.sql, m.params, { rowMode: m.rowMode, parsers: parsersFor(m.identity) });
+      const r = await target(m.db, m.tx).query(m.sql, m.params, { rowMode: m.rowMode, parsers: parsersFor(m.identity) });
       return { rows: r.rows, fields: r.fields, affectedRows: r.affectedRows };
     }
     case 'exec':
-      return (await target(m.tx).exec(m.sql)).map((r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows }));
+      return (await target(m.db, m.tx).exec(m.sql)).map((r) => ({ rows: r.rows, fields: r.fields, affectedRows: r.affectedRows }));
     case 'begin':
-      return begin();
+      return begin(database(m.db));
     case 'end':
       return end(m.tx, m.commit);
     case 'ledger':
-      return copyLedgerBatch(pg!, m.rows);
+      return copyLedgerBatch(database(m.db), m.rows);
     case 'dump':
-      return (await pg!.dumpDataDir('none')).arrayBuffer();
+      return (await database(m.db).dumpDataDir('none')).arrayBuffer();
     case 'close':
-      await pg?.close();
-      pg = null;
+      await databases.get(m.db)?.close();
+      databases.delete(m.db);
       return null;
   }
 }
