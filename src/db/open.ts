@@ -32,6 +32,15 @@ export async function openPostgres(url: string, opts: { max?: number; onStep?: O
 const PGLITE_SETTINGS = ['full_page_writes=off', 'shared_buffers=32MB'];
 
 /**
+ * svc's JavaScriptCore sizes its garbage collections by the heap including "extra memory";
+ * PGlite's WASM memory (hundreds of MB) used to count there and kept collections rare. With
+ * PGlite in a worker, svc's heap looked small and JSC collected so often that its GC helper
+ * threads cost 17-25 µs per streamed request (measured, `bench/in-process.ts --threads`).
+ * 256 MB of WASM memory that is never touched (so never resident) restores the old pacing.
+ */
+let gcBallast: WebAssembly.Memory | null = null;
+
+/**
  * Opens PGlite in its own worker thread (src/db/pglite-worker.ts), in `dataDir` (created if
  * missing) or from a pre-migrated dump (tests), with pending migrations applied there. svc's
  * thread gets a drizzle database whose client forwards each statement to the worker. A new
@@ -50,6 +59,7 @@ export async function openPglite(
       await prepareInWorker(open);
     }
   }
+  gcBallast ??= new WebAssembly.Memory({ initial: 4096 });
   opts.onStep?.('starting the embedded database engine (PGlite) and applying migrations');
   const client = await PgliteWorkerClient.start(open, opts.log);
   const db = drizzlePglite(client as never, { schema });

@@ -42,7 +42,11 @@ class WorkerLink {
   constructor() {
     this.worker.unref();
     this.worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => this.answer(event.data));
-    this.worker.addEventListener('error', (event) => this.stop(`error: ${(event as ErrorEvent).message ?? 'unknown'}`));
+    // An uncaught error in the worker: end it for sure before a new one opens the same directory.
+    this.worker.addEventListener('error', (event) => {
+      this.stop(`error: ${(event as ErrorEvent).message ?? 'unknown'}`);
+      this.worker.terminate();
+    });
     this.worker.addEventListener('close', () => this.stop('exited'));
   }
 
