@@ -9,10 +9,9 @@
  * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
- * CPU figure then includes the profiler's own cost), --threads (CPU per request of each thread, by
- * thread name). The serving thread's CPU is printed next to the process total.
+ * CPU figure then includes the profiler's own cost).
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app';
@@ -69,30 +68,6 @@ async function settleCpu() {
     const c = process.cpuUsage(c0);
     if (c.user + c.system < 25_000) return;
   }
-}
-
-/** CPU of this (the serving) thread in µs, from /proc (clock ticks, 10 ms resolution): the process total less the worker threads. */
-function mainThreadCpu(): number {
-  const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
-
-/** CPU µs of every thread of the process by thread name (`--threads`: JIT, GC helpers, the PGlite worker...). */
-function threadCpu(): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const fields = stat.split(') ')[1]!.split(' ');
-      out.set(
-        `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}#${tid}`,
-        ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100,
-      );
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
 }
 
 async function main() {
@@ -157,29 +132,17 @@ async function main() {
   }
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
-  const main0 = mainThreadCpu();
-  const threads0 = threadCpu();
   const t0 = performance.now();
   if (flag('--profile')) await profileWindow(() => run(requests));
   else await run(requests);
   await deps.meter.flush();
   const cpu = process.cpuUsage(cpu0);
-  const mainUs = (mainThreadCpu() - main0) / requests;
-  if (flag('--threads')) {
-    const byName = new Map<string, number>();
-    for (const [key, us] of threadCpu()) {
-      const name = key.split('#')[0]!;
-      byName.set(name, (byName.get(name) ?? 0) + (us - (threads0.get(key) ?? 0)) / requests);
-    }
-    const shown = [...byName].filter(([, us]) => us >= 0.5).map(([name, us]) => `${name} ${us.toFixed(1)}`);
-    process.stdout.write(`per thread, us per request: ${shown.join(', ')}\n`);
-  }
   const wall = performance.now() - t0;
   const us = (cpu.user + cpu.system) / requests;
   const what = embeddings ? 'embeddings' : flag('--strip') ? 'stream+strip_thinking' : stream ? 'stream (50 chunks)' : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   process.stdout.write(
-    `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)}; serving thread ${mainUs.toFixed(1)})` +
+    `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +
       (stream ? ` (${(us / 50).toFixed(2)} us per chunk)` : '') +
       `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests ${rate > 0 ? `at ${rate}/s` : `at ${concurrency} concurrent`}\n`,
   );

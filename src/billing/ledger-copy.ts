@@ -1,15 +1,14 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../db/database';
-import { PgliteWorkerClient } from '../db/pglite-client';
 import type { LedgerRow } from './ledger-row';
 
 const COLUMNS =
   'account_id, api_key_id, request_id, kind, currency, sku, model_id, units, price_per_unit_usd, amount_micros, notes, prompt_tokens, completion_tokens, execution_ms, created_at';
 
-/** The PGlite worker client beneath a drizzle database, or null on postgres.js. */
-export function pgliteOf(db: Database): PgliteWorkerClient | null {
+/** The PGlite client beneath a drizzle database, or null on postgres.js. */
+export function pgliteOf(db: Database): PGlite | null {
   const client = (db as unknown as { $client?: unknown }).$client;
-  return client instanceof PgliteWorkerClient ? client : null;
+  return client instanceof PGlite ? client : null;
 }
 
 /** A CSV field: quoted (quotes doubled), so commas, quotes and newlines survive; null is the unquoted empty field COPY reads as NULL. */

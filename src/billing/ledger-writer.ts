@@ -3,7 +3,7 @@ import type { Database } from '../db/database';
 import { balances, ledgerEntries } from '../db/schema';
 import type { Logger } from '../log';
 import { countBilledRows, reportLedgerBacklog } from '../metrics';
-import { pgliteOf } from './ledger-copy';
+import { copyLedgerBatch, pgliteOf } from './ledger-copy';
 import type { LedgerRow } from './ledger-row';
 import type { BillingStore } from './store';
 
@@ -31,11 +31,10 @@ export interface LedgerWriter {
  */
 export async function writeLedgerBatch(db: Database, rows: LedgerRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  // Embedded: COPY in the database's worker thread (one message from here) when no row of the
-  // batch is there yet (always, but for a replayed batch).
+  // Embedded: COPY when no row of the batch is there yet (always, but for a replayed batch).
   const pg = pgliteOf(db);
   if (pg) {
-    const copied = await pg.copyLedger(rows);
+    const copied = await copyLedgerBatch(pg, rows);
     if (copied !== null) return copied;
   }
   const json = JSON.stringify(rows);
