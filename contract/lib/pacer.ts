@@ -45,11 +45,16 @@ export function nextSlot(times: number[], now: number, window: number, limit: nu
   for (let t = now; ; t += 0.1) if (worstEstimate([...recent, t], t, window) <= limit) return t;
 }
 
-/** How many failures the pacer lets through in `seconds` from a clean start (the budget of a run). */
-export function capacity(seconds: number, window = env.abuseWindow, limit = paceLimit()): number {
+/**
+ * How many failures the pacer lets through in `seconds`: from a clean start (a new account: a
+ * burst, then the steady pace), or `warm`, right after as many as it allows (a run that follows
+ * another against the same account: the steady pace only).
+ */
+export function capacity(seconds: number, o: { warm?: boolean; window?: number; limit?: number } = {}): number {
+  const { window = env.abuseWindow, limit = paceLimit() } = o;
   const times: number[] = [];
-  for (let t = 0; (t = nextSlot(times, t, window, limit)) <= seconds;) times.push(t);
-  return times.length;
+  for (let t = o.warm ? -3 * window : 0; (t = nextSlot(times, t, window, limit)) <= seconds;) times.push(t);
+  return times.filter((t) => t >= 0).length;
 }
 
 /**
