@@ -170,7 +170,7 @@ function makePlan(d: Deployment): BadInputPlan {
   // The scratch account is new each run, so its cases get its first burst, which costs no time.
   const room = {
     account: capacity(env.maxSeconds * FAILURE_SHARE, { warm: true }) - OTHER_ACCOUNT_FAILURES,
-    scratch: capacity(0),
+    scratch: env.abuseMaxFailures === 0 ? Infinity : capacity(0),
   };
   const chosen = new Map<string, BadCase[]>();
   const counts = { generated: 0, chosen: 0 };
@@ -181,14 +181,12 @@ function makePlan(d: Deployment): BadInputPlan {
   }
   for (const cases of generated.values()) counts.generated += cases.length;
   for (const cases of chosen.values()) counts.chosen += cases.length;
-  const guard = env.abuseMaxFailures
-    ? `the abuse guard allows ${env.abuseMaxFailures} failures per ${env.abuseWindow} s and the run ${env.maxSeconds} s`
-    : 'no abuse guard';
+  const guard = `the abuse guard's ${env.abuseMaxFailures} failures per ${env.abuseWindow} s, a run of ${env.maxSeconds} s`;
   const summary =
     counts.chosen === counts.generated
-      ? `contract: bad input: all ${counts.generated} generated cases (${guard})`
-      : `contract: bad input: ${counts.chosen} of ${counts.generated} generated cases ran, every operation at least once, ` +
-        `${counts.generated - counts.chosen} not sampled (${guard}; sample --seed ${env.seed}); ` +
-        '--bad-input all runs them all (unpaced with --abuse-max-failures 0, against a deployment without the guard)';
+      ? `contract: bad input: all ${counts.generated} generated cases ran (${env.abuseMaxFailures ? guard : 'no abuse guard'})`
+      : `contract: bad input: ${counts.chosen} of ${counts.generated} generated cases ran, every operation at least once ` +
+        `(${counts.generated - counts.chosen} not sampled, to stay under ${guard}); --seed ${env.seed} repeats this sample, ` +
+        '--bad-input all runs them all (unpaced with --abuse-max-failures 0, where there is no guard)';
   return { operations, generated, chosen, summary };
 }

@@ -118,7 +118,7 @@ describe('the contract suite against fresh instances', () => {
     // What --write with the operator key adds ran, not skipped: the scratch account's lifecycle and the generated multipart cases.
     expect(run.output).not.toContain('contract: skipped scratch account');
     // The whole generated set ran, and the table after the run has a row per operation.
-    expect(run.output).toMatch(/contract: bad input: all \d+ generated cases \(no abuse guard\)/);
+    expect(run.output).toMatch(/contract: bad input: all \d+ generated cases ran \(no abuse guard\)/);
     expect(run.output).toMatch(/\neditImage \(multipart\) +[1-9]\d* +0 /);
     for (const ran of [/\(pass\).*deleteScratchAccount: everything goes/, /\(pass\).*editImage \(multipart\): prompt missing/])
       expect(run.output).toMatch(ran);
