@@ -1,6 +1,9 @@
 import type { BadCase } from './bad-input';
 
-/** A small seeded generator (mulberry32): the same seed gives the same sample on any machine. */
+/**
+ * A small seeded generator (mulberry32): the same seed gives the same sample on any machine.
+ * The simulator has the same one; the suite imports nothing of svc, so it can be copied out.
+ */
 export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
