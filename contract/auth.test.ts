@@ -30,11 +30,12 @@ async function withInferenceKey(use: (key: string) => Promise<void>): Promise<bo
 describe('auth', () => {
   test('a garbage key is 401 on account and inference endpoints', async () => {
     const key = 'svc_contract-garbage-key-0000000000000000000000';
-    expect((await call('/api_keys', { key })).status).toBe(401);
-    expect((await call('/billing/balance', { key })).status).toBe(401);
+    expect((await call('/api_keys', { key, fails: true })).status).toBe(401);
+    expect((await call('/billing/balance', { key, fails: true })).status).toBe(401);
     const chat = await call('/chat/completions', {
       method: 'POST',
       key,
+      fails: true,
       json: { model: d.textModel ?? 'x', messages: [{ role: 'user', content: 'x' }] },
     });
     expect(chat.status).toBe(401);
@@ -42,13 +43,14 @@ describe('auth', () => {
 
   test('no credentials: 401 on account endpoints', async () => {
     for (const path of ['/api_keys', '/billing/balance', '/api_keys/rate_limits'])
-      expect(`${path} ${(await call(path, { key: null })).status}`).toBe(`${path} 401`);
+      expect(`${path} ${(await call(path, { key: null, fails: true })).status}`).toBe(`${path} 401`);
   });
 
   test('no credentials on an inference endpoint: 401, or the x402 discovery 402 where wallet payments are on', async () => {
     const a = await call('/chat/completions', {
       method: 'POST',
       key: null,
+      fails: true,
       json: { model: d.textModel ?? 'x', messages: [{ role: 'user', content: 'x' }] },
     });
     if (a.status === 402) {
@@ -60,7 +62,8 @@ describe('auth', () => {
 
   test('the wrong key type: an INFERENCE key is 403 on account endpoints and works on inference ones', async () => {
     const ran = await withInferenceKey(async (key) => {
-      for (const path of ['/api_keys', '/billing/balance']) expect(`${path} ${(await call(path, { key })).status}`).toBe(`${path} 403`);
+      for (const path of ['/api_keys', '/billing/balance'])
+        expect(`${path} ${(await call(path, { key, fails: true, identity: 'account' })).status}`).toBe(`${path} 403`);
       if (d.textModel) {
         const chat = await call('/chat/completions', {
           method: 'POST',

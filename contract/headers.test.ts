@@ -53,10 +53,11 @@ describe('headers', () => {
   test('errors carry CF-RAY and x-svc-version too (an unknown model, a bad key)', async () => {
     const unknown = await call('/chat/completions', {
       method: 'POST',
+      fails: true,
       json: { model: 'no-such-model-contract', messages: [{ role: 'user', content: 'Hi' }] },
     });
     expect(missing('createChatCompletion 404', unknown, ['cf-ray', 'x-svc-version'])).toBe('');
-    const bad = await call('/api_keys', { key: 'svc_not-a-real-key-contract' });
+    const bad = await call('/api_keys', { key: 'svc_not-a-real-key-contract', fails: true });
     expect(missing('getApiKeys 401', bad, ['cf-ray', 'x-svc-version'])).toBe('');
     expect(VERSION.test(bad.headers.get('x-svc-version') ?? '')).toBe(true);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { badInputSuite } from './lib/bad-input-suite';
+import { scratchUnavailable } from './lib/bad-input-plan';
 import { expectAnswer } from './lib/conform';
 import { env, skipped } from './lib/env';
 import { call, describe as show } from './lib/http';
@@ -8,13 +9,7 @@ import { deployment } from './lib/deployment';
 const d = await deployment();
 
 /** Why this deployment and key cannot have a scratch account, or '' when they can. */
-const unavailable = !env.write
-  ? 'needs --write'
-  : !['createScratchAccount', 'deleteScratchAccount', 'creditAccount'].every((id) => d.own.byId.has(id))
-    ? 'the deployment has no scratch-account operations'
-    : !d.operator
-      ? "the key is not an ADMIN key of the operator's account"
-      : '';
+const unavailable = scratchUnavailable(d);
 const CREDIT_USD = 0.1;
 
 /** The scratch account of this run: made before the checks, deleted after them. */
@@ -92,36 +87,20 @@ describe('a scratch account (--write with an operator key): created, credited, u
 
   // The key writes, as the scratch account: a case the deployment wrongly accepted goes with it.
   const scratchKey = () => (scratch ? scratch.adminKey : { skip: unavailable || 'the scratch account was not created' });
-  badInputSuite(
-    'createApiKey',
-    '/api_keys',
-    { apiKeyType: 'INFERENCE', description: 'svc contract suite' },
-    { key: scratchKey, skip: unavailable },
-  );
-  badInputSuite(
-    'updateApiKey',
-    '/api_keys',
-    { id: '00000000-0000-4000-8000-000000000000', description: 'x' },
-    { method: 'PATCH', key: scratchKey, skip: unavailable },
-  );
-  badInputSuite(
-    'createScratchAccount',
-    '/admin/accounts',
-    { scratch: true, displayName: 'svc contract suite' },
-    {
-      skip: unavailable,
-      undo: async (a) => void (await call(`/admin/accounts/${(a.json as { data: { id: string } }).data.id}`, { method: 'DELETE' })),
-    },
-  );
+  badInputSuite('createApiKey', { key: scratchKey });
+  badInputSuite('updateApiKey', { key: scratchKey });
+  badInputSuite('createScratchAccount', {
+    undo: async (a) => void (await call(`/admin/accounts/${(a.json as { data: { id: string } }).data.id}`, { method: 'DELETE' })),
+  });
 
   test('deleteScratchAccount: everything goes; its keys are 401 and the account 404 afterwards', async () => {
     if (!scratch) return skipped('deleteScratchAccount', unavailable || 'the scratch account was not created');
     const a = await deleteScratch();
     deleted = a.status === 200;
     expectAnswer('deleteScratchAccount', a);
-    const after = await call('/billing/balance', { key: scratch.adminKey });
+    const after = await call('/billing/balance', { key: scratch.adminKey, fails: true });
     expect(after.status === 401 ? '' : `getBillingBalance with a deleted account's key: ${show(after)}`).toBe('');
-    const gone = await call(`/admin/accounts/${scratch.id}`);
+    const gone = await call(`/admin/accounts/${scratch.id}`, { fails: true });
     expect(gone.status === 404 ? '' : `getAccount of a deleted account: ${show(gone)}`).toBe('');
   });
 });

@@ -21,7 +21,7 @@ describe('key management (--write): create, read, update and delete one key, not
     } finally {
       expectAnswer('deleteApiKey', await call(`/api_keys?id=${id}`, { method: 'DELETE' }));
     }
-    const gone = await call(`/api_keys/${id}`);
+    const gone = await call(`/api_keys/${id}`, { fails: true });
     expect(gone.status >= 400 && gone.status < 500 ? '' : `getApiKeyById after delete: ${show(gone)}`).toBe('');
   });
 });
@@ -43,7 +43,7 @@ describe('image generation', () => {
 describe('x402', () => {
   test('topUpX402Balance without a payment: the 402 with accepts and PAYMENT-REQUIRED, or 503 where payments are off', async () => {
     if (!d.own.byId.has('topUpX402Balance')) return skipped('topUpX402Balance', 'not in this deployment');
-    const a = await call('/x402/top-up', { method: 'POST', key: null, json: {} });
+    const a = await call('/x402/top-up', { method: 'POST', key: null, json: {}, fails: true });
     if (a.status === 503) return skipped('topUpX402Balance', 'wallet payments are not configured on this deployment');
     expect(a.status).toBe(402);
     const body = a.json as { x402Version?: number; accepts?: { network?: string; payTo?: string }[] };

@@ -1,12 +1,15 @@
 import type { JsonSchema, Validators } from './spec';
 
+/** The kinds of invalid field the generator makes. */
+export type BadKind = 'missing' | 'wrong type' | 'enumeration' | 'range' | 'length';
+
 /** One invalid request body, built from the request schema, and the field it breaks. */
 export interface BadCase {
   /** Dotted path of the field, e.g. `temperature` or `svc_parameters.strip_thinking_response`. */
   field: string;
   what: string;
-  /** A value of a wrong JSON type (which a multipart form, all text, may not be able to express). */
-  wrongType?: boolean;
+  /** What kind of breakage it is, so a sample can spread kinds across operations. */
+  kind: BadKind;
   body: Record<string, unknown>;
 }
 
@@ -47,30 +50,31 @@ function literals(schema: JsonSchema, v: Validators): unknown[] | null {
   return null;
 }
 
-/** Invalid values for one field, each with what makes it invalid (and whether it is of a wrong type). */
-function invalidValues(schema: JsonSchema, v: Validators, valid: unknown): [string, unknown, boolean?][] {
+/** Invalid values for one field, each with what makes it invalid and its kind. */
+function invalidValues(schema: JsonSchema, v: Validators, valid: unknown): [string, unknown, BadKind][] {
   const s = v.deref(schema);
-  const out: [string, unknown, boolean?][] = [];
+  const out: [string, unknown, BadKind][] = [];
   const types = allowedTypes(s, v);
   if (types) {
     const wrong = SAMPLES.find(([t]) => !types.has(t));
-    if (wrong) out.push([`a ${wrong[0]} where ${[...types].join(' or ')} is expected`, wrong[1], true]);
+    if (wrong) out.push([`a ${wrong[0]} where ${[...types].join(' or ')} is expected`, wrong[1], 'wrong type']);
   }
   const values = literals(s, v);
-  if (values?.every((x) => typeof x === 'string')) out.push(['a value outside its enumeration', 'no-such-option-value']);
+  if (values?.every((x) => typeof x === 'string')) out.push(['a value outside its enumeration', 'no-such-option-value', 'enumeration']);
   if (s.type === 'integer' || s.type === 'number') {
-    if (typeof s.minimum === 'number') out.push([`below its minimum ${s.minimum}`, s.minimum - 1]);
-    if (typeof s.exclusiveMinimum === 'number') out.push([`at its exclusive minimum ${s.exclusiveMinimum}`, s.exclusiveMinimum]);
-    if (typeof s.maximum === 'number') out.push([`above its maximum ${s.maximum}`, s.maximum + 1]);
+    if (typeof s.minimum === 'number') out.push([`below its minimum ${s.minimum}`, s.minimum - 1, 'range']);
+    if (typeof s.exclusiveMinimum === 'number') out.push([`at its exclusive minimum ${s.exclusiveMinimum}`, s.exclusiveMinimum, 'range']);
+    if (typeof s.maximum === 'number') out.push([`above its maximum ${s.maximum}`, s.maximum + 1, 'range']);
   }
   if (s.type === 'string' && !values) {
-    if (typeof s.maxLength === 'number' && s.maxLength <= 100_000) out.push([`longer than ${s.maxLength}`, 'x'.repeat(s.maxLength + 1)]);
-    if (typeof s.minLength === 'number' && s.minLength > 0) out.push(['an empty string', '']);
+    if (typeof s.maxLength === 'number' && s.maxLength <= 100_000)
+      out.push([`longer than ${s.maxLength}`, 'x'.repeat(s.maxLength + 1), 'length']);
+    if (typeof s.minLength === 'number' && s.minLength > 0) out.push(['an empty string', '', 'length']);
   }
   if (s.type === 'array') {
-    if (typeof s.minItems === 'number' && s.minItems > 0) out.push(['an empty array', []]);
+    if (typeof s.minItems === 'number' && s.minItems > 0) out.push(['an empty array', [], 'length']);
     if (typeof s.maxItems === 'number' && Array.isArray(valid) && valid.length > 0 && s.maxItems <= 5000)
-      out.push([`more than ${s.maxItems} items`, Array.from({ length: s.maxItems + 1 }, () => valid[0])]);
+      out.push([`more than ${s.maxItems} items`, Array.from({ length: s.maxItems + 1 }, () => valid[0]), 'length']);
   }
   return out;
 }
@@ -86,17 +90,17 @@ export function badInputs(schema: JsonSchema, valid: Record<string, unknown>, v:
   for (const field of (root.required as string[] | undefined) ?? []) {
     const body = { ...valid };
     delete body[field];
-    cases.push({ field, what: 'missing', body });
+    cases.push({ field, what: 'missing', kind: 'missing', body });
   }
   const properties = (root.properties ?? {}) as Record<string, JsonSchema>;
   for (const [field, prop] of Object.entries(properties)) {
-    for (const [what, value, wrongType] of invalidValues(prop, v, valid[field]))
-      cases.push({ field, what, wrongType, body: { ...valid, [field]: value } });
+    for (const [what, value, kind] of invalidValues(prop, v, valid[field]))
+      cases.push({ field, what, kind, body: { ...valid, [field]: value } });
     const inner = v.deref(prop);
     if (inner.type === 'object' && inner.properties)
       for (const [sub, subProp] of Object.entries(inner.properties as Record<string, JsonSchema>))
-        for (const [what, value, wrongType] of invalidValues(subProp, v, undefined))
-          cases.push({ field: `${field}.${sub}`, what, wrongType, body: { ...valid, [field]: { [sub]: value } } });
+        for (const [what, value, kind] of invalidValues(subProp, v, undefined))
+          cases.push({ field: `${field}.${sub}`, what, kind, body: { ...valid, [field]: { [sub]: value } } });
   }
   return cases;
 }
@@ -111,7 +115,7 @@ export function formCases(cases: BadCase[]): BadCase[] {
   return cases.filter((c) => {
     const value = c.body[c.field.split('.')[0]!];
     if (c.field.includes('.') || plainObject(value)) return false;
-    return !c.wrongType || typeof value === 'string';
+    return c.kind !== 'wrong type' || typeof value === 'string';
   });
 }
 

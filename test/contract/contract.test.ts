@@ -33,8 +33,8 @@ async function startSvc(env: Record<string, string>): Promise<Svc> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-contract-'));
   const port = freePort();
   const config = join(dir, 'svc.config.yaml');
-  // The suite fails requests on purpose; the abuse guard would block it for 30 s each time (it
-  // waits blocks out against a real deployment, which is slower, not different).
+  // The guard off, so every generated bad-input case runs, unpaced (--abuse-max-failures 0):
+  // against a deployment with the guard the suite paces a sample of them under its limit.
   writeFileSync(config, 'abuseGuard:\n  enabled: false\n');
   const child = Bun.spawn([BUN, 'src/index.ts'], {
     cwd: ROOT,
@@ -75,9 +75,12 @@ async function startSvc(env: Record<string, string>): Promise<Svc> {
   throw new Error(`svc did not start: ${seen.slice(-2000)}`);
 }
 
-/** Runs `npm run contract` (contract/run.ts) against `baseUrl`; returns its exit code and output. */
+/**
+ * Runs `npm run contract` (contract/run.ts) against `baseUrl`, telling it the instance has no
+ * abuse guard, so the whole set runs; returns its exit code and output.
+ */
 async function runContract(baseUrl: string, key: string, flags: string[]): Promise<{ code: number; output: string }> {
-  const child = Bun.spawn([BUN, 'contract/run.ts', ...flags], {
+  const child = Bun.spawn([BUN, 'contract/run.ts', '--abuse-max-failures', '0', ...flags], {
     cwd: ROOT,
     env: { ...process.env, SVC_BASE_URL: baseUrl, SVC_API_KEY: key },
     stdout: 'pipe',
@@ -114,6 +117,9 @@ describe('the contract suite against fresh instances', () => {
     expect(run.code === 0 ? '' : failures(run.output)).toBe('');
     // What --write with the operator key adds ran, not skipped: the scratch account's lifecycle and the generated multipart cases.
     expect(run.output).not.toContain('contract: skipped scratch account');
+    // The whole generated set ran, and the table after the run has a row per operation.
+    expect(run.output).toMatch(/contract: bad input: all \d+ generated cases ran \(no abuse guard\)/);
+    expect(run.output).toMatch(/\neditImage \(multipart\) +[1-9]\d* +0 /);
     for (const ran of [/\(pass\).*deleteScratchAccount: everything goes/, /\(pass\).*editImage \(multipart\): prompt missing/])
       expect(run.output).toMatch(ran);
   }, 300_000);
@@ -146,6 +152,7 @@ describe('the contract suite against fresh instances', () => {
       expect(run.code).not.toBe(0);
       expect(run.output).toMatch(/\(fail\).*listModels/);
       expect(run.output).toMatch(/\(fail\).*editImage \(multipart\): prompt missing/);
+      expect(run.output).toMatch(/\nlistModels +\d+ +[1-9]/);
     } finally {
       proxy.stop(true);
     }
