@@ -47,6 +47,17 @@ afterAll(async () => {
   await redis?.dispose();
 });
 
+/** A hold of 10 micro-USD for `requestId`, with no key-limit counter. */
+const smallHold = (accountId: string, requestId: string, now: number, expiresAt: number) => ({
+  accountId,
+  requestId,
+  candidates: [{ currency: 'USD' as const, amount: 10, counter: '', limit: 0 }],
+  report: ['USD' as const, 'DIEM' as const],
+  now,
+  expiresAt,
+  counterTtlMs: 0,
+});
+
 test('an expired hold of a dead instance is swept within the sweep period, with no request on its account', async () => {
   const { accountId } = await newAccount(storage);
   await survivor.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000, requestId: `fund-${accountId}` });
@@ -85,16 +96,7 @@ test('a hold that is still live keeps its account in the index at its expiry', a
   await survivor.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000, requestId: `fund-${accountId}` });
   await initBalanceMirror(storage.db, crashed.meter.store, accountId);
   const now = Date.now();
-  const hold = (requestId: string, expiresAt: number) =>
-    crashed.meter.store.reserve({
-      accountId,
-      requestId,
-      candidates: [{ currency: 'USD', amount: 10, counter: '', limit: 0 }],
-      report: ['USD', 'DIEM'],
-      now,
-      expiresAt,
-      counterTtlMs: 0,
-    });
+  const hold = (requestId: string, expiresAt: number) => crashed.meter.store.reserve(smallHold(accountId, requestId, now, expiresAt));
   await hold('short', now + 300);
   await hold('long', now + 60_000);
   const k = accountKeys(PREFIX, accountId);
@@ -113,16 +115,7 @@ test.each([
   const store = createRedisBillingStore(kv.redis!, prefix, outbox);
   const accountId = 'race-account';
   await store.initBalances(accountId, { USD: 1_000, DIEM: 0 });
-  const reserve = (requestId: string, now: number, expiresAt: number) =>
-    store.reserve({
-      accountId,
-      requestId,
-      candidates: [{ currency: 'USD', amount: 10, counter: '', limit: 0 }],
-      report: ['USD', 'DIEM'],
-      now,
-      expiresAt,
-      counterTtlMs: 0,
-    });
+  const reserve = (requestId: string, now: number, expiresAt: number) => store.reserve(smallHold(accountId, requestId, now, expiresAt));
   const index = holdIndexKey(prefix);
   const t0 = Date.now();
   expect((await reserve('first', t0, t0 + 200)).status).toBe('held');
