@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe as suite, expect, test } from 'bun:test';
-import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { parse } from 'yaml';
-import { ledgerEntries } from '../../src/db/schema';
 import { MAX_INPUT_BYTES } from '../../src/images/input';
 import { defaultImageModels } from '../../src/models/default-image-models';
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
-import { fixtureProvider } from '../chat/helpers';
-import { startImagesUpstream, type ImagesUpstream } from '../fixtures/images-upstream';
-import { compressedPng, describe, form, png, SVG, truncatedPng } from './helpers';
+import type { ImagesUpstream } from '../fixtures/images-upstream';
+import { compressedPng, describe, form, ledgerOf, png, startImagesApp, SVG, truncatedPng } from './helpers';
 
 /** An upstream edit model that honours quality. */
 const FX_EDIT = {
@@ -35,14 +32,7 @@ for (const backend of BACKENDS) {
     let wide: Buffer;
 
     beforeAll(async () => {
-      up = startImagesUpstream();
-      t = await startTestApp({
-        backend,
-        config: {
-          providers: [fixtureProvider('img', up.url, 300), { id: 'sim', kind: 'simulator', options: {} }],
-          models: [...defaultImageModels([{ provider: 'sim', weight: 1 }]), FX_EDIT],
-        },
-      });
+      ({ t, up } = await startImagesApp(backend, [...defaultImageModels([{ provider: 'sim', weight: 1 }]), FX_EDIT]));
       square = await png(512, 512);
       wide = await png(1600, 900);
     });
@@ -54,13 +44,6 @@ for (const backend of BACKENDS) {
 
     const post = (path: string, body: FormData | Record<string, unknown>, key?: string | null) =>
       body instanceof FormData ? t.request(path, { method: 'POST', body, key }) : t.request(path, { method: 'POST', json: body, key });
-    const ledgerOf = async (res: Response) => {
-      await t.deps.meter.flush();
-      return t.deps.storage.db
-        .select()
-        .from(ledgerEntries)
-        .where(eq(ledgerEntries.requestId, res.headers.get('cf-ray') as string));
-    };
     const b64 = (b: Buffer) => b.toString('base64');
 
     test('the published request schemas of the upload routes do not require model, which has a default (as the reference)', async () => {
@@ -84,7 +67,7 @@ for (const backend of BACKENDS) {
       const before = await sharp(square).resize(1, 1).raw().toBuffer();
       const after = await sharp(out).extract({ left: 0, top: 0, width: 8, height: 8 }).resize(1, 1).raw().toBuffer();
       expect(after.equals(before)).toBe(false);
-      expect((await ledgerOf(res))[0]).toMatchObject({ sku: 'firered-image-edit-image-1k', amountMicros: -40_000 });
+      expect((await ledgerOf(t, res))[0]).toMatchObject({ sku: 'firered-image-edit-image-1k', amountMicros: -40_000 });
     });
 
     test('each output format and the defaults: jpg is jpeg, 2K defaults to JPEG; size follows resolution and aspect ratio', async () => {
@@ -132,9 +115,9 @@ for (const backend of BACKENDS) {
       expect(sent?.path).toBe('/v1/images/edits');
       expect(sent?.body).toMatchObject({ model: 'upstream-edit', prompt: 'x', size: '1024x1024', quality: 'low', output_format: 'webp' });
       expect(sent?.body.image).toMatchObject({ type: 'image/png', size: square.length });
-      expect((await ledgerOf(res))[0]).toMatchObject({ sku: 'fx-edit-image-1k-low', amountMicros: -10_000 });
+      expect((await ledgerOf(t, res))[0]).toMatchObject({ sku: 'fx-edit-image-1k-low', amountMicros: -10_000 });
       const byDefault = await post('/image/edit', form({ prompt: 'x', image: square, model: 'fx-edit' }));
-      expect((await ledgerOf(byDefault))[0]).toMatchObject({ sku: 'fx-edit-image-1k-high', amountMicros: -30_000 });
+      expect((await ledgerOf(t, byDefault))[0]).toMatchObject({ sku: 'fx-edit-image-1k-high', amountMicros: -30_000 });
     });
 
     test('multi-edit: 1 and 3 files (multipart), 3 base64 strings (JSON); the upstream gets image[] files', async () => {
@@ -156,13 +139,13 @@ for (const backend of BACKENDS) {
         model: 'gpt-image-2-edit',
       });
       expect(res.status).toBe(200);
-      const rows = (await ledgerOf(res)).map((r) => ({ sku: r.sku, amount: r.amountMicros, units: Number(r.units) }));
+      const rows = (await ledgerOf(t, res)).map((r) => ({ sku: r.sku, amount: r.amountMicros, units: Number(r.units) }));
       expect(rows.sort((a, b) => a.sku.localeCompare(b.sku))).toEqual([
         { sku: 'gpt-image-2-edit-additional-input-image', amount: -18_400, units: 2 },
         { sku: 'gpt-image-2-edit-image-1k-high', amount: -340_000, units: 1 },
       ]);
       const one = await post('/image/multi-edit', { prompt: 'x', images: [b64(square)], model: 'gpt-image-2-edit' });
-      expect((await ledgerOf(one)).map((r) => r.sku)).toEqual(['gpt-image-2-edit-image-1k-high']);
+      expect((await ledgerOf(t, one)).map((r) => r.sku)).toEqual(['gpt-image-2-edit-image-1k-high']);
       const models = await (await t.request('/models?type=inpaint', { key: null })).json();
       const edit = models.data.find((m: { id: string }) => m.id === 'gpt-image-2-edit');
       expect(edit.model_spec.pricing.inputImages).toEqual({ included: 1, additional: { usd: 0.0092, diem: 0.0092 } });
@@ -303,10 +286,10 @@ for (const backend of BACKENDS) {
       expect(two.status).toBe(200);
       expect(two.headers.get('content-type')).toBe('image/png');
       expect(await describe(await two.arrayBuffer())).toMatchObject({ format: 'png', width: 1024, height: 1024 });
-      expect((await ledgerOf(two))[0]).toMatchObject({ sku: 'upscaler-upscale-2x', amountMicros: -20_000 });
+      expect((await ledgerOf(t, two))[0]).toMatchObject({ sku: 'upscaler-upscale-2x', amountMicros: -20_000 });
       const four = await post('/image/upscale', { image: b64(square), scale: 4 });
       expect(await describe(await four.arrayBuffer())).toMatchObject({ width: 2048, height: 2048 });
-      expect((await ledgerOf(four))[0]).toMatchObject({ sku: 'upscaler-upscale-4x', amountMicros: -80_000 });
+      expect((await ledgerOf(t, four))[0]).toMatchObject({ sku: 'upscaler-upscale-4x', amountMicros: -80_000 });
       const three = await post('/image/upscale', { image: b64(square), scale: 3 });
       expect(three.status).toBe(400);
       expect((await three.json()).details.scale._errors.length).toBe(1);
@@ -320,7 +303,7 @@ for (const backend of BACKENDS) {
       expect(await describe(out)).toMatchObject({ format: 'png', width: 512, height: 512, hasAlpha: true });
       const { data } = await sharp(out).raw().toBuffer({ resolveWithObject: true });
       expect(data[3]).toBe(0);
-      expect((await ledgerOf(res))[0]).toMatchObject({ sku: 'bria-bg-remover-background-remove', amountMicros: -20_000 });
+      expect((await ledgerOf(t, res))[0]).toMatchObject({ sku: 'bria-bg-remover-background-remove', amountMicros: -20_000 });
       const neither = await post('/image/background-remove', {});
       expect(neither.status).toBe(400);
       expect((await neither.json()).details.image._errors.length).toBe(1);
@@ -331,11 +314,11 @@ for (const backend of BACKENDS) {
       up.set({ status: 503 });
       const busy = await post('/image/edit', form({ prompt: 'x', image: square, model: 'fx-edit' }));
       expect(busy.status).toBe(503);
-      expect(await ledgerOf(busy)).toHaveLength(0);
+      expect(await ledgerOf(t, busy)).toHaveLength(0);
       up.set({ hang: true });
       const hung = await post('/image/edit', form({ prompt: 'x', image: square, model: 'fx-edit' }));
       expect(hung.status).toBe(504);
-      expect(await ledgerOf(hung)).toHaveLength(0);
+      expect(await ledgerOf(t, hung)).toHaveLength(0);
     });
   });
 }

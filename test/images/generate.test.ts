@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe as suite, expect, test } from 'bun:test';
-import { eq } from 'drizzle-orm';
 import OpenAI from 'openai';
 import { createApiKey } from '../../src/auth/api-keys';
 import { createAccount } from '../../src/auth/bootstrap';
-import { ledgerEntries } from '../../src/db/schema';
-import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
-import { fixtureProvider } from '../chat/helpers';
-import { startImagesUpstream, type ImagesUpstream } from '../fixtures/images-upstream';
-import { describe } from './helpers';
+import type { ImagesUpstream } from '../fixtures/images-upstream';
+import { describe, ledgerOf, startImagesApp } from './helpers';
 
 const QUALITY = { low: '0.01', medium: '0.02', high: '0.03' };
 /** An upstream image model with resolution and quality prices and a 100-character prompt limit. */
@@ -56,14 +53,7 @@ for (const backend of BACKENDS) {
     let client: OpenAI;
 
     beforeAll(async () => {
-      up = startImagesUpstream();
-      t = await startTestApp({
-        backend,
-        config: {
-          providers: [fixtureProvider('img', up.url, 300), { id: 'sim', kind: 'simulator', options: {} }],
-          models: [GEN, FLAT, SIM, CHAT],
-        },
-      });
+      ({ t, up } = await startImagesApp(backend, [GEN, FLAT, SIM, CHAT]));
       t.app.listen({ port: 0, hostname: '127.0.0.1' });
       client = new OpenAI({ baseURL: `http://127.0.0.1:${t.app.server?.port}/api/v1`, apiKey: t.adminKey, maxRetries: 0 });
     });
@@ -76,13 +66,6 @@ for (const backend of BACKENDS) {
 
     const generate = (json: unknown, key?: string | null) => t.request('/image/generate', { method: 'POST', json, key });
     const usd = async () => (await (await t.request('/billing/balance')).json()).balances.usd as number;
-    const ledgerOf = async (res: Response) => {
-      await t.deps.meter.flush();
-      return t.deps.storage.db
-        .select()
-        .from(ledgerEntries)
-        .where(eq(ledgerEntries.requestId, res.headers.get('cf-ray') as string));
-    };
 
     test('the official SDK: images.generate with an OpenAI model name uses the default image model; b64_json is a PNG; charged once', async () => {
       const raw = await client.images.generate({ model: 'dall-e-3', prompt: 'a lighthouse', size: '1024x1536' }).withResponse();
@@ -93,7 +76,7 @@ for (const backend of BACKENDS) {
       const sent = up.requests.at(-1);
       expect(sent?.path).toBe('/v1/images/generations');
       expect(sent?.body).toMatchObject({ model: 'upstream-gen', prompt: 'a lighthouse', size: '1024x1536', n: 1, quality: 'medium' });
-      const rows = await ledgerOf(raw.response);
+      const rows = await ledgerOf(t, raw.response);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ sku: 'fx-gen-image-1k-medium', amountMicros: -20_000, currency: 'USD' });
     });
@@ -107,7 +90,7 @@ for (const backend of BACKENDS) {
       const body = await res.json();
       expect(body.data[0].url).toStartWith('data:image/webp;base64,');
       expect((await describe(Buffer.from(body.data[0].url.split(',')[1], 'base64'))).format).toBe('webp');
-      expect((await ledgerOf(res))[0]).toMatchObject({ sku: 'fx-gen-image-1k-high', amountMicros: -30_000 });
+      expect((await ledgerOf(t, res))[0]).toMatchObject({ sku: 'fx-gen-image-1k-high', amountMicros: -30_000 });
     });
 
     test('generate: variants multiply the charge at the resolution x quality price; the JSON shape of the reference', async () => {
@@ -127,7 +110,7 @@ for (const backend of BACKENDS) {
       // The fixture answers PNG whatever it is asked; svc re-encodes to the requested (default webp) format.
       expect(await describe(Buffer.from(body.images[0], 'base64'))).toMatchObject({ format: 'webp', width: 2736, height: 1536 });
       expect(Object.keys(body.timing).sort()).toEqual(['inferenceDuration', 'inferencePreprocessingTime', 'inferenceQueueTime', 'total']);
-      const rows = await ledgerOf(res);
+      const rows = await ledgerOf(t, res);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ sku: 'fx-gen-image-2k-low', amountMicros: -120_000 });
       expect(Number(rows[0]?.units)).toBe(3);
@@ -135,14 +118,14 @@ for (const backend of BACKENDS) {
     });
 
     test('without quality the default tier is billed; a model without tiers ignores quality and bills its flat price', async () => {
-      expect((await ledgerOf(await generate({ model: 'fx-gen', prompt: 'a' })))[0]).toMatchObject({
+      expect((await ledgerOf(t, await generate({ model: 'fx-gen', prompt: 'a' })))[0]).toMatchObject({
         sku: 'fx-gen-image-1k-medium',
         amountMicros: -20_000,
       });
       const flat = await generate({ model: 'fx-flat', prompt: 'a', quality: 'high' });
       expect(flat.status).toBe(200);
       expect(up.requests.at(-1)?.body.quality).toBeUndefined();
-      expect((await ledgerOf(flat))[0]).toMatchObject({ sku: 'fx-flat-image-1k', amountMicros: -10_000 });
+      expect((await ledgerOf(t, flat))[0]).toMatchObject({ sku: 'fx-flat-image-1k', amountMicros: -10_000 });
     });
 
     test('each output format with return_binary: Content-Type, Content-Disposition and the bytes agree; jpg is jpeg', async () => {
@@ -216,7 +199,7 @@ for (const backend of BACKENDS) {
       expect(blurred.status).toBe(200);
       expect(blurred.headers.get('x-svc-is-blurred')).toBe('true');
       expect(blurred.headers.get('x-svc-is-content-violation')).toBe('false');
-      expect(await ledgerOf(blurred)).toHaveLength(1);
+      expect(await ledgerOf(t, blurred)).toHaveLength(1);
       const plain = await generate({ model: 'fx-flat', prompt: 'a', return_binary: true, format: 'png', safe_mode: false });
       expect(plain.headers.get('x-svc-is-blurred')).toBe('false');
       const off = await t.request('/images/generations', { method: 'POST', json: { prompt: 'a', model: 'fx-flat', moderation: 'low' } });
@@ -229,7 +212,7 @@ for (const backend of BACKENDS) {
       const res = await generate({ model: 'fx-flat', prompt: 'a' });
       expect(res.status).toBe(422);
       expect(res.headers.get('x-svc-is-content-violation')).toBe('true');
-      expect(await ledgerOf(res)).toHaveLength(0);
+      expect(await ledgerOf(t, res)).toHaveLength(0);
       expect(await usd()).toBe(before);
     });
 
@@ -335,7 +318,7 @@ for (const backend of BACKENDS) {
         const res = await generate({ model: 'fx-flat', prompt: 'a' });
         expect(res.status).toBe(502);
         expect((await res.json()).error).toContain(garbage === 'empty' ? 'without images' : 'could not be read');
-        expect(await ledgerOf(res)).toHaveLength(0);
+        expect(await ledgerOf(t, res)).toHaveLength(0);
       }
       expect(await usd()).toBe(before);
     });
@@ -345,7 +328,7 @@ for (const backend of BACKENDS) {
       up.set({ status: 500 });
       const failed = await generate({ model: 'fx-flat', prompt: 'a' });
       expect(failed.status).toBe(502);
-      expect(await ledgerOf(failed)).toHaveLength(0);
+      expect(await ledgerOf(t, failed)).toHaveLength(0);
       up.set({ hang: true });
       const hung = await client.images.generate({ model: 'fx-flat', prompt: 'a' }).catch((e: { status: number }) => e);
       expect((hung as { status: number }).status).toBe(504);

@@ -1,4 +1,10 @@
+import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
+import { ledgerEntries } from '../../src/db/schema';
+import { fixtureProvider } from '../chat/helpers';
+import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestBackend } from '../helpers/backends';
+import { startImagesUpstream, type ImagesUpstream } from '../fixtures/images-upstream';
 
 /** A solid PNG of `width` x `height` (small on disk, real pixels). */
 export async function png(width: number, height: number, colour = { r: 30, g: 120, b: 200 }): Promise<Buffer> {
@@ -49,4 +55,23 @@ export function form(fields: Record<string, string | Buffer | Buffer[]>): FormDa
     }
   }
   return f;
+}
+
+/** A test app whose `img` provider is a fixture images upstream, next to the simulator (`sim`), serving `models`. */
+export async function startImagesApp(backend: TestBackend, models: unknown[]): Promise<{ t: TestApp; up: ImagesUpstream }> {
+  const up = startImagesUpstream();
+  const t = await startTestApp({
+    backend,
+    config: { providers: [fixtureProvider('img', up.url, 300), { id: 'sim', kind: 'simulator', options: {} }], models },
+  });
+  return { t, up };
+}
+
+/** The ledger rows of the request that answered `res` (by its CF-RAY), once the ledger is written. */
+export async function ledgerOf(t: TestApp, res: Response) {
+  await t.deps.meter.flush();
+  return t.deps.storage.db
+    .select()
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.requestId, res.headers.get('cf-ray') as string));
 }
