@@ -14,27 +14,33 @@ export type ProviderChatResult =
   /** Upstream SSE bytes (already `data: {chunk}\n\n` framed), passed on untouched when no plugin transforms. */
   { kind: 'stream'; body: ReadableStream<Uint8Array> } | { kind: 'json'; body: ChatCompletion };
 
-/** An embeddings request as sent upstream (OpenAI `/embeddings`); svc always asks for floats. */
+/**
+ * An embeddings request as sent upstream (OpenAI `/embeddings`), in the client's encoding.
+ * A provider answers in that encoding, converting when its upstream ignored it.
+ */
 export interface UpstreamEmbeddingRequest {
   model: string;
   input: string | string[] | number[] | number[][];
   dimensions?: number;
-  encoding_format: 'float';
+  encoding_format: 'float' | 'base64';
   user?: string;
 }
 
-/** One embedding vector of an upstream answer. */
+/**
+ * One vector of an upstream answer in the request's `encoding_format`, as JSON text: a
+ * number array or a quoted base64 string of little-endian float32. It is the upstream's own
+ * text when the upstream answered in that encoding (checked, then passed on untouched).
+ */
 export interface EmbeddingVector {
-  object: 'embedding';
   index: number;
-  embedding: number[];
+  json: string;
 }
 
-/** An embeddings answer (OpenAI `/embeddings`), floats only. */
+/** An embeddings answer (OpenAI `/embeddings`), its vectors in the request's encoding. */
 export interface EmbeddingResult {
   data: EmbeddingVector[];
   /** Absent when the upstream does not count; svc then counts the input itself. */
-  usage?: { prompt_tokens: number; total_tokens?: number };
+  usage?: { prompt_tokens: number };
 }
 
 /** A JSON body to POST to a capability's path and the JSON that came back (images; typed by its family). */

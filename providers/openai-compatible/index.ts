@@ -2,6 +2,7 @@ import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire'
 import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
 import { upstreamUnavailable } from '../errors';
 import type { BinaryResult, Capability, EmbeddingResult, JsonBody, Provider, ProviderChatResult } from '../types';
+import { parseEmbeddingsAnswer } from './embeddings-answer';
 import { upstreamCall } from './upstream-call';
 
 /** What an OpenAI-compatible upstream needs: where it is, its key, and how to fetch. */
@@ -33,16 +34,21 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   const sseHeaders = { ...jsonHeaders, accept: 'text/event-stream' };
   const capabilities = new Set(o.capabilities ?? OPENAI_CAPABILITIES);
 
-  /** POSTs `body` with the replica's model name and returns the JSON answer. */
-  function postJson<T>(path: string, body: JsonBody | FormData, call: Parameters<typeof upstreamCall>[3]): Promise<T> {
+  /** POSTs `body` with the replica's model name and returns the answer, parsed as JSON unless `decode` reads it. */
+  function postJson<T>(
+    path: string,
+    body: JsonBody | FormData,
+    call: Parameters<typeof upstreamCall>[3],
+    decode: (res: Response) => Promise<T> = (res) => res.json() as Promise<T>,
+  ): Promise<T> {
     const init =
       body instanceof FormData
         ? { headers: auth, body: withModel(body, call.upstreamModel) }
         : { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
     return upstreamCall(o.fetch, `${base}${path}`, init, call, async (res, _abort, end) => {
-      const json = (await res.json()) as T;
+      const answer = await decode(res);
       end();
-      return json;
+      return answer;
     });
   }
 
@@ -71,7 +77,11 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
         return { kind: 'stream', body: prefetchedStream(first.value, direct, end) };
       });
     },
-    embed: (req, call) => postJson<EmbeddingResult>('/embeddings', { ...req }, call),
+    // Read as text and scanned, not parsed: the vectors reach the client as the upstream wrote them.
+    embed: (req, call) =>
+      postJson<EmbeddingResult>('/embeddings', { ...req }, call, async (res) =>
+        parseEmbeddingsAnswer(await res.text(), req.encoding_format),
+      ),
     images: (path, body, call) => postJson<JsonBody>(`/images/${path}`, body, call),
     transcribe: (body, call) => postJson<JsonBody>('/audio/transcriptions', body, call),
     speech(body, call): Promise<BinaryResult> {

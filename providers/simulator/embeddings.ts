@@ -1,3 +1,4 @@
+import { base64Float32 } from '../../src/embeddings/float32';
 import { embeddingInputTokens } from '../../src/pipeline/tokens';
 import type { EmbeddingVector, ProviderCalls, UpstreamEmbeddingRequest } from '../types';
 
@@ -44,16 +45,21 @@ function inputsOf(input: UpstreamEmbeddingRequest['input']): (string | number[])
   return input as (string | number[])[];
 }
 
+/** A vector as JSON text in `encoding`. */
+function encoded(vector: number[], encoding: UpstreamEmbeddingRequest['encoding_format']): string {
+  return encoding === 'base64' ? `"${base64Float32(vector)}"` : JSON.stringify(vector);
+}
+
 /** The simulator's embeddings: deterministic unit vectors of the requested or configured dimension. */
 export function simulatedEmbed(o: { dimensionsOf: (model: string) => number | undefined }): ProviderCalls['embed'] {
   return async function embed(req, call) {
     const dimensions = req.dimensions ?? o.dimensionsOf(call.upstreamModel) ?? DEFAULT_SIMULATED_DIMENSIONS;
     const data: EmbeddingVector[] = inputsOf(req.input).map((input, index) => ({
-      object: 'embedding',
       index,
-      embedding: simulatedVector(call.upstreamModel, input, dimensions),
+      encoding: 'float',
+      json: encoded(simulatedVector(call.upstreamModel, input, dimensions), req.encoding_format),
     }));
     const tokens = embeddingInputTokens(req.input);
-    return { data, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+    return { data, usage: { prompt_tokens: tokens } };
   };
 }

@@ -1,7 +1,7 @@
 import { badRequest } from '../http/errors';
 import type { ModelEntry } from '../models/catalog';
 import type { EmbeddingResult } from '../../providers/types';
-import type { EmbeddingRequest, EmbeddingResponse } from './schema';
+import type { EmbeddingRequest } from './schema';
 
 /** Refuses a `dimensions` above the model's own vector size (400 naming the field). */
 export function checkDimensions(req: EmbeddingRequest, model: ModelEntry): void {
@@ -12,29 +12,16 @@ export function checkDimensions(req: EmbeddingRequest, model: ModelEntry): void 
   }
 }
 
-/** A vector as base64 of its little-endian float32 bytes (what the OpenAI SDKs decode). */
-export function base64Float32(vector: readonly number[]): string {
-  const view = new DataView(new ArrayBuffer(vector.length * 4));
-  for (let i = 0; i < vector.length; i++) view.setFloat32(i * 4, vector[i] as number, true);
-  return Buffer.from(view.buffer).toString('base64');
-}
-
-/** The client's response: the vectors in the asked encoding, the svc model id and the counted usage. */
-export function embeddingResponse(
-  result: EmbeddingResult,
-  req: EmbeddingRequest,
-  model: ModelEntry,
-  promptTokens: number,
-): EmbeddingResponse {
-  const base64 = req.encoding_format === 'base64';
-  return {
-    object: 'list',
-    data: result.data.map((v, i) => ({
-      object: 'embedding',
-      index: typeof v.index === 'number' ? v.index : i,
-      embedding: base64 ? base64Float32(v.embedding) : v.embedding,
-    })),
-    model: model.id,
-    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
-  };
+/**
+ * The client's response as JSON text (an EmbeddingResponse): OpenAI's item shape and order,
+ * the svc model id and the counted usage around each vector's text, which the provider
+ * already holds in the asked encoding (the upstream's own bytes when it answered in it), so
+ * no vector is parsed or serialised again here.
+ */
+export function embeddingResponse(result: EmbeddingResult, model: ModelEntry, promptTokens: number): string {
+  let data = '';
+  for (const [i, vector] of result.data.entries())
+    data += `${i === 0 ? '' : ','}{"object":"embedding","index":${vector.index},"embedding":${vector.json}}`;
+  const usage = `{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens}}`;
+  return `{"object":"list","data":[${data}],"model":${JSON.stringify(model.id)},"usage":${usage}}`;
 }

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, type Context } from 'elysia';
 import type { AppDeps } from '../deps';
 import { checkDimensions, embeddingResponse } from '../embeddings/respond';
 import { EmbeddingRequestSchema, EmbeddingResponseSchema, type EmbeddingRequest } from '../embeddings/schema';
@@ -9,26 +9,32 @@ import { errorResponses } from './responses';
 
 /**
  * POST /embeddings (the OpenAI SDK's `embeddings.create`) on the metered call: reserves the
- * input tokens, routes to an `embed` replica (always asking for floats), charges the
- * upstream's token count (or svc's own when it sends none), and answers floats or base64.
+ * input tokens, routes to an `embed` replica (asking for the client's encoding), charges the
+ * upstream's token count (or svc's own when it sends none), and answers floats or base64 as
+ * JSON text around the provider's vector text, the upstream's own bytes when it answered in
+ * the asked encoding (respond.ts).
  */
-async function createEmbedding(req: EmbeddingRequest, call: ModelCall) {
+async function createEmbedding(req: EmbeddingRequest, call: ModelCall, set: Context['set']) {
   checkDimensions(req, call.model);
   const counted = embeddingInputTokens(req.input);
   await call.reserve({ promptTokens: counted, completionTokens: 0 });
-  let answer;
+  let answer: string;
+  let promptTokens: number;
   try {
-    const upstream = { model: call.model.id, input: req.input, dimensions: req.dimensions, encoding_format: 'float' as const };
+    const encoding_format = req.encoding_format ?? 'float';
+    const upstream = { model: call.model.id, input: req.input, dimensions: req.dimensions, encoding_format };
     const routed = await call.route('embed', (provider, options) => provider.embed(upstream, options));
     routed.done();
-    const promptTokens = routed.result.usage?.prompt_tokens ?? counted;
-    answer = embeddingResponse(routed.result, req, call.model, promptTokens);
+    promptTokens = routed.result.usage?.prompt_tokens ?? counted;
+    answer = embeddingResponse(routed.result, call.model, promptTokens);
   } catch (error) {
     return call.fail(error);
   }
   const executionMs = Math.round(performance.now() - call.request.startedAt);
-  const settled = await call.settle({ promptTokens: answer.usage.prompt_tokens, completionTokens: 0, executionMs });
+  const settled = await call.settle({ promptTokens, completionTokens: 0, executionMs });
   call.chargeBeforeHeaders(settled);
+  // Already JSON: a string with this type is sent as it is, where an object would be serialised again.
+  set.headers['content-type'] = 'application/json';
   return answer;
 }
 
@@ -36,8 +42,8 @@ async function createEmbedding(req: EmbeddingRequest, call: ModelCall) {
 export function embeddingRoutes(_deps: AppDeps, stages: Stages) {
   return new Elysia({ name: 'svc.routes.embeddings' }).use(stages).post(
     '/embeddings',
-    function createEmbeddingRoute({ body, call }) {
-      return createEmbedding(body, call);
+    function createEmbeddingRoute({ body, call, set }) {
+      return createEmbedding(body, call, set);
     },
     {
       meter: { type: 'embedding' },

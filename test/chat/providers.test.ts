@@ -50,7 +50,7 @@ describe('openAICompatible (injected fetch)', () => {
       { model: 'svc-id', input: 'x', encoding_format: 'float' },
       call,
     );
-    expect(embedded.data[0]?.embedding).toEqual([0.5]);
+    expect(embedded.data[0]).toEqual({ index: 0, json: '[0.5]' });
     expect(emb.calls[0]?.url).toBe('http://127.0.0.1:1/v1/embeddings');
     expect(JSON.parse(String(emb.calls[0]?.init.body))).toMatchObject({ model: 'org/Model', input: 'x', encoding_format: 'float' });
 
