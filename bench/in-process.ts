@@ -6,7 +6,7 @@
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
  * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --strip (stream with
- * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
+ * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost).
@@ -40,8 +40,12 @@ const embeddings = flag('--embeddings');
 const JSON_BYTES = jsonCompletion();
 const SSE_BYTES = sseStream(50);
 const EMBEDDINGS_BYTES = embeddingsAnswer();
+const EMBEDDINGS_BASE64_BYTES = embeddingsAnswer('base64');
 const fakeFetch = (async (url: string, init?: RequestInit) => {
-  if (String(url).endsWith('/embeddings')) return new Response(EMBEDDINGS_BYTES, { headers: { 'content-type': 'application/json' } });
+  if (String(url).endsWith('/embeddings')) {
+    const asksBase64 = typeof init?.body === 'string' && init.body.includes('"encoding_format":"base64"');
+    return new Response(asksBase64 ? EMBEDDINGS_BASE64_BYTES : EMBEDDINGS_BYTES, { headers: { 'content-type': 'application/json' } });
+  }
   const wantsStream = typeof init?.body === 'string' && init.body.includes('"stream":true');
   return wantsStream
     ? new Response(SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } })
@@ -85,7 +89,11 @@ async function main() {
   const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
   const app = createApp(deps);
   const body = embeddings
-    ? JSON.stringify({ model: BENCH_EMBED_MODEL, input: 'The quick brown fox jumps over the lazy dog.' })
+    ? JSON.stringify({
+        model: BENCH_EMBED_MODEL,
+        input: 'The quick brown fox jumps over the lazy dog.',
+        ...(flag('--base64') ? { encoding_format: 'base64' } : {}),
+      })
     : JSON.stringify({
         model: BENCH_MODEL,
         messages: [{ role: 'user', content: 'Say hello.' }],
@@ -139,7 +147,15 @@ async function main() {
   const cpu = process.cpuUsage(cpu0);
   const wall = performance.now() - t0;
   const us = (cpu.user + cpu.system) / requests;
-  const what = embeddings ? 'embeddings' : flag('--strip') ? 'stream+strip_thinking' : stream ? 'stream (50 chunks)' : 'JSON';
+  const what = embeddings
+    ? flag('--base64')
+      ? 'embeddings (base64)'
+      : 'embeddings'
+    : flag('--strip')
+      ? 'stream+strip_thinking'
+      : stream
+        ? 'stream (50 chunks)'
+        : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   process.stdout.write(
     `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +

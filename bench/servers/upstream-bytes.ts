@@ -53,9 +53,13 @@ export function sseStream(chunks: number, withUsage = true): Uint8Array<ArrayBuf
 /** Dimension of the bench embedding model's vectors. */
 export const EMBEDDING_DIMENSIONS = 1024;
 
-/** An `/embeddings` answer: one vector of EMBEDDING_DIMENSIONS floats, as an OpenAI-compatible server sends it. */
-export function embeddingsAnswer(): string {
-  const embedding = Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => Math.sin(i + 1) / 32);
+/**
+ * An `/embeddings` answer: one vector of EMBEDDING_DIMENSIONS floats, as an OpenAI-compatible
+ * server sends it, or as base64 of little-endian float32 (an `encoding_format: base64` request).
+ */
+export function embeddingsAnswer(encoding: 'float' | 'base64' = 'float'): string {
+  const floats = Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => Math.sin(i + 1) / 32);
+  const embedding = encoding === 'float' ? floats : Buffer.from(new Float32Array(floats).buffer).toString('base64');
   return JSON.stringify({
     object: 'list',
     data: [{ object: 'embedding', index: 0, embedding }],

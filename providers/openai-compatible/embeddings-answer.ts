@@ -15,16 +15,19 @@ const NOT_IN_NUMBERS = /[\x00-\x08\x0b\x0c\x0e-\x1f!-*/:-DF-df-\x7f]/g;
 const NOT_IN_BASE64 = /[\x00-\x2a\x2c-\x2e\x3a-\x3c\x3e-\x40\x5b-\x60\x7b-\x7f]/g;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** The numbers of the array at `span`, or null when it holds anything else. */
+function numbersOf(text: string, span: Span): number[] | null {
+  const value: unknown = JSON.parse(text.slice(span.start, span.end));
+  return Array.isArray(value) && value.every((x) => typeof x === 'number') ? value : null;
+}
+
 /**
  * Whether the array at `span` holds only number characters: NaN, Infinity, strings, nulls
  * and nesting are refused; a malformed number such as `1.2.3` is not (no encoder writes
  * one). Non-ASCII text escapes the fast class, so it is parsed instead.
  */
 function numbersOnly(text: string, span: Span, ascii: boolean): boolean {
-  if (!ascii) {
-    const value: unknown = JSON.parse(text.slice(span.start, span.end));
-    return Array.isArray(value) && value.every((x) => typeof x === 'number');
-  }
+  if (!ascii) return numbersOf(text, span) !== null;
   NOT_IN_NUMBERS.lastIndex = span.start + 1;
   return NOT_IN_NUMBERS.exec(text)?.index === span.end - 1;
 }
@@ -53,9 +56,9 @@ function base64Of(text: string, span: Span, ascii: boolean): string | null {
 function vectorJson(text: string, span: Span, encoding: Encoding, ascii: boolean): string | null {
   const c = text.charCodeAt(span.start);
   if (c === 0x5b) {
-    if (!numbersOnly(text, span, ascii)) return null;
-    const json = text.slice(span.start, span.end);
-    return encoding === 'float' ? json : `"${base64Float32(JSON.parse(json) as number[])}"`;
+    if (encoding === 'float') return numbersOnly(text, span, ascii) ? text.slice(span.start, span.end) : null;
+    const floats = numbersOf(text, span);
+    return floats && `"${base64Float32(floats)}"`;
   }
   if (c !== 0x22) return null;
   const base64 = base64Of(text, span, ascii);
