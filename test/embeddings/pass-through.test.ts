@@ -161,3 +161,26 @@ for (const backend of BACKENDS) {
       });
   });
 }
+
+describe('the simulator answers in the asked encoding', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  test("base64 is the float32 of the float answer's vector", async () => {
+    const embed = async (encoding_format: string) => {
+      const res = await t.request('/embeddings', {
+        method: 'POST',
+        json: { model: 'text-embedding-bge-m3', input: 'cats', encoding_format },
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()).data[0].embedding;
+    };
+    const floats = (await embed('float')) as number[];
+    const base64 = (await embed('base64')) as string;
+    expect(floats).toHaveLength(1024);
+    expect(base64).toBe(Buffer.from(new Float32Array(floats).buffer).toString('base64'));
+  });
+});
