@@ -1,7 +1,16 @@
 import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
 import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
-import { upstreamUnavailable } from '../errors';
-import type { BinaryResult, Capability, EmbeddingResult, JsonBody, Provider, ProviderChatResult } from '../types';
+import { UpstreamFailure, upstreamUnavailable } from '../errors';
+import type {
+  BinaryResult,
+  CallOptions,
+  Capability,
+  EmbeddingResult,
+  JsonBody,
+  Provider,
+  ProviderChatResult,
+  UpstreamEmbeddingRequest,
+} from '../types';
 import { parseEmbeddingsAnswer } from './embeddings-answer';
 import { upstreamCall } from './upstream-call';
 
@@ -52,6 +61,30 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
     });
   }
 
+  // Set once this upstream refused a base64 request that it then answered as floats.
+  let refusesBase64 = false;
+
+  /**
+   * `/embeddings`, read as text and scanned, not parsed: the vectors reach the client as the
+   * upstream wrote them. A base64 request refused with a 400 (a server that takes floats
+   * only) is asked again for floats, converted by the scan, and later ones ask for floats.
+   */
+  async function embed(req: UpstreamEmbeddingRequest, call: CallOptions): Promise<EmbeddingResult> {
+    const post = (encoding_format: UpstreamEmbeddingRequest['encoding_format']) =>
+      postJson('/embeddings', { ...req, encoding_format }, call, async (res) =>
+        parseEmbeddingsAnswer(await res.text(), req.encoding_format),
+      );
+    if (req.encoding_format === 'float' || refusesBase64) return post('float');
+    try {
+      return await post('base64');
+    } catch (error) {
+      if (!(error instanceof UpstreamFailure && error.status === 400)) throw error;
+      const answer = await post('float');
+      refusesBase64 = true;
+      return answer;
+    }
+  }
+
   return {
     id: o.id,
     simulated: false,
@@ -77,11 +110,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
         return { kind: 'stream', body: prefetchedStream(first.value, direct, end) };
       });
     },
-    // Read as text and scanned, not parsed: the vectors reach the client as the upstream wrote them.
-    embed: (req, call) =>
-      postJson<EmbeddingResult>('/embeddings', { ...req }, call, async (res) =>
-        parseEmbeddingsAnswer(await res.text(), req.encoding_format),
-      ),
+    embed,
     images: (path, body, call) => postJson<JsonBody>(`/images/${path}`, body, call),
     transcribe: (body, call) => postJson<JsonBody>('/audio/transcriptions', body, call),
     speech(body, call): Promise<BinaryResult> {

@@ -159,6 +159,23 @@ for (const backend of BACKENDS) {
         expect(await ledgerOf(t, res)).toHaveLength(0);
         expect(await usd()).toBe(before);
       });
+
+    test('an upstream that refuses base64 with a 400 is asked again for floats, converted, and asked for floats from then on', async () => {
+      a.set({ floatsOnly: true });
+      b.set({ floatsOnly: true });
+      const from = [a.requests.length, b.requests.length] as const;
+      const float32 = Buffer.from(new Float32Array([1 / 2, 1 / 3, 1 / 4]).buffer).toString('base64');
+      for (let i = 0; i < 4; i++) {
+        const res = await embed({ model: EMB, input: 'x', encoding_format: 'base64', dimensions: 3 });
+        expect(res.status).toBe(200);
+        expect((await res.json()).data[0].embedding).toBe(float32);
+      }
+      const asked = [...a.requests.slice(from[0]), ...b.requests.slice(from[1])].map((r) => r.body.encoding_format);
+      // Each replica is refused once, then asked for floats only: 4 answers, at most 2 refusals.
+      expect(asked.filter((e) => e === 'float')).toHaveLength(4);
+      expect(asked.filter((e) => e === 'base64').length).toBeLessThanOrEqual(2);
+      expect(asked.filter((e) => e === 'base64').length).toBeGreaterThanOrEqual(1);
+    });
   });
 }
 
