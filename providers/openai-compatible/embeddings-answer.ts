@@ -6,9 +6,9 @@ type Encoding = UpstreamEmbeddingRequest['encoding_format'];
 
 /**
  * The first ASCII character that cannot be in a JSON number array's body (a letter other
- * than e/E, a quote, a bracket, a colon...). A positive ASCII class: JavaScriptCore searches
- * it at about 16 characters per ns, where a negated class or a full number grammar ran
- * 10 to 40 times slower than that and than the JSON.parse it replaces.
+ * than e/E, a quote, a bracket, a colon...). JavaScriptCore searches a positive ASCII class
+ * at memchr-like speed, about 1 us over a 1,024-float vector; a negated class took 13 us and
+ * the full number grammar 46 us, more than the JSON.parse (31 us) it replaces.
  */
 const NOT_IN_NUMBERS = /[\x00-\x08\x0b\x0c\x0e-\x1f!-*/:-DF-df-\x7f]/g;
 /** The first ASCII character that cannot be in a base64 string's body (the closing quote, for one). */
