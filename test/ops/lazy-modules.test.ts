@@ -6,7 +6,7 @@ import { lazyModule } from '../../src/lifecycle/lazy-module';
 const ROOT = join(import.meta.dir, '../..');
 
 /** Packages only some requests need: svc loads them on first use, never at start (README "Memory"). */
-const LOADED_ON_FIRST_USE = ['sharp', 'linkedom', '@mozilla/readability'];
+const LOADED_ON_FIRST_USE = ['sharp', 'linkedom', '@mozilla/readability', 'ethers', 'siwe'];
 
 const transpiler = new Bun.Transpiler({ loader: 'ts' });
 const packageOf = (specifier: string) =>
