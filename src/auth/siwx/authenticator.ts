@@ -55,7 +55,7 @@ export function createWalletAuthenticator(deps: {
   return async function authenticateWallet(request): Promise<Caller | null> {
     const header = signInHeader(request);
     if (header === null) return null;
-    const payload = decodeSignIn(header);
+    const payload = await decodeSignIn(header);
     const chain = resolveChain(payload, deps.siwx);
     const fields = await parseAndCheckAddress(payload, chain);
     const nowMs = deps.now();
