@@ -8,7 +8,8 @@
  *
  * Flags: --runs N (default 3), --backend memory+pglite|redis+postgres (both when DATABASE_URL and
  * REDIS_URL are set), --cwd DIR[,DIR...] (checkouts to compare, interleaved run by run: a
- * before/after on the same machine state; this one by default).
+ * before/after on the same machine state; this one by default), --bun-arg ARG (passed to bun before
+ * src/index.ts, e.g. --smol). Environment variables (MIMALLOC_*, ...) pass through to svc.
  */
 import { readFileSync } from 'node:fs';
 import { rssBytes, settledRss } from './lib/proc';
@@ -19,6 +20,7 @@ const argv = Bun.argv.slice(2);
 const arg = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const runs = Number(arg('--runs') ?? 3);
 const dirs = (arg('--cwd') ?? process.cwd()).split(',');
+const extraArgs = arg('--bun-arg') ? [arg('--bun-arg') as string] : [];
 const backends: ('memory+pglite' | 'redis+postgres')[] = arg('--backend')
   ? [arg('--backend') as 'memory+pglite' | 'redis+postgres']
   : process.env.DATABASE_URL && process.env.REDIS_URL
@@ -44,7 +46,7 @@ for (let run = 0; run < runs; run++) {
   for (const backend of backends) {
     for (const cwd of dirs) {
       const started = Date.now();
-      const svc = await startSvc({ port: freePort(), upstreamUrl: 'http://127.0.0.1:9/v1', backend, cwd });
+      const svc = await startSvc({ port: freePort(), upstreamUrl: 'http://127.0.0.1:9/v1', backend, cwd, extraArgs });
       try {
         const settled = Math.round((await settledRss(svc.child.pid, 500, 10_000)) / MB);
         await Bun.sleep(Math.max(0, 10_000 - (Date.now() - started)));
