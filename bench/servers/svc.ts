@@ -43,6 +43,8 @@ export async function startSvc(opts: {
   backend: 'memory+pglite' | 'redis+postgres';
   maxHttpRequests?: string | null;
   extraArgs?: string[];
+  /** Directory to run `src/index.ts` from (another checkout, for before/after runs); this one by default. */
+  cwd?: string;
 }): Promise<SvcUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'svc.config.yaml');
@@ -59,7 +61,7 @@ export async function startSvc(opts: {
     REDIS_URL: opts.backend === 'redis+postgres' ? process.env.REDIS_URL : '',
     BUN_CONFIG_MAX_HTTP_REQUESTS: opts.maxHttpRequests === null ? undefined : (opts.maxHttpRequests ?? '65336'),
   };
-  const child = startChild(`svc(${opts.backend})`, [process.execPath, ...(opts.extraArgs ?? []), 'src/index.ts'], env);
+  const child = startChild(`svc(${opts.backend})`, [process.execPath, ...(opts.extraArgs ?? []), 'src/index.ts'], env, opts.cwd);
   const cleanup = async () => {
     await child.stop();
     await db?.drop();

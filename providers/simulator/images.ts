@@ -1,4 +1,5 @@
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
+import { loadSharp } from '../../src/images/sharp';
 import type { JsonBody, ProviderCalls } from '../types';
 
 /** Prompts containing this word come back flagged as adult content (so safe mode and its blur can be tried). */
@@ -25,6 +26,7 @@ function labelSvg(width: number, height: number, title: string, line: string): B
 
 /** A deterministic picture for a prompt and seed: a two-colour gradient, a disc, and the SIMULATED label. */
 async function picture(prompt: string, seed: number, width: number, height: number, format: 'png' | 'jpeg' | 'webp'): Promise<Buffer> {
+  const sharp = await loadSharp();
   const h = hash32(`${prompt}\u0000${seed}`);
   const a = hue(h);
   const b = (a + 120 + ((h >>> 9) % 120)) % 360;
@@ -68,6 +70,7 @@ async function generate(body: JsonBody): Promise<JsonBody> {
 
 /** An edit: the first image cropped to the size, hue-rotated by the prompt, the others inset, and labelled. */
 async function edit(images: Buffer[], prompt: string, width: number, height: number): Promise<Sharp> {
+  const sharp = await loadSharp();
   const shift = hue(hash32(prompt));
   const base = await sharp(images[0]).resize(width, height, { fit: 'cover' }).modulate({ hue: shift, saturation: 1.3 }).toBuffer();
   const inset = Math.round(Math.min(width, height) / 4);
@@ -80,6 +83,7 @@ async function edit(images: Buffer[], prompt: string, width: number, height: num
 
 /** Background removal: pixels close to the top-left corner's colour become transparent. */
 async function removeBackground(image: Buffer): Promise<Sharp> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const [r0, g0, b0] = [data[0] ?? 0, data[1] ?? 0, data[2] ?? 0];
   for (let i = 0; i < data.length; i += 4) {
@@ -91,6 +95,7 @@ async function removeBackground(image: Buffer): Promise<Sharp> {
 
 /** `/images/edits` (multipart): edit and multi-edit, and svc's `operation` of upscale and background-remove. */
 async function edits(form: FormData): Promise<JsonBody> {
+  const sharp = await loadSharp();
   const files = [...form.getAll('image'), ...form.getAll('image[]')].filter((v): v is File => v instanceof Blob);
   const images = await Promise.all(files.map(async (f) => Buffer.from(await f.arrayBuffer())));
   if (images.length === 0) throw new Error('simulator: no image in the edit request');

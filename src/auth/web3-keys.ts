@@ -1,9 +1,9 @@
-import { getAddress, isAddress, verifyMessage } from 'ethers';
 import type { Database } from '../db/database';
 import { badRequest, upstreamError } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import { EligibilityUnavailable, type EligibilityProvider } from './eligibility';
 import { parseExpiry, type CreateKeyInput, type KeysService } from './keys-service';
+import { isEvmAddress, verifyEvmSignature } from './siwx/evm';
 import { ensureWalletAccount } from './wallet-accounts';
 import type { WalletsConfig } from './wallet-config';
 import { TokenError, type Web3Tokens } from './web3-token';
@@ -17,15 +17,6 @@ export interface Web3KeyRequest extends Omit<CreateKeyInput, 'description'> {
 }
 
 const field = (name: string, message: string) => [{ path: [name], message }];
-
-/** True when `signature` is `address`'s EIP-191 personal_sign of exactly `message` (offline). */
-function signedBy(message: string, signature: string, address: string): boolean {
-  try {
-    return verifyMessage(message, signature) === getAddress(address);
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The web3 key flow (spec 4.2): hand out a signed single-use token; later accept the
@@ -52,7 +43,7 @@ export function createWeb3KeyFlow(deps: {
     /** POST: verifies everything, then burns the token and creates the key. */
     async redeem(input: Web3KeyRequest) {
       parseExpiry(input.expiresAt, deps.now());
-      if (!isAddress(input.address)) throw badRequest('Invalid wallet address', field('address', 'Invalid wallet address'));
+      if (!(await isEvmAddress(input.address))) throw badRequest('Invalid wallet address', field('address', 'Invalid wallet address'));
       let claims;
       try {
         claims = await deps.tokens.verify(input.token);
@@ -60,7 +51,7 @@ export function createWeb3KeyFlow(deps: {
         if (error instanceof TokenError) throw badRequest(error.message, field('token', error.message));
         throw error;
       }
-      if (!signedBy(input.token, input.signature, input.address))
+      if (!(await verifyEvmSignature(input.token, input.signature, input.address)))
         throw badRequest('Wallet signature does not match', field('signature', 'Wallet signature does not match'));
       let eligible: boolean;
       try {

@@ -1,23 +1,37 @@
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
+import { lazyModule } from '../lifecycle/lazy-module';
 import type { Database, Storage } from './database';
 import * as schema from './schema';
+
+// Each driver is loaded only by the backend that uses it (~5 MB of RSS each, idle).
+const loadPostgres = lazyModule(async () => {
+  const [{ default: postgres }, { drizzle }, { migrate }] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js'),
+    import('drizzle-orm/postgres-js/migrator'),
+  ]);
+  return { postgres, drizzle, migrate };
+});
+const loadPglite = lazyModule(async () => {
+  const [{ PGlite }, { drizzle }, { migrate }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
+  return { PGlite, drizzle, migrate };
+});
 
 /** Where drizzle-kit writes the migrations that both drivers run at start. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
 /** Opens Postgres at `url` and applies pending migrations. */
 export async function openPostgres(url: string, opts: { max?: number; onStep?: OnStep } = {}): Promise<Storage> {
+  const { postgres, drizzle, migrate } = await loadPostgres();
   const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {} });
-  const db = drizzlePostgres(client, { schema });
+  const db = drizzle(client, { schema });
   opts.onStep?.('connecting to Postgres and applying migrations');
-  await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, backend: 'postgres', close: () => client.end({ timeout: 5 }) };
 }
 
@@ -37,12 +51,13 @@ const PGLITE_SETTINGS = ['full_page_writes=off', 'shared_buffers=32MB'];
  */
 export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | File; onStep?: OnStep } = {}): Promise<Storage> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const { PGlite, drizzle, migrate } = await loadPglite();
   const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, postgresqlconf: PGLITE_SETTINGS });
   opts.onStep?.('starting the embedded database engine (PGlite)');
   await client.waitReady;
-  const db = drizzlePglite(client, { schema });
+  const db = drizzle(client, { schema });
   opts.onStep?.('applying migrations');
-  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return { db: db as unknown as Database, backend: 'pglite', close: () => client.close() };
 }
 

@@ -1,6 +1,7 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { badRequest } from '../http/errors';
 import { guardedFetch, UrlRefused } from '../net/guarded-fetch';
+import { loadSharp, type SharpModule } from './sharp';
 
 /** Smallest input image, in pixels (256 x 256). */
 export const MIN_INPUT_PIXELS = 65_536;
@@ -12,7 +13,8 @@ export const MAX_INPUT_BYTES = 25 * 1024 * 1024;
 export const INPUT_FORMATS: ReadonlySet<string> = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif']);
 
 /** Whether this libvips build decodes HEVC (HEIC photos); the prebuilt one does not (patent licensing). */
-const HEVC_DECODER = (sharp.format.heif?.input as { fileSuffix?: string[] } | undefined)?.fileSuffix?.includes('.heic') === true;
+const decodesHevc = (sharp: SharpModule) =>
+  (sharp.format.heif?.input as { fileSuffix?: string[] } | undefined)?.fileSuffix?.includes('.heic') === true;
 
 /** A validated input image: its bytes and what its header says. */
 export interface InputImage {
@@ -85,6 +87,7 @@ export async function readInputImage(input: unknown, path: Field, o: ImageFetch)
   const bytes = await bytesOf(input, path, o);
   if (bytes.byteLength >= MAX_INPUT_BYTES) throw refuse(path, `the image must be under ${MAX_INPUT_BYTES} bytes`);
   if (bytes.byteLength === 0) throw refuse(path, 'the image is empty');
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false, pages: 1 }).metadata();
@@ -95,7 +98,7 @@ export async function readInputImage(input: unknown, path: Field, o: ImageFetch)
   if (format === 'svg') throw refuse(path, 'SVG images are not accepted (allowed formats: jpeg, png, webp, gif, avif, heic)');
   if (!INPUT_FORMATS.has(format)) throw refuse(path, `the format ${format} is not accepted (allowed: jpeg, png, webp, gif, avif, heic)`);
   // sharp's prebuilt libvips reads AVIF but has no HEVC decoder: say so rather than "corrupt".
-  if (format === 'heif' && meta.compression === 'hevc' && !HEVC_DECODER)
+  if (format === 'heif' && meta.compression === 'hevc' && !decodesHevc(sharp))
     throw refuse(path, 'HEIC (HEVC) images cannot be decoded by this server; send jpeg, png, webp, gif or avif');
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;

@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from './input';
+import { loadSharp } from './sharp';
 
 /** Output formats; `jpg` is accepted as a name for jpeg. */
 export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp'] as const;
@@ -35,6 +35,7 @@ export interface FinishOptions {
  * right and not blurred: passed through untouched.
  */
 export async function finishImage(bytes: Uint8Array, o: FinishOptions): Promise<Uint8Array> {
+  const sharp = await loadSharp();
   const image = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS });
   const meta = await image.metadata();
   const width = meta.width ?? 0;

@@ -5,6 +5,7 @@ import { upstreamUnavailable } from '../../providers/errors';
 import type { JsonBody } from '../../providers/types';
 import type { AdultClassifier } from './classifier';
 import { finishImage, MEDIA_TYPE, type FinishOptions } from './output';
+import { loadSharp } from './sharp';
 
 /** One image of an upstream answer, and what the provider said of it. */
 interface UpstreamImage {
@@ -58,6 +59,8 @@ function imagesOf(answer: JsonBody): UpstreamImage[] {
 async function finishOne(item: UpstreamImage, job: ImageJob): Promise<{ bytes: Uint8Array; blurred: boolean }> {
   const raw = new Uint8Array(Buffer.from(item.b64_json as string, 'base64'));
   const flagged = job.safeMode && item.nsfw === true;
+  // Outside the try: sharp failing to load is this server's fault (500), not an unreadable upstream image.
+  await loadSharp();
   let bytes: Uint8Array;
   try {
     bytes = await finishImage(raw, { ...job.finish, blur: flagged });

@@ -37,7 +37,7 @@ export async function scrapeUrl(url: string, o: { guard: GuardOptions; maxChars:
     const doc = await guardedFetch(url, o.guard);
     const type = doc.contentType || 'text/html';
     let page: { title: string; text: string };
-    if (HTML.test(type)) page = htmlToText(decode(doc.body, type));
+    if (HTML.test(type)) page = await htmlToText(decode(doc.body, type));
     else if (TEXT.test(type)) page = { title: '', text: tidy(decode(doc.body, type)) };
     else return { ok: false, url, error: `Unsupported content type ${type.split(';')[0]}` };
     if (!page.text) return { ok: false, url, error: 'No readable text' };

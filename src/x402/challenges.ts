@@ -1,9 +1,9 @@
-import { encodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import { buildSIWxSchema, SIGN_IN_WITH_X } from '@x402/extensions/sign-in-with-x';
+import { safeBase64Encode } from '@x402/core/utils';
 import { randomBytes } from 'node:crypto';
 import type { WalletsConfig } from '../auth/wallet-config';
 import { BASE_MAINNET, USDC_BASE, type PaymentsConfig } from './config';
+import { SIGN_IN_PAYLOAD_SCHEMA, SIGN_IN_WITH_X } from './sign-in-schema';
 
 /** The statement wallets sign; the reference's 402 challenge wording. */
 export const SIGN_IN_STATEMENT = 'Sign in to svc API';
@@ -46,11 +46,18 @@ export function signInChains(siwx: WalletsConfig['siwx']) {
 /** The `sign-in-with-x` extension of a PaymentRequired, as `@x402/extensions` clients read it. */
 export function signInExtension(siwx: WalletsConfig['siwx'], origin: string, resourceUrl: string, nowMs: number) {
   return {
-    [SIGN_IN_WITH_X]: { info: signInInfo(origin, resourceUrl, nowMs, 300), supportedChains: signInChains(siwx), schema: buildSIWxSchema() },
+    [SIGN_IN_WITH_X]: {
+      info: signInInfo(origin, resourceUrl, nowMs, 300),
+      supportedChains: signInChains(siwx),
+      schema: SIGN_IN_PAYLOAD_SCHEMA,
+    },
   };
 }
 
-/** The PAYMENT-REQUIRED header value: the object base64-encoded with @x402/core's own encoder. */
+/**
+ * The PAYMENT-REQUIRED header value: the object as JSON, base64-encoded with @x402/core's own
+ * encoder (what its `encodePaymentRequiredHeader` does, from the light `utils` entry point).
+ */
 export function paymentRequiredHeader(required: PaymentRequired): Record<string, string> {
-  return { 'payment-required': encodePaymentRequiredHeader(required) };
+  return { 'payment-required': safeBase64Encode(JSON.stringify(required)) };
 }

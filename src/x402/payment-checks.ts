@@ -1,10 +1,9 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import { createHash } from 'node:crypto';
-import { authorizationTypes } from '@x402/evm';
-import { getAddress, isAddress, isHex, recoverTypedDataAddress } from 'viem';
 import { MICROS } from '../billing/money';
 import { BASE_MAINNET, USDC_BASE, USDC_SOLANA } from './config';
 import { invalidPayment, paymentError } from './errors';
+import { loadEvmPayments } from './libraries';
 import type { DecodedPayment } from './payment-payload';
 
 /** What the checks learned: the single-use nonce, the payer when the payload names one, the amount. */
@@ -79,6 +78,7 @@ export async function checkEvmAuthorization(payment: DecodedPayment, nowMs: numb
   const validBefore = field(auth, 'validBefore');
   const nonce = field(auth, 'nonce');
   const signature = field(payment.payload, 'signature');
+  const { getAddress, isAddress, isHex, recoverTypedDataAddress, authorizationTypes } = await loadEvmPayments();
   if (!isAddress(from) || !isAddress(to)) throw invalidPayment('Payment field "payload.authorization.from" or ".to" is not an address');
   if (to.toLowerCase() !== payment.accepted.payTo.toLowerCase())
     throw paymentError(400, 'INVALID_PAYMENT_RECIPIENT', 'The authorization pays another address than the accepted payTo');

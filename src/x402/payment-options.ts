@@ -1,19 +1,18 @@
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import type { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { PaymentRequirements } from '@x402/core/types';
-import { ExactEvmScheme } from '@x402/evm/exact/server';
-import { ExactSvmScheme } from '@x402/svm/exact/server';
 import { formatMicros } from '../billing/money';
+import { lazyModule } from '../lifecycle/lazy-module';
 import type { Logger } from '../log';
 import { baseRequirement } from './challenges';
 import { BASE_MAINNET, SOLANA_MAINNET_NETWORK, type PaymentsConfig } from './config';
+import { loadFacilitator } from './libraries';
 
 /** What the service accepts as payment, and the facilitator that verifies and settles it. */
 export interface PaymentOptions {
   /** False when no facilitator or no receiving address is configured. */
   readonly configured: boolean;
-  /** The facilitator clients: `verify` and `settle` have their own timeouts. */
-  readonly verifier: HTTPFacilitatorClient | null;
-  readonly settler: HTTPFacilitatorClient | null;
+  /** The facilitator clients (`verify` and `settle` have their own timeouts); null when none is configured. */
+  facilitator(): Promise<Facilitator | null>;
   /** The networks offered (those with a `payTo`). */
   readonly networks: string[];
   /** The operator's receiving address on `network`. */
@@ -27,7 +26,17 @@ export interface PaymentOptions {
   acceptsNow(amountMicros: number): PaymentRequirements[];
 }
 
-/** The payment options from `wallets.payments`; the facilitator is asked for its kinds on first use. */
+/** The facilitator's clients and the resource server that builds requirements against its /supported kinds. */
+export interface Facilitator {
+  verifier: HTTPFacilitatorClient;
+  settler: HTTPFacilitatorClient;
+  server: x402ResourceServer;
+}
+
+/**
+ * The payment options from `wallets.payments`. The x402 libraries are loaded and the
+ * facilitator is asked for its kinds on first use.
+ */
 export function createPaymentOptions(config: PaymentsConfig, log: Logger): PaymentOptions {
   const payTo: Record<string, string | undefined> = { [BASE_MAINNET]: config.payTo.base, [SOLANA_MAINNET_NETWORK]: config.payTo.solana };
   const networks = Object.keys(payTo).filter((n) => payTo[n]);
@@ -38,18 +47,22 @@ export function createPaymentOptions(config: PaymentsConfig, log: Logger): Payme
         return { verify: headers, settle: headers, supported: headers };
       }
     : undefined;
-  const client = (timeoutMs: number) => (url ? new HTTPFacilitatorClient({ url, timeoutMs, createAuthHeaders: auth }) : null);
-  const verifier = client(config.verifyTimeoutMs);
-  const settler = client(config.settleTimeoutMs);
-  const server = verifier ? new x402ResourceServer(verifier) : null;
-  server?.register(BASE_MAINNET, new ExactEvmScheme()).register(SOLANA_MAINNET_NETWORK, new ExactSvmScheme());
+  async function buildFacilitator(facilitatorUrl: string): Promise<Facilitator> {
+    const x402 = await loadFacilitator();
+    const client = (timeoutMs: number) => new x402.HTTPFacilitatorClient({ url: facilitatorUrl, timeoutMs, createAuthHeaders: auth });
+    const verifier = client(config.verifyTimeoutMs);
+    const server = new x402.x402ResourceServer(verifier);
+    server.register(BASE_MAINNET, new x402.ExactEvmScheme()).register(SOLANA_MAINNET_NETWORK, new x402.ExactSvmScheme());
+    return { verifier, settler: client(config.settleTimeoutMs), server };
+  }
+  const facilitator = url ? lazyModule(() => buildFacilitator(url)) : async () => null;
   let initialized: Promise<void> | null = null;
   /** The last built requirement per network, as the template for `acceptsNow`. */
   const templates = new Map<string, PaymentRequirements>();
 
-  function ready(): Promise<void> {
+  function ready(server: x402ResourceServer): Promise<void> {
     // A facilitator that is down at start is asked again on the next request.
-    initialized ??= (server as x402ResourceServer).initialize().catch((error: unknown) => {
+    initialized ??= server.initialize().catch((error: unknown) => {
       initialized = null;
       throw error;
     });
@@ -57,14 +70,14 @@ export function createPaymentOptions(config: PaymentsConfig, log: Logger): Payme
   }
 
   return {
-    configured: Boolean(server && networks.length > 0),
-    verifier,
-    settler,
+    configured: Boolean(url && networks.length > 0),
+    facilitator,
     networks,
     payTo: (network) => payTo[network],
     async accepts(amountMicros) {
+      const server = (await facilitator())?.server;
       if (!server) return [];
-      await ready();
+      await ready(server);
       const out: PaymentRequirements[] = [];
       for (const network of networks) {
         try {

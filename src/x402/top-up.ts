@@ -1,8 +1,6 @@
-import { encodePaymentResponseHeader } from '@x402/core/http';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createHash } from 'node:crypto';
-import { getAddress } from 'viem';
 import { ensureWalletAccount, normalizeWalletAddress } from '../auth/wallet-accounts';
 import type { UsageMeter } from '../billing/meter';
 import { microsToNumber } from '../billing/money';
@@ -10,9 +8,10 @@ import type { Database } from '../db/database';
 import type { Logger } from '../log';
 import { BASE_MAINNET } from './config';
 import { invalidPayment, paymentError } from './errors';
+import { loadEvmPayments, loadHttpHeaders } from './libraries';
 import { checkAccepted, checkEvmAuthorization, checkMatchesOffer, checkSolanaTransaction, type CheckedPayment } from './payment-checks';
 import type { DecodedPayment } from './payment-payload';
-import type { PaymentOptions } from './payment-options';
+import type { Facilitator, PaymentOptions } from './payment-options';
 import { claimPayment, markCredited, markFailed, markSettled, type PaymentRow } from './payments-store';
 
 /** The 200 body of a top-up (API-NOTES 10). */
@@ -85,7 +84,8 @@ export function createTopUp(deps: TopUpDeps) {
 
   async function verify(payment: DecodedPayment, requirements: PaymentRequirements): Promise<string | undefined> {
     try {
-      const result = await (deps.options.verifier as NonNullable<PaymentOptions['verifier']>).verify(payment, requirements);
+      const { verifier } = (await deps.options.facilitator()) as Facilitator;
+      const result = await verifier.verify(payment, requirements);
       if (!result.isValid) throw new VerifyError(400, result);
       return result.payer;
     } catch (error) {
@@ -101,7 +101,8 @@ export function createTopUp(deps: TopUpDeps) {
     const requirements = row.requirements as PaymentRequirements;
     let settlement: SettleResponse;
     try {
-      settlement = await (deps.options.settler as NonNullable<PaymentOptions['settler']>).settle(payload, requirements);
+      const { settler } = (await deps.options.facilitator()) as Facilitator;
+      settlement = await settler.settle(payload, requirements);
       if (!settlement.success) throw new SettleError(400, settlement);
     } catch (error) {
       if (error instanceof SettleError) {
@@ -142,6 +143,7 @@ export function createTopUp(deps: TopUpDeps) {
     // Credited before (a crash after the commit): only the row's state was behind.
     if (!applied) await markCredited(deps.db, row.paymentId);
     const balances = await deps.meter.balances(row.accountId);
+    const { getAddress } = await loadEvmPayments();
     return {
       // Stored lower-case for EVM; shown in the checksummed form wallets display.
       walletAddress: row.payer && row.network === BASE_MAINNET ? getAddress(row.payer) : (row.payer ?? ''),
@@ -181,6 +183,7 @@ export function createTopUp(deps: TopUpDeps) {
       throw paymentError(409, 'PAYMENT_IN_PROGRESS', `Payment ${row.paymentId} is being settled; check the balance before retrying`);
     }
     const { result, settlement } = await settleAndCredit(claim.row);
+    const { encodePaymentResponseHeader } = await loadHttpHeaders();
     const header = encodePaymentResponseHeader({
       success: true,
       network: settlement.network,

@@ -37,8 +37,8 @@ describe('extractUrls', () => {
 });
 
 describe('htmlToText', () => {
-  test('keeps the article, drops scripts, styles and navigation', () => {
-    const page = htmlToText(ARTICLE_HTML);
+  test('keeps the article, drops scripts, styles and navigation', async () => {
+    const page = await htmlToText(ARTICLE_HTML);
     expect(page.title).toBe('Otters of the Pacific');
     expect(page.text).toContain('Sea otters use rocks as tools');
     expect(page.text).toContain('Grüße an alle Otter 🦦');
@@ -47,8 +47,8 @@ describe('htmlToText', () => {
     expect(page.text).not.toContain('Menu links');
   });
 
-  test('a tiny page falls back to its body text', () => {
-    expect(htmlToText('<html><body><script>x()</script><p>Short.</p></body></html>').text).toBe('Short.');
+  test('a tiny page falls back to its body text', async () => {
+    expect((await htmlToText('<html><body><script>x()</script><p>Short.</p></body></html>')).text).toBe('Short.');
   });
 });
 

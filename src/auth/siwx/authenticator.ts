@@ -1,4 +1,3 @@
-import { isAddress } from 'ethers';
 import type { Database } from '../../db/database';
 import type { WalletAuthenticator } from '../../gates/auth';
 import type { Caller } from '../../http/request-context';
@@ -7,7 +6,7 @@ import { ensureWalletAccount, normalizeWalletAddress, type WalletAccount } from 
 import type { WalletsConfig } from '../wallet-config';
 import { checkSignInFields, type SignInFields } from './checks';
 import { signInError } from './errors';
-import { parseEvmMessage, verifyEvmSignature } from './evm';
+import { isEvmAddress, parseEvmMessage, verifyEvmSignature } from './evm';
 import { decodeSignIn, resolveChain, type SignInChain, type SignInPayload } from './payload';
 import { parseSolanaMessage, solanaPublicKey, verifySolanaSignature } from './solana';
 
@@ -16,10 +15,10 @@ export function signInHeader(request: Request): string | null {
   return request.headers.get('sign-in-with-x') ?? request.headers.get('x-sign-in-with-x');
 }
 
-function parseAndCheckAddress(payload: SignInPayload, chain: SignInChain): SignInFields {
-  const validWallet = chain.kind === 'evm' ? isAddress(payload.address) : solanaPublicKey(payload.address) !== null;
+async function parseAndCheckAddress(payload: SignInPayload, chain: SignInChain): Promise<SignInFields> {
+  const validWallet = chain.kind === 'evm' ? await isEvmAddress(payload.address) : solanaPublicKey(payload.address) !== null;
   if (!validWallet) throw signInError('X402_SIGN_IN_INVALID_WALLET', 'the address is not a valid wallet address');
-  const fields = chain.kind === 'evm' ? parseEvmMessage(payload.message) : parseSolanaMessage(payload.message);
+  const fields = chain.kind === 'evm' ? await parseEvmMessage(payload.message) : parseSolanaMessage(payload.message);
   const same = chain.kind === 'evm' ? fields.address.toLowerCase() === payload.address.toLowerCase() : fields.address === payload.address;
   if (!same) throw signInError('X402_SIGN_IN_ADDRESS_MISMATCH', 'the message is signed for another address');
   if (fields.chain !== chain.caip) throw signInError('X402_SIGN_IN_CHAIN_MISMATCH', 'the message names another chain than the payload');
@@ -56,9 +55,9 @@ export function createWalletAuthenticator(deps: {
   return async function authenticateWallet(request): Promise<Caller | null> {
     const header = signInHeader(request);
     if (header === null) return null;
-    const payload = decodeSignIn(header);
+    const payload = await decodeSignIn(header);
     const chain = resolveChain(payload, deps.siwx);
-    const fields = parseAndCheckAddress(payload, chain);
+    const fields = await parseAndCheckAddress(payload, chain);
     const nowMs = deps.now();
     checkSignInFields(fields, {
       timestampMs: Number(payload.timestamp),
@@ -68,7 +67,7 @@ export function createWalletAuthenticator(deps: {
     });
     const valid =
       chain.kind === 'evm'
-        ? verifyEvmSignature(payload.message, payload.signature, payload.address)
+        ? await verifyEvmSignature(payload.message, payload.signature, payload.address)
         : await verifySolanaSignature(payload.message, payload.signature, payload.address);
     if (!valid) throw signInError('X402_SIGN_IN_INVALID_SIGNATURE', 'the signature does not match the message and address');
     // Burned only after the signature checked out, so nobody can spend another wallet's nonces.

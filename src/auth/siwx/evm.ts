@@ -1,11 +1,22 @@
-import { getAddress, verifyMessage } from 'ethers';
-import { SiweMessage } from 'siwe';
+import { lazyModule } from '../../lifecycle/lazy-module';
 import { signInError } from './errors';
 import type { SignInFields } from './checks';
 
+/** ethers (EIP-191 recovery, address checksums) and siwe (EIP-4361 parsing), loaded by the first EVM wallet request. */
+const loadEvm = lazyModule(async () => {
+  const [{ getAddress, isAddress, verifyMessage }, { SiweMessage }] = await Promise.all([import('ethers'), import('siwe')]);
+  return { getAddress, isAddress, verifyMessage, SiweMessage };
+});
+
+/** True when `address` is a 0x EVM address (a mixed-case one must carry a valid EIP-55 checksum). */
+export async function isEvmAddress(address: string): Promise<boolean> {
+  return (await loadEvm()).isAddress(address);
+}
+
 /** Parses an EIP-4361 message with `siwe`'s ABNF parser; 401 INVALID_MESSAGE when it is not one. */
-export function parseEvmMessage(message: string): SignInFields {
-  let siwe: SiweMessage;
+export async function parseEvmMessage(message: string): Promise<SignInFields> {
+  const { SiweMessage } = await loadEvm();
+  let siwe: InstanceType<typeof SiweMessage>;
   try {
     siwe = new SiweMessage(message);
   } catch {
@@ -25,7 +36,8 @@ export function parseEvmMessage(message: string): SignInFields {
 }
 
 /** True when `signature` (hex) is the EIP-191 signature of exactly `message` by `address`. Offline. */
-export function verifyEvmSignature(message: string, signature: string, address: string): boolean {
+export async function verifyEvmSignature(message: string, signature: string, address: string): Promise<boolean> {
+  const { getAddress, verifyMessage } = await loadEvm();
   try {
     return verifyMessage(message, signature) === getAddress(address);
   } catch {

@@ -25,14 +25,14 @@ export type SignInChain = { kind: 'evm'; chainId: number; caip: string } | { kin
  * Decodes the base64 JSON header value, in the reference's form or the form `@x402/extensions`
  * builds; 401 PARSE_ERROR or INVALID_PAYLOAD when it is neither.
  */
-export function decodeSignIn(header: string): SignInPayload {
+export async function decodeSignIn(header: string): Promise<SignInPayload> {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(header.trim(), 'base64').toString('utf8'));
   } catch {
     throw signInError('X402_SIGN_IN_PARSE_ERROR', 'the header is not base64-encoded JSON');
   }
-  if (isStandardSignIn(value)) value = fromStandardSignIn(value);
+  if (isStandardSignIn(value)) value = await fromStandardSignIn(value);
   if (!Value.Check(PayloadSchema, value)) {
     const first = Value.Errors(PayloadSchema, value).First();
     const fieldName = first?.path.replace(/^\//, '') || 'payload';

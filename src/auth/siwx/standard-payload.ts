@@ -1,5 +1,8 @@
-import { createSIWxMessage, SIWxPayloadSchema } from '@x402/extensions/sign-in-with-x';
+import { lazyModule } from '../../lifecycle/lazy-module';
 import { signInError } from './errors';
+
+/** @x402/extensions' sign-in helpers (with the wallet libraries behind them), loaded by the first sign-in in that form. */
+const loadSignInWithX = lazyModule(() => import('@x402/extensions/sign-in-with-x'));
 
 /** The reference's header fields, as the rest of the sign-in checks read them. */
 export interface ReferenceSignIn {
@@ -23,7 +26,8 @@ export function isStandardSignIn(value: unknown): value is Record<string, unknow
  * checked against exactly what the wallet signed, and every later check (domain, URI, chain,
  * issued-at window, single-use nonce) runs unchanged on it.
  */
-export function fromStandardSignIn(value: Record<string, unknown>): ReferenceSignIn {
+export async function fromStandardSignIn(value: Record<string, unknown>): Promise<ReferenceSignIn> {
+  const { createSIWxMessage, SIWxPayloadSchema } = await loadSignInWithX();
   const parsed = SIWxPayloadSchema.safeParse(value);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') || 'payload';

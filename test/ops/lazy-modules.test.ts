@@ -1,0 +1,87 @@
+import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { lazyModule } from '../../src/lifecycle/lazy-module';
+
+const ROOT = join(import.meta.dir, '../..');
+
+/**
+ * Packages (or entry points of one) only some requests need: svc loads them on first use,
+ * never at start (README "Memory"). @x402/core's `types` and `utils` entries are light and stay.
+ */
+const LOADED_ON_FIRST_USE = [
+  'sharp',
+  'linkedom',
+  '@mozilla/readability',
+  'ethers',
+  'siwe',
+  'viem',
+  '@x402/evm',
+  '@x402/svm',
+  '@x402/extensions',
+  '@x402/core/server',
+  '@x402/core/http',
+  // The Postgres driver, on the embedded backend (PGlite's module stays: the ledger writer's
+  // `instanceof PGlite` needs it on both).
+  'postgres',
+  'drizzle-orm/postgres-js',
+  'drizzle-orm/pglite',
+];
+
+const transpiler = new Bun.Transpiler({ loader: 'ts' });
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/**
+ * The package specifiers reached from `entry` through static imports of svc's own files: what
+ * a process started with `bun <entry>` has loaded before its first request. Dynamic `import()`
+ * calls and type-only imports (erased by the transpiler) are not followed.
+ */
+function packagesLoadedAtStart(entry: string): Map<string, string> {
+  const packages = new Map<string, string>(); // specifier -> first file importing it
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const { kind, path } of transpiler.scanImports(readFileSync(file, 'utf8'))) {
+      if (kind !== 'import-statement' && kind !== 'require-call') continue;
+      if (path.startsWith('.')) queue.push(Bun.resolveSync(path, dirname(file)));
+      else if (!packages.has(path)) packages.set(path, file.slice(ROOT.length + 1));
+    }
+  }
+  return packages;
+}
+
+describe('modules loaded on first use', () => {
+  test('the start-up import graph of src/index.ts reaches none of them', () => {
+    const atStart = packagesLoadedAtStart(join(ROOT, 'src/index.ts'));
+    // The walk itself works: the packages every start needs are found.
+    expect(atStart.has('elysia')).toBe(true);
+    expect(atStart.has('drizzle-orm')).toBe(true);
+    const lazy = (specifier: string) => LOADED_ON_FIRST_USE.some((name) => specifier === name || specifier.startsWith(`${name}/`));
+    const imported = [...atStart].filter(([specifier]) => lazy(specifier)).map(([specifier, file]) => `${specifier} (from ${file})`);
+    expect(imported).toEqual([]);
+  });
+
+  test('lazyModule loads once for concurrent first callers, and a failed load is tried again', async () => {
+    let loads = 0;
+    const load = lazyModule(async () => ({ n: ++loads }));
+    const [a, b] = await Promise.all([load(), load()]);
+    expect(a).toBe(b);
+    expect(loads).toBe(1);
+
+    let attempts = 0;
+    const flaky = lazyModule(async () => {
+      if (++attempts === 1) throw new Error('native binary missing');
+      return 'loaded';
+    });
+    await expect(flaky()).rejects.toThrow('native binary missing');
+    expect(await flaky()).toBe('loaded');
+    expect(attempts).toBe(2);
+  });
+});
