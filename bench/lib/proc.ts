@@ -1,5 +1,6 @@
 import type { Subprocess } from 'bun';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Every child the runner started; killed in `killAll` (finally and SIGINT). */
 const children = new Set<Subprocess>();
@@ -32,7 +33,10 @@ export function startChild(name: string, cmd: string[], env: Record<string, stri
   children.add(proc);
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  // BENCH_LOG_DIR=<dir> keeps every line of every child in <dir>/<name>.log (GC logs, debug output).
+  const logFile = process.env.BENCH_LOG_DIR ? join(process.env.BENCH_LOG_DIR, `${name.replace(/[^\w+.-]/g, '_')}.log`) : null;
   const onLine = (line: string) => {
+    if (logFile) appendFileSync(logFile, `${line}\n`);
     lines.push(line);
     if (lines.length > 200) lines.shift();
     for (const w of [...waiters]) {

@@ -43,12 +43,16 @@ export async function startSvc(opts: {
   backend: 'memory+pglite' | 'redis+postgres';
   maxHttpRequests?: string | null;
   extraArgs?: string[];
-  /** Directory to run `src/index.ts` from (another checkout, for before/after runs); this one by default. */
+  /** Where to run `src/index.ts` from (another checkout, for before/after runs); the current directory by default. */
   cwd?: string;
+  /** Extra environment for svc (debug switches). */
+  env?: Record<string, string>;
+  /** Sections merged over the bench config (`{ billing: { flushSliceMs: 1 } }`). */
+  config?: Record<string, unknown>;
 }): Promise<SvcUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'svc.config.yaml');
-  writeFileSync(configPath, stringify(benchConfig(opts.upstreamUrl)));
+  writeFileSync(configPath, stringify({ ...benchConfig(opts.upstreamUrl), ...opts.config }));
   const db = opts.backend === 'redis+postgres' ? await freshDatabase(process.env.DATABASE_URL!) : null;
   const env: Record<string, string | undefined> = {
     PORT: String(opts.port),
@@ -60,6 +64,7 @@ export async function startSvc(opts: {
     DATABASE_URL: db?.url ?? '',
     REDIS_URL: opts.backend === 'redis+postgres' ? process.env.REDIS_URL : '',
     BUN_CONFIG_MAX_HTTP_REQUESTS: opts.maxHttpRequests === null ? undefined : (opts.maxHttpRequests ?? '65336'),
+    ...opts.env,
   };
   const child = startChild(`svc(${opts.backend})`, [process.execPath, ...(opts.extraArgs ?? []), 'src/index.ts'], env, opts.cwd);
   const cleanup = async () => {

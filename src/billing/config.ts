@@ -21,6 +21,13 @@ export const BillingConfigSchema = T.Object(
     /** Most queued settlements written in one database transaction. */
     flushBatchSize: T.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
     /**
+     * Embedded database only (PGlite runs on svc's own thread): about how long one ledger
+     * statement holds the thread. A batch goes in as COPY slices of this length in one
+     * transaction, requests served between them; while requests keep the loop busy a slice
+     * may take half the loop's last turn, up to 10x this, so the ledger keeps up.
+     */
+    flushSliceMs: T.Number({ exclusiveMinimum: 0, default: 2 }),
+    /**
      * How long a settled request id is remembered for idempotent re-settlement (at least; the
      * memory store keeps it up to twice as long). A ticket memoises its own outcome, so this
      * only guards a late second settle or release, such as a settlement script retried after

@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../db/database';
 import type { LedgerRow } from './ledger-row';
+import type { SlicePacer } from './slice-pacer';
 
 const COLUMNS =
   'account_id, api_key_id, request_id, kind, currency, sku, model_id, units, price_per_unit_usd, amount_micros, notes, prompt_tokens, completion_tokens, execution_ms, created_at';
@@ -35,6 +36,18 @@ function csvLine(r: LedgerRow): string {
   ].join(',');
 }
 
+/** The sums a batch adds to `balances`, one per (account, currency), in lock order. */
+function balanceSums(rows: LedgerRow[]) {
+  const sums = new Map<string, { accountId: string; currency: LedgerRow['currency']; amount: number }>();
+  for (const r of rows) {
+    const key = `${r.accountId}:${r.currency}`;
+    const sum = sums.get(key);
+    if (sum) sum.amount += r.amount;
+    else sums.set(key, { accountId: r.accountId, currency: r.currency, amount: r.amount });
+  }
+  return [...sums.values()].sort((a, b) => (a.accountId + a.currency < b.accountId + b.currency ? -1 : 1));
+}
+
 /**
  * The embedded database's fast path for a ledger batch: COPY the rows in (PGlite reads CSV
  * natively, ~16 µs a row against ~28 µs through `json_to_recordset`, measured in steady
@@ -43,26 +56,35 @@ function csvLine(r: LedgerRow): string {
  * back and is reported as `null`, and the caller writes the batch the slower way that skips
  * rows already present. Sums are integers added in JavaScript (no float) and applied in one
  * statement, the balance rows locked in (account, currency) order like the other path.
+ *
+ * PGlite runs each statement on svc's own thread, so the rows go in as several COPY
+ * statements sized by `pacer` (a few ms each), with the event loop served between them:
+ * one COPY of a whole batch held the thread 10 to 40 ms. The transaction stays open across
+ * those pauses, and PGlite queues every other query behind it, so nothing else lands inside
+ * it and the batch still commits whole or not at all. Without a pacer, one COPY takes all.
  */
-export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[]): Promise<number | null> {
-  const sums = new Map<string, { accountId: string; currency: LedgerRow['currency']; amount: number }>();
-  for (const r of rows) {
-    const key = `${r.accountId}:${r.currency}`;
-    const sum = sums.get(key);
-    if (sum) sum.amount += r.amount;
-    else sums.set(key, { accountId: r.accountId, currency: r.currency, amount: r.amount });
-  }
-  const ordered = [...sums.values()].sort((a, b) => (a.accountId + a.currency < b.accountId + b.currency ? -1 : 1));
-  const csv = rows.map(csvLine).join('\n');
+export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[], pacer?: SlicePacer): Promise<number | null> {
+  const sums = balanceSums(rows);
   try {
     await pg.transaction(async (tx) => {
-      await tx.query(`copy ledger_entries (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+      for (let at = 0; at < rows.length;) {
+        const take = pacer ? pacer.next(rows.length - at) : rows.length;
+        const started = performance.now();
+        const csv = rows
+          .slice(at, at + take)
+          .map(csvLine)
+          .join('\n');
+        await tx.query(`copy ledger_entries (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+        pacer?.record(take, performance.now() - started);
+        at += take;
+        await pacer?.pause();
+      }
       // One statement for all accounts of the batch (a PGlite statement costs ~100 µs on its own).
       await tx.query(
         `insert into balances (account_id, currency, amount_micros)
          select s."accountId", s.currency, s.amount from json_to_recordset($1::json) as s("accountId" uuid, currency text, amount bigint)
          on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`,
-        [JSON.stringify(ordered)],
+        [JSON.stringify(sums)],
       );
     });
   } catch (error) {

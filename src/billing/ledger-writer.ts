@@ -5,6 +5,7 @@ import type { Logger } from '../log';
 import { countBilledRows, reportLedgerBacklog } from '../metrics';
 import { copyLedgerBatch, pgliteOf } from './ledger-copy';
 import type { LedgerRow } from './ledger-row';
+import { SlicePacer } from './slice-pacer';
 import type { BillingStore } from './store';
 
 /** The ledger writer: moves queued settlements into the database in batches. */
@@ -29,12 +30,12 @@ export interface LedgerWriter {
  * thread). Amounts are JSON integers read as bigint, so no value passes through a float;
  * balance rows are locked in (account, currency) order, the same in every writer.
  */
-export async function writeLedgerBatch(db: Database, rows: LedgerRow[]): Promise<number> {
+export async function writeLedgerBatch(db: Database, rows: LedgerRow[], pacer?: SlicePacer): Promise<number> {
   if (rows.length === 0) return 0;
   // Embedded: COPY when no row of the batch is there yet (always, but for a replayed batch).
   const pg = pgliteOf(db);
   if (pg) {
-    const copied = await copyLedgerBatch(pg, rows);
+    const copied = await copyLedgerBatch(pg, rows, pacer);
     if (copied !== null) return copied;
   }
   const json = JSON.stringify(rows);
@@ -65,16 +66,21 @@ export function startLedgerWriter(opts: {
   log: Logger;
   intervalMs: number;
   batchSize: number;
+  /** On the embedded database, about the longest one statement of a batch holds svc's thread (see copyLedgerBatch). */
+  sliceMs: number;
 }): LedgerWriter {
   let running: Promise<void> | null = null;
   let closed = false;
+  const pacer = new SlicePacer(opts.sliceMs);
 
   async function drain() {
     for (;;) {
+      // Requests waiting behind a backlog are served between its batches, not after all of them.
+      await pacer.pause();
       const batch = await opts.store.takeBatch(opts.batchSize);
       if (!batch) return;
       try {
-        await writeLedgerBatch(opts.db, batch.rows);
+        await writeLedgerBatch(opts.db, batch.rows, pacer);
         countBilledRows(batch.rows);
       } catch (error) {
         await batch.abandon();

@@ -48,7 +48,14 @@ const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !==
 export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly store: BillingStore; readonly billing: BillingConfig } {
   const cfg = parseBillingConfig(deps.config);
   const store = openBillingStore({ ...deps, limits: deps.limits.store }, cfg);
-  const writer = startLedgerWriter({ db: deps.db, store, log: deps.log, intervalMs: cfg.flushIntervalMs, batchSize: cfg.flushBatchSize });
+  const writer = startLedgerWriter({
+    db: deps.db,
+    store,
+    log: deps.log,
+    intervalMs: cfg.flushIntervalMs,
+    batchSize: cfg.flushBatchSize,
+    sliceMs: cfg.flushSliceMs,
+  });
   const mirrored = new Set<string>();
   const counted = new Set<string>();
   const pending = new Map<string, Promise<void>>();
