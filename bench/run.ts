@@ -7,6 +7,7 @@
  * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k. Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
+import { startBaseline } from './lib/baseline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams'
 import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
-import { killAll, settledRss, startChild, withTimeout } from './lib/proc';
+import { killAll, settledRss, withTimeout } from './lib/proc';
 import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
 import { probeSvc } from './probe';
@@ -107,16 +108,8 @@ async function main() {
       return null;
     }
   };
-  const upstream = startChild('upstream', [process.execPath, 'bench/servers/upstream.ts']);
-  const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
-  const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
-  const up = upstreamControl(`http://127.0.0.1:${upPort}`);
-  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], {
-    UPSTREAM_URL: upstreamUrl,
-    BUN_CONFIG_MAX_HTTP_REQUESTS: '65336',
-  });
-  const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
-  const bareUrl = `http://127.0.0.1:${barePort}`;
+  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({ BUN_CONFIG_MAX_HTTP_REQUESTS: '65336' });
+  const up = upstreamControl(upstreamRoot);
   const targets: Target[] = [
     {
       name: 'bare',

@@ -10,9 +10,10 @@
  * measurement (with svc's ledger backlog at its end), then median and min per target, the
  * svc / bare ratio, and p99 / mean latency (mean = 64 / requests/s by Little's law).
  */
+import { startBaseline } from './lib/baseline';
 import { runLoad, type LoadResult } from './load/http-load';
 import { delayBetween, scrapeDelay, type EventLoopWindow } from './lib/event-loop';
-import { cpuMicros, killAll, startChild } from './lib/proc';
+import { cpuMicros, killAll } from './lib/proc';
 import { round } from './lib/stats';
 import { BODIES } from './lib/targets';
 import { startSvc, type SvcUnderTest } from './servers/svc';
@@ -78,18 +79,14 @@ const line = (name: string, phase: string, s: Sample) =>
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 async function main() {
-  const upstream = startChild('upstream', [process.execPath, 'bench/servers/upstream.ts']);
-  const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
-  const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
-  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], { UPSTREAM_URL: upstreamUrl, PORT: '0' });
-  const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
+  const { upstreamUrl, bare, bareUrl } = await startBaseline();
   const svcs: SvcUnderTest[] = [];
   try {
     const targets: Target[] = [
       {
         name: 'bare',
-        url: `http://127.0.0.1:${barePort}/chat/completions`,
-        metricsUrl: `http://127.0.0.1:${barePort}/metrics`,
+        url: `${bareUrl}/chat/completions`,
+        metricsUrl: `${bareUrl}/metrics`,
         headers: {},
         pid: bare.pid,
       },

@@ -6,11 +6,12 @@
  * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
  * function. SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS.
  */
+import { startBaseline } from './lib/baseline';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from './load/http-load';
-import { killAll, startChild } from './lib/proc';
+import { killAll } from './lib/proc';
 import { BODIES } from './lib/targets';
 import { startSvc } from './servers/svc';
 
@@ -52,16 +53,12 @@ async function measure(name: string, pid: number, url: string, headers: Record<s
 }
 
 async function main() {
-  const upstream = startChild('upstream', [process.execPath, 'bench/servers/upstream.ts']);
-  const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
-  const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
-  const bare = startChild('bare proxy', [process.execPath, 'bench/servers/bare-proxy.ts'], { UPSTREAM_URL: upstreamUrl, PORT: '0' });
-  const [, barePort] = await bare.waitFor(/bare proxy listening on (\d+)/, 10_000);
+  const { upstreamUrl, bare, bareUrl } = await startBaseline();
   const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
   const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests });
   try {
-    await measure('bare', bare.pid, `http://127.0.0.1:${barePort}/chat/completions`, {});
+    await measure('bare', bare.pid, `${bareUrl}/chat/completions`, {});
     await measure(`svc ${backend}`, svc.child.pid, `${svc.url}/chat/completions`, { authorization: `Bearer ${svc.key}` });
   } finally {
     await svc.close();
