@@ -6,14 +6,13 @@ import { createAccount } from '../../src/auth/bootstrap';
 import { ledgerEntries } from '../../src/db/schema';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
-import { fixtureModel, fixtureProvider } from '../chat/helpers';
-import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
-
-/** 1 micro-USD per input token (1 USD per million). */
-const EMB = 'emb';
+import { fixtureModel } from '../chat/helpers';
+import type { FixtureUpstream } from '../fixtures/openai-upstream';
+import { EMB, startEmbeddingsApp, type EmbeddingsApp } from './helpers';
 
 for (const backend of BACKENDS) {
   describe(`POST /embeddings on ${backend.name}`, () => {
+    let app: EmbeddingsApp;
     let t: TestApp;
     let a: FixtureUpstream;
     let b: FixtureUpstream;
@@ -21,30 +20,13 @@ for (const backend of BACKENDS) {
     let inferenceKey: string;
 
     beforeAll(async () => {
-      a = startUpstream('a');
-      b = startUpstream('b');
-      t = await startTestApp({
-        backend,
-        config: {
-          providers: [fixtureProvider('a', a.url, 300), fixtureProvider('b', b.url, 300)],
-          models: [
-            fixtureModel(EMB, ['a', 'b'], { type: 'embedding', pricing: { input: '1' }, dimensions: 8 }),
-            fixtureModel('chat', ['a']),
-          ],
-        },
-      });
-      t.app.listen({ port: 0, hostname: '127.0.0.1' });
-      client = new OpenAI({ baseURL: `http://127.0.0.1:${t.app.server?.port}/api/v1`, apiKey: t.adminKey, maxRetries: 0 });
+      app = await startEmbeddingsApp(backend, [fixtureModel('chat', ['a'])]);
+      ({ t, a, b, client } = app);
       inferenceKey = (
         await (await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'emb' } })).json()
       ).data.apiKey;
     });
-    afterAll(async () => {
-      await t.app.stop(true);
-      await t.close();
-      await a.close();
-      await b.close();
-    });
+    afterAll(() => app.close());
     beforeEach(() => {
       a.set({});
       b.set({});

@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import OpenAI from 'openai';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
-import { fixtureModel, fixtureProvider } from '../chat/helpers';
-import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
+import type { FixtureUpstream } from '../fixtures/openai-upstream';
+import { EMB, startEmbeddingsApp, type EmbeddingsApp } from './helpers';
 import { ledgerOf } from '../images/helpers';
-
-const EMB = 'emb';
 
 /** Floats as an encoder may write them: exponents, a negative zero, more digits than a double keeps, odd spacing. */
 const VECTOR = '[ 1e-7, -0.0,\n      0.12345678901234567, 1E+2,-3.5e-08 ]';
@@ -33,30 +31,17 @@ const oneVector = (embedding: string, extra = '') =>
 
 for (const backend of BACKENDS) {
   describe(`POST /embeddings passes the upstream's vectors through, on ${backend.name}`, () => {
+    let app: EmbeddingsApp;
     let t: TestApp;
     let a: FixtureUpstream;
     let b: FixtureUpstream;
     let client: OpenAI;
 
     beforeAll(async () => {
-      a = startUpstream('a');
-      b = startUpstream('b');
-      t = await startTestApp({
-        backend,
-        config: {
-          providers: [fixtureProvider('a', a.url, 300), fixtureProvider('b', b.url, 300)],
-          models: [fixtureModel(EMB, ['a', 'b'], { type: 'embedding', pricing: { input: '1' }, dimensions: 8 })],
-        },
-      });
-      t.app.listen({ port: 0, hostname: '127.0.0.1' });
-      client = new OpenAI({ baseURL: `http://127.0.0.1:${t.app.server?.port}/api/v1`, apiKey: t.adminKey, maxRetries: 0 });
+      app = await startEmbeddingsApp(backend);
+      ({ t, a, b, client } = app);
     });
-    afterAll(async () => {
-      await t.app.stop(true);
-      await t.close();
-      await a.close();
-      await b.close();
-    });
+    afterAll(() => app.close());
 
     /** Both replicas answer `/embeddings` with exactly `body`. */
     const upstreamSays = (body: string) => {
