@@ -6,7 +6,7 @@
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
  * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --strip (stream with
- * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
+ * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost).
@@ -41,15 +41,21 @@ const JSON_BYTES = jsonCompletion();
 const SSE_BYTES = sseStream(50);
 const EMBEDDINGS_BYTES = embeddingsAnswer();
 const EMBEDDINGS_BASE64_BYTES = embeddingsAnswer('base64');
+// A Response built here declares no length; real servers send Content-Length with a JSON body.
+const declareLength = flag('--content-length');
+const jsonAnswer = (body: string) =>
+  new Response(body, {
+    headers: declareLength
+      ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+      : { 'content-type': 'application/json' },
+  });
 const fakeFetch = (async (url: string, init?: RequestInit) => {
   if (String(url).endsWith('/embeddings')) {
     const asksBase64 = typeof init?.body === 'string' && init.body.includes('"encoding_format":"base64"');
-    return new Response(asksBase64 ? EMBEDDINGS_BASE64_BYTES : EMBEDDINGS_BYTES, { headers: { 'content-type': 'application/json' } });
+    return jsonAnswer(asksBase64 ? EMBEDDINGS_BASE64_BYTES : EMBEDDINGS_BYTES);
   }
   const wantsStream = typeof init?.body === 'string' && init.body.includes('"stream":true');
-  return wantsStream
-    ? new Response(SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } })
-    : new Response(JSON_BYTES, { headers: { 'content-type': 'application/json' } });
+  return wantsStream ? new Response(SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } }) : jsonAnswer(JSON_BYTES);
 }) as unknown as typeof fetch;
 
 const NO_METER: UsageMeter = {

@@ -26,7 +26,15 @@ export interface RegistryDeps {
 const BUILDERS: Record<string, (c: ProviderConfig, d: RegistryDeps) => Provider> = {
   'openai-compatible': (c, d) => {
     if (!c.baseURL) throw new Error(`providers: "${c.id}" (openai-compatible) needs a baseURL`);
-    return openAICompatible({ id: c.id, baseURL: c.baseURL, apiKey: c.apiKey, fetch: d.fetch, capabilities: c.capabilities });
+    return openAICompatible({
+      id: c.id,
+      baseURL: c.baseURL,
+      apiKey: c.apiKey,
+      fetch: d.fetch,
+      capabilities: c.capabilities,
+      maxResponseBytes: c.maxResponseBytes,
+      log: d.log,
+    });
   },
   simulator: (c, d) => simulator({ id: c.id, options: c.options ?? {}, catalog: d.catalog, log: d.log }),
 };

@@ -1,4 +1,7 @@
 import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
+import type { Logger } from '../../src/log';
+import { DEFAULT_MAX_RESPONSE_BYTES, type ResponseLimits } from '../../src/models/provider-config';
+import { BodyTooLarge, responseBytesUpTo, responseJsonUpTo, responseTextUpTo } from '../../src/net/limited-body';
 import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
 import { UpstreamFailure, upstreamUnavailable } from '../errors';
 import type {
@@ -23,6 +26,10 @@ export interface OpenAICompatibleOptions {
   capabilities?: readonly Capability[];
   /** Injected so tests point providers at fixture servers. */
   fetch: typeof fetch;
+  /** Largest answer read per capability (config `maxResponseBytes`); DEFAULT_MAX_RESPONSE_BYTES for the rest. */
+  maxResponseBytes?: Partial<ResponseLimits>;
+  /** Where an answer over its limit is reported. */
+  log?: Logger;
 }
 
 /** The capabilities whose OpenAI paths this adapter knows. */
@@ -42,20 +49,36 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   const jsonHeaders = { ...auth, 'content-type': 'application/json' };
   const sseHeaders = { ...jsonHeaders, accept: 'text/event-stream' };
   const capabilities = new Set(o.capabilities ?? OPENAI_CAPABILITIES);
+  const limits: ResponseLimits = { ...DEFAULT_MAX_RESPONSE_BYTES, ...o.maxResponseBytes };
+
+  /**
+   * `read`, with an answer over its limit turned into a broken answer: a retryable 502 that
+   * names the limit, logged with the provider and path only (never the URL, which may hold a key).
+   */
+  async function withinLimit<T>(path: string, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      o.log?.warn('upstream answer over its size limit, not read', { provider: o.id, path, limitBytes: error.limitBytes });
+      throw upstreamUnavailable(`the upstream answer is larger than ${error.limitBytes} bytes`);
+    }
+  }
 
   /** POSTs `body` with the replica's model name and returns the answer, parsed as JSON unless `decode` reads it. */
   function postJson<T>(
     path: string,
     body: JsonBody | FormData,
     call: Parameters<typeof upstreamCall>[3],
-    decode: (res: Response) => Promise<T> = (res) => res.json() as Promise<T>,
+    maxBytes: number,
+    decode: (res: Response) => Promise<T> = (res) => responseJsonUpTo<T>(res, maxBytes),
   ): Promise<T> {
     const init =
       body instanceof FormData
         ? { headers: auth, body: withModel(body, call.upstreamModel) }
         : { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
     return upstreamCall(o.fetch, `${base}${path}`, init, call, async (res, _abort, end) => {
-      const answer = await decode(res);
+      const answer = await withinLimit(path, () => decode(res));
       end();
       return answer;
     });
@@ -71,8 +94,8 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
    */
   async function embed(req: UpstreamEmbeddingRequest, call: CallOptions): Promise<EmbeddingResult> {
     const post = (encoding_format: UpstreamEmbeddingRequest['encoding_format']) =>
-      postJson('/embeddings', { ...req, encoding_format }, call, async (res) =>
-        parseEmbeddingsAnswer(await res.text(), req.encoding_format),
+      postJson('/embeddings', { ...req, encoding_format }, call, limits.embed, async (res) =>
+        parseEmbeddingsAnswer(await responseTextUpTo(res, limits.embed), req.encoding_format),
       );
     if (req.encoding_format === 'float' || refusesBase64) return post('float');
     try {
@@ -93,7 +116,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
       const init = { headers: req.stream ? sseHeaders : jsonHeaders, body: JSON.stringify({ ...req, model: call.upstreamModel }) };
       return upstreamCall(o.fetch, `${base}/chat/completions`, init, call, async (res, abort, end) => {
         if (!req.stream) {
-          const body = (await res.json()) as ChatCompletion;
+          const body = await withinLimit('/chat/completions', () => responseJsonUpTo<ChatCompletion>(res, limits.chat));
           end();
           return { kind: 'json', body };
         }
@@ -111,12 +134,12 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
       });
     },
     embed,
-    images: (path, body, call) => postJson<JsonBody>(`/images/${path}`, body, call),
-    transcribe: (body, call) => postJson<JsonBody>('/audio/transcriptions', body, call),
+    images: (path, body, call) => postJson<JsonBody>(`/images/${path}`, body, call, limits.images),
+    transcribe: (body, call) => postJson<JsonBody>('/audio/transcriptions', body, call, limits.transcribe),
     speech(body, call): Promise<BinaryResult> {
       const init = { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
       return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, _abort, end) => {
-        const bytes = new Uint8Array(await res.arrayBuffer());
+        const bytes = await withinLimit('/audio/speech', () => responseBytesUpTo(res, limits.speech));
         end();
         return { body: new Blob([bytes]).stream(), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
       });

@@ -1,9 +1,13 @@
 import { UpstreamFailure, upstreamAtCapacity, upstreamRejected, upstreamTimeout, upstreamUnavailable } from '../errors';
+import { responseTextPrefix } from '../../src/net/limited-body';
 import type { CallOptions } from '../types';
+
+/** Bytes of an error body read at most: enough for its first 2,000 characters, the rest is never downloaded. */
+const ERROR_BODY_BYTES = 8 * 1024;
 
 /** Reads at most 2,000 characters of an error body, for a message that never echoes secrets. */
 async function errorDetail(res: Response): Promise<string> {
-  const text = (await res.text().catch(() => '')).slice(0, 2000);
+  const text = (await responseTextPrefix(res, ERROR_BODY_BYTES)).slice(0, 2000);
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string; detail?: string };
     const msg = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message ?? body.detail);

@@ -1,4 +1,4 @@
-import { callEngine, SearchFailed, text, type SearchProvider, type SearchResult } from './types';
+import { callEngine, engineJson, SearchFailed, text, type SearchProvider, type SearchResult } from './types';
 
 /** Brave descriptions mark query words with <strong>; citations carry plain text. */
 const plain = (s: string) =>
@@ -22,7 +22,7 @@ export function braveProvider(o: { baseUrl?: string; apiKey: string; timeoutMs: 
         const url = `${base}/res/v1/web/search?${new URLSearchParams({ q: query, count: String(count) })}`;
         const res = await o.fetch(url, { signal: s, headers: { accept: 'application/json', 'x-subscription-token': o.apiKey } });
         if (!res.ok) throw new SearchFailed(`brave: HTTP ${res.status}`);
-        const body = (await res.json().catch(() => null)) as { web?: { results?: unknown } } | null;
+        const body = (await engineJson('brave', res)) as { web?: { results?: unknown } } | null;
         if (!body || typeof body !== 'object') throw new SearchFailed('brave: unreadable answer');
         const results = Array.isArray(body.web?.results) ? (body.web.results as Record<string, unknown>[]) : [];
         const out: SearchResult[] = [];

@@ -1,4 +1,4 @@
-import { callEngine, SearchFailed, text, type SearchProvider, type SearchResult } from './types';
+import { callEngine, engineJson, SearchFailed, text, type SearchProvider, type SearchResult } from './types';
 
 /**
  * SearXNG JSON API: GET {baseUrl}/search?q=...&format=json (the instance must enable the
@@ -15,7 +15,7 @@ export function searxngProvider(o: { baseUrl: string; apiKey?: string; timeoutMs
         if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
         const res = await o.fetch(url, { signal: s, headers });
         if (!res.ok) throw new SearchFailed(`searxng: HTTP ${res.status}`);
-        const body = (await res.json().catch(() => null)) as { results?: unknown } | null;
+        const body = (await engineJson('searxng', res)) as { results?: unknown } | null;
         if (!body || !Array.isArray(body.results)) throw new SearchFailed('searxng: answer without a results array');
         const out: SearchResult[] = [];
         for (const r of body.results as Record<string, unknown>[]) {

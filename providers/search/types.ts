@@ -1,3 +1,5 @@
+import { BodyTooLarge, responseJsonUpTo } from '../../src/net/limited-body';
+
 /** One web search hit, in the shape of `svc_parameters.web_search_citations` entries. */
 export interface SearchResult {
   title: string;
@@ -32,6 +34,19 @@ export async function callEngine<T>(
     if (error instanceof SearchFailed) throw error;
     if (timeout.aborted) throw new SearchFailed(`${id}: no answer within ${timeoutMs} ms`);
     throw new SearchFailed(`${id}: ${signal.aborted ? 'cancelled' : 'request failed'}`);
+  }
+}
+
+/** Bytes of an engine answer read at most: a page of results is tens of KB. */
+export const SEARCH_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** An engine's JSON answer, null when unreadable; one over SEARCH_ANSWER_BYTES is a SearchFailed, not read further. */
+export async function engineJson(id: string, res: Response): Promise<unknown> {
+  try {
+    return await responseJsonUpTo<unknown>(res, SEARCH_ANSWER_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw new SearchFailed(`${id}: answer larger than ${SEARCH_ANSWER_BYTES} bytes`);
+    return null;
   }
 }
 

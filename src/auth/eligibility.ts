@@ -1,4 +1,8 @@
 import type { WalletsConfig } from './wallet-config';
+import { responseJsonUpTo } from '../net/limited-body';
+
+/** Bytes of a JSON-RPC answer read at most: an eth_call result is one 32-byte word. */
+const RPC_ANSWER_BYTES = 64 * 1024;
 
 /** Decides whether a wallet may create a web3 key (spec 4.2: it must hold staked tokens). */
 export interface EligibilityProvider {
@@ -40,7 +44,7 @@ export async function readStakedBalance(
       signal: AbortSignal.timeout(staking.timeoutMs),
     });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    reply = (await res.json()) as typeof reply;
+    reply = await responseJsonUpTo<typeof reply>(res, RPC_ANSWER_BYTES);
   } catch (error) {
     throw new EligibilityUnavailable(`staking RPC failed: ${(error as Error).message}`);
   }

@@ -1,5 +1,6 @@
 import type { Deadlines } from './deadlines';
 import { payloadTooLarge } from './errors';
+import { BodyTooLarge, readStreamUpTo } from '../net/limited-body';
 
 /** The body reads of a Request that parsers call (Elysia's parsers, the image routes' own). */
 export type BodyReads = Pick<Request, 'arrayBuffer' | 'blob' | 'bytes' | 'formData' | 'json' | 'text'>;
@@ -63,20 +64,9 @@ export function countedReads(request: Request, maxBytes: number, deadlines: Dead
 }
 
 async function readCounted(body: ReadableStream<Uint8Array> | null, maxBytes: number, deadlines: Deadlines, at: number) {
-  if (!body) return new ArrayBuffer(0);
-  const reader = body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const { done, value } = await deadlines.race(reader.read(), at);
-      if (done) return Bun.concatArrayBuffers(parts);
-      total += value.byteLength;
-      if (total > maxBytes) throw payloadTooLarge(maxBytes);
-      parts.push(value);
-    }
+    return await readStreamUpTo(body, maxBytes, { race: (read) => deadlines.race(read, at) });
   } catch (error) {
-    reader.cancel().catch(() => {});
-    throw error;
+    throw error instanceof BodyTooLarge ? payloadTooLarge(maxBytes) : error;
   }
 }

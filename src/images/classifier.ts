@@ -1,6 +1,10 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { parseConfigSection, type Config } from '../config';
 import type { Logger } from '../log';
+import { responseJsonUpTo } from '../net/limited-body';
+
+/** Bytes of a classifier answer read at most: it is `{"nsfw": true}` and little more. */
+const CLASSIFIER_ANSWER_BYTES = 64 * 1024;
 
 /** Config `images`: the optional adult-content classifier that safe mode consults. */
 export const ImagesConfigSchema = T.Object({
@@ -41,7 +45,7 @@ export function adultClassifier(config: ImagesConfig, o: { fetch: typeof fetch; 
         signal: AbortSignal.timeout(c.timeoutMs),
       });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const body = (await res.json()) as { nsfw?: unknown };
+      const body = await responseJsonUpTo<{ nsfw?: unknown }>(res, CLASSIFIER_ANSWER_BYTES);
       if (typeof body.nsfw !== 'boolean') throw new Error('the answer has no boolean "nsfw"');
       return body.nsfw;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { blockedReason, isIpLiteral } from './ip';
+import { BodyTooLarge, responseBytesUpTo } from './limited-body';
 
 /** Why a user-supplied URL was not fetched. */
 export type RefusalCode = 'protocol' | 'address' | 'dns' | 'redirects' | 'too_large' | 'timeout' | 'status' | 'network';
@@ -99,32 +100,12 @@ async function checkUrl(url: URL, o: GuardOptions, signal: AbortSignal): Promise
 
 /** Reads a body up to `maxBytes`; more is refused (and the rest is not downloaded). */
 async function readLimited(res: Response, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    void res.body?.cancel().catch(() => {});
-    throw new UrlRefused('too_large', `The document is larger than ${maxBytes} bytes`);
+  try {
+    return await responseBytesUpTo(res, maxBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw new UrlRefused('too_large', `The document is larger than ${maxBytes} bytes`);
+    throw error;
   }
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel().catch(() => {});
-      throw new UrlRefused('too_large', `The document is larger than ${maxBytes} bytes`);
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
 
 /**
