@@ -43,6 +43,35 @@ describe('openAICompatible (injected fetch)', () => {
     expect(JSON.parse(String(calls[0]?.init.body)).model).toBe('org/Model');
   });
 
+  test('the JSON body reaches a real upstream as UTF-8 bytes, non-ASCII text intact, with its byte length', async () => {
+    // What the upstream got: the declared length, the bytes' length, the content type and the parsed body.
+    const seen: { declared: string | null; bytes: number; type: string | null; body: unknown }[] = [];
+    const server = Bun.serve({
+      port: 0,
+      async fetch(request) {
+        const bytes = new Uint8Array(await request.arrayBuffer());
+        const { headers } = request;
+        seen.push({
+          declared: headers.get('content-length'),
+          bytes: bytes.length,
+          type: headers.get('content-type'),
+          body: JSON.parse(new TextDecoder().decode(bytes)),
+        });
+        return Response.json({ id: 'x', object: 'chat.completion', created: 1, model: 'up', choices: [] });
+      },
+    });
+    try {
+      const text = 'héllo wörld, 你好 🙂';
+      const p = openAICompatible({ id: 'p', baseURL: `http://127.0.0.1:${server.port}/v1`, fetch });
+      await p.chat!(req({ messages: [{ role: 'user', content: text }] }), { signal: signal(), upstreamModel: 'up', timeoutMs: 5000 });
+      expect(seen[0]?.type).toBe('application/json');
+      expect(Number(seen[0]?.declared)).toBe(seen[0]!.bytes);
+      expect(seen[0]?.body).toMatchObject({ model: 'up', messages: [{ role: 'user', content: text }] });
+    } finally {
+      server.stop(true);
+    }
+  });
+
   test('each capability calls its OpenAI path with the replica model name: embeddings, speech (bytes), transcriptions (multipart)', async () => {
     const call = { signal: signal(), upstreamModel: 'org/Model', timeoutMs: 1000 };
     const emb = recordingFetch(() => Response.json({ data: [{ object: 'embedding', index: 0, embedding: [0.5] }] }));
