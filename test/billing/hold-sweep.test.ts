@@ -119,6 +119,10 @@ test.each([
   const index = holdIndexKey(prefix);
   const t0 = Date.now();
   expect((await reserve('first', t0, t0 + 200)).status).toBe('held');
+  // The index is written after the reply. On a Cluster its node may not hold the script yet,
+  // and the retry after NOSCRIPT can land after a read sent right away.
+  const started = Date.now();
+  while (Number(await kv.redis!.send('ZSCORE', [index, accountId])) === 0 && Date.now() - started < 2_000) await Bun.sleep(10);
   expect(Number(await kv.redis!.send('ZSCORE', [index, accountId]))).toBe(t0 + 200);
   await Bun.sleep(250);
   // Between the sweep's two steps (the account's script, then the index's), another instance
