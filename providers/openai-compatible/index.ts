@@ -65,13 +65,12 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
     }
   }
 
-  /** POSTs `body` with the replica's model name and returns the answer, parsed as JSON unless `decode` reads it. */
-  function postJson<T>(
+  /** POSTs `body` with the replica's model name and returns the answer as `decode` reads it (under its size limit). */
+  function post<T>(
     path: string,
     body: JsonBody | FormData,
     call: Parameters<typeof upstreamCall>[3],
-    maxBytes: number,
-    decode: (res: Response) => Promise<T> = (res) => responseJsonUpTo<T>(res, maxBytes),
+    decode: (res: Response) => Promise<T>,
   ): Promise<T> {
     const init =
       body instanceof FormData
@@ -93,16 +92,16 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
    * only) is asked again for floats, converted by the scan, and later ones ask for floats.
    */
   async function embed(req: UpstreamEmbeddingRequest, call: CallOptions): Promise<EmbeddingResult> {
-    const post = (encoding_format: UpstreamEmbeddingRequest['encoding_format']) =>
-      postJson('/embeddings', { ...req, encoding_format }, call, limits.embed, async (res) =>
+    const ask = (encoding_format: UpstreamEmbeddingRequest['encoding_format']) =>
+      post('/embeddings', { ...req, encoding_format }, call, async (res) =>
         parseEmbeddingsAnswer(await responseTextUpTo(res, limits.embed), req.encoding_format),
       );
-    if (req.encoding_format === 'float' || refusesBase64) return post('float');
+    if (req.encoding_format === 'float' || refusesBase64) return ask('float');
     try {
-      return await post('base64');
+      return await ask('base64');
     } catch (error) {
       if (!(error instanceof UpstreamFailure && error.status === 400)) throw error;
-      const answer = await post('float');
+      const answer = await ask('float');
       refusesBase64 = true;
       return answer;
     }
@@ -134,8 +133,8 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
       });
     },
     embed,
-    images: (path, body, call) => postJson<JsonBody>(`/images/${path}`, body, call, limits.images),
-    transcribe: (body, call) => postJson<JsonBody>('/audio/transcriptions', body, call, limits.transcribe),
+    images: (path, body, call) => post(`/images/${path}`, body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.images)),
+    transcribe: (body, call) => post('/audio/transcriptions', body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.transcribe)),
     speech(body, call): Promise<BinaryResult> {
       const init = { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
       return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, _abort, end) => {
