@@ -2,8 +2,8 @@
  * `bun bench/ledger-cost.ts [--rows 40000] [--batch 1000] [--slices 0,1,2,4]`: what a ledger
  * batch costs on the embedded database (PGlite in a temp data dir, as svc runs it), by slice
  * budget (`billing.flushSliceMs`; 0 = the whole batch in one COPY): CPU µs per row, and the
- * event loop's wait meanwhile (a 1 ms timer's lateness: p99, and how often over 5 ms). A batch is 2 rows
- * per settlement (a chat request), all of one account, as under the bench. Budgets run
+ * event loop's wait meanwhile (a 1 ms timer's lateness: p99, and how often over 5 ms). A row is
+ * one settlement with two line items (a chat request), all of one account, as under the bench. Budgets run
  * interleaved over several rounds (the machine is shared); prints median and min.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiKey } from '../src/auth/api-keys';
 import { createAccount } from '../src/auth/bootstrap';
-import type { LedgerRow } from '../src/billing/ledger-row';
+import type { LedgerCharge } from '../src/billing/ledger-row';
 import { writeLedgerBatch } from '../src/billing/ledger-writer';
 import { SlicePacer } from '../src/billing/slice-pacer';
 import { openPglite } from '../src/db/open';
@@ -29,15 +29,24 @@ const accountId = await createAccount(storage.db, {});
 const { row: key } = await createApiKey(storage.db, { accountId, type: 'INFERENCE', limits: { usd: null, diem: null } });
 
 let seq = 0;
-/** A settlement's two rows (input and output tokens), as a chat request writes them. */
-function settlementRows(): LedgerRow[] {
-  const requestId = `req-${++seq}`;
-  const base = { accountId, apiKeyId: key.id, requestId, currency: 'USD' as const, modelId: 'bench-model', notes: null, at: Date.now() };
-  const usage = { promptTokens: 12, completionTokens: 50, executionMs: 7 };
-  return [
-    { ...base, ...usage, sku: 'bench-model-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.010000', amount: -1 },
-    { ...base, ...usage, sku: 'bench-model-llm-output-mtoken', units: '0.000050', pricePerUnitUsd: '0.010000', amount: -1 },
-  ];
+/** A chat request's settlement: one row with its two line items (input and output tokens). */
+function settlement(): LedgerCharge {
+  return {
+    accountId,
+    apiKeyId: key.id,
+    requestId: `req-${++seq}`,
+    currency: 'USD',
+    modelId: 'bench-model',
+    lines: [
+      { sku: 'bench-model-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.010000', amount: -1 },
+      { sku: 'bench-model-llm-output-mtoken', units: '0.000050', pricePerUnitUsd: '0.010000', amount: -1 },
+    ],
+    amount: -2,
+    promptTokens: 12,
+    completionTokens: 50,
+    executionMs: 7,
+    at: Date.now(),
+  };
 }
 
 const cpuUs = () => {
@@ -47,10 +56,10 @@ const cpuUs = () => {
 
 /** Writes `totalRows` rows in batches of `batchRows`, sliced to `sliceMs`; CPU µs per row and the event loop's longest wait. */
 async function run(sliceMs: number) {
-  const batches: LedgerRow[][] = [];
+  const batches: LedgerCharge[][] = [];
   for (let i = 0; i < totalRows / batchRows; i++) {
-    const rows: LedgerRow[] = [];
-    while (rows.length < batchRows) rows.push(...settlementRows());
+    const rows: LedgerCharge[] = [];
+    while (rows.length < batchRows) rows.push(settlement());
     batches.push(rows);
   }
   const pacer = sliceMs > 0 ? new SlicePacer(sliceMs) : undefined;

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyLedgerBatch } from '../src/billing/ledger-copy';
-import type { LedgerRow } from '../src/billing/ledger-row';
+import type { LedgerCharge } from '../src/billing/ledger-row';
 import { MIGRATIONS_FOLDER } from '../src/db/open';
 
 const argv = Bun.argv.slice(2);
@@ -25,18 +25,15 @@ const BATCH = 1000;
 
 const accounts = Array.from({ length: Number(arg('--accounts', '1000')) }, () => crypto.randomUUID());
 let serial = 0;
-function rows(n: number): LedgerRow[] {
+function rows(n: number): LedgerCharge[] {
   return Array.from({ length: n }, () => ({
     accountId: accounts[serial % accounts.length] as string,
     apiKeyId: null,
     requestId: `req-${serial++}`,
     currency: 'USD' as const,
-    sku: 'chat_input',
     modelId: 'bench-model',
-    units: '123',
-    pricePerUnitUsd: '0.000001',
+    lines: [{ sku: 'chat_input', units: '123', pricePerUnitUsd: '0.000001', amount: -123 }],
     amount: -123,
-    notes: null,
     promptTokens: 100,
     completionTokens: 23,
     executionMs: 42,

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { ledgerEntries } from '../db/schema';
+import { ledgerAmounts } from '../db/schema';
 import type { LimitPeriod } from './api-keys';
 
 /** Spend of one key, in micro-units per currency, over the windows a key list shows. */
@@ -38,28 +38,28 @@ export async function usageByKey(db: Database, accountId: string, keyIds: string
   const week = new Date(nowMs - 7 * DAY_MS);
   const day = periodStart('EPOCH', nowMs);
   const month = periodStart('MONTH', nowMs);
-  const amount = ledgerEntries.amountMicros;
+  const amount = ledgerAmounts.amountMicros;
   const sumSince = (from: Date) =>
-    sql<string>`coalesce(sum(${amount}) filter (where ${ledgerEntries.createdAt} >= ${from.toISOString()}), 0)::text`;
+    sql<string>`coalesce(sum(${amount}) filter (where ${ledgerAmounts.createdAt} >= ${from.toISOString()}), 0)::text`;
   const rows = await db
     .select({
-      keyId: ledgerEntries.apiKeyId,
-      currency: ledgerEntries.currency,
+      keyId: ledgerAmounts.apiKeyId,
+      currency: ledgerAmounts.currency,
       week: sumSince(week),
       day: sumSince(day),
       month: sumSince(month),
       lifetime: sql<string>`coalesce(sum(${amount}), 0)::text`,
     })
-    .from(ledgerEntries)
+    .from(ledgerAmounts)
     .where(
       and(
-        eq(ledgerEntries.accountId, accountId),
-        isNotNull(ledgerEntries.apiKeyId),
-        inArray(ledgerEntries.apiKeyId, keyIds),
-        inArray(ledgerEntries.kind, ['CHARGE', 'REFUND']),
+        eq(ledgerAmounts.accountId, accountId),
+        isNotNull(ledgerAmounts.apiKeyId),
+        inArray(ledgerAmounts.apiKeyId, keyIds),
+        inArray(ledgerAmounts.kind, ['CHARGE', 'REFUND']),
       ),
     )
-    .groupBy(ledgerEntries.apiKeyId, ledgerEntries.currency);
+    .groupBy(ledgerAmounts.apiKeyId, ledgerAmounts.currency);
   for (const row of rows) {
     if (!row.keyId) continue;
     const usage = result.get(row.keyId) ?? emptyUsage();

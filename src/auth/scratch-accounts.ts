@@ -3,7 +3,17 @@ import { accountLock } from '../billing/account-lock';
 import type { UsageMeter } from '../billing/meter';
 import { counterName, keyWindow } from '../billing/mirror-init';
 import type { Database } from '../db/database';
-import { accounts, apiKeys, balances, characterReviews, ledgerEntries, rateLimitLogs, reservations, walletPayments } from '../db/schema';
+import {
+  accounts,
+  apiKeys,
+  balances,
+  characterReviews,
+  ledgerCharges,
+  ledgerEntries,
+  rateLimitLogs,
+  reservations,
+  walletPayments,
+} from '../db/schema';
 import { conflict, notFound } from '../http/errors';
 import { createApiKey } from './api-keys';
 import type { KeyCache } from './key-cache';
@@ -81,6 +91,7 @@ export async function deleteScratchAccount(deps: ScratchDeps, accountId: string)
       .where(eq(ledgerEntries.accountId, accountId))
       .returning({ requestId: ledgerEntries.requestId, kind: ledgerEntries.kind });
     for (const row of ledger) if (row.kind !== 'CHARGE') credits.push(row.requestId);
+    const charges = await tx.delete(ledgerCharges).where(eq(ledgerCharges.accountId, accountId)).returning({ id: ledgerCharges.id });
     await tx.delete(reservations).where(eq(reservations.accountId, accountId));
     await tx.delete(rateLimitLogs).where(eq(rateLimitLogs.accountId, accountId));
     await tx.delete(characterReviews).where(eq(characterReviews.accountId, accountId));
@@ -88,7 +99,7 @@ export async function deleteScratchAccount(deps: ScratchDeps, accountId: string)
     const removedKeys = await tx.delete(apiKeys).where(eq(apiKeys.accountId, accountId)).returning({ id: apiKeys.id });
     const removedBalances = await tx.delete(balances).where(eq(balances.accountId, accountId)).returning({ currency: balances.currency });
     await tx.delete(accounts).where(eq(accounts.id, accountId));
-    return { apiKeys: removedKeys.length, ledgerEntries: ledger.length, balances: removedBalances.length };
+    return { apiKeys: removedKeys.length, ledgerEntries: ledger.length + charges.length, balances: removedBalances.length };
   });
 
   const now = deps.now();

@@ -1,10 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../db/database';
-import type { LedgerRow } from './ledger-row';
+import type { LedgerCharge } from './ledger-row';
 import type { SlicePacer } from './slice-pacer';
 
 const COLUMNS =
-  'account_id, api_key_id, request_id, kind, currency, sku, model_id, units, price_per_unit_usd, amount_micros, notes, prompt_tokens, completion_tokens, execution_ms, created_at';
+  'account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at';
 
 /** The PGlite client beneath a drizzle database, or null on postgres.js. */
 export function pgliteOf(db: Database): PGlite | null {
@@ -15,30 +15,26 @@ export function pgliteOf(db: Database): PGlite | null {
 /** A CSV field: quoted (quotes doubled), so commas, quotes and newlines survive; null is the unquoted empty field COPY reads as NULL. */
 const text = (v: string | null) => (v === null ? '' : `"${v.replaceAll('"', '""')}"`);
 
-/** One ledger row as a CSV line in COLUMNS order. Numbers are integers, written as they are. */
-function csvLine(r: LedgerRow): string {
+/** One charge as a CSV line in COLUMNS order. Numbers are integers, written as they are. */
+function csvLine(c: LedgerCharge): string {
   return [
-    r.accountId,
-    r.apiKeyId ?? '',
-    text(r.requestId),
-    'CHARGE',
-    r.currency,
-    text(r.sku),
-    text(r.modelId),
-    text(r.units),
-    text(r.pricePerUnitUsd),
-    r.amount,
-    text(r.notes),
-    r.promptTokens,
-    r.completionTokens,
-    r.executionMs,
-    new Date(r.at).toISOString(),
+    c.accountId,
+    c.apiKeyId ?? '',
+    text(c.requestId),
+    c.currency,
+    text(c.modelId),
+    text(JSON.stringify(c.lines)),
+    c.amount,
+    c.promptTokens,
+    c.completionTokens,
+    c.executionMs,
+    new Date(c.at).toISOString(),
   ].join(',');
 }
 
 /** The sums a batch adds to `balances`, one per (account, currency), in lock order. */
-function balanceSums(rows: LedgerRow[]) {
-  const sums = new Map<string, { accountId: string; currency: LedgerRow['currency']; amount: number }>();
+function balanceSums(rows: LedgerCharge[]) {
+  const sums = new Map<string, { accountId: string; currency: LedgerCharge['currency']; amount: number }>();
   for (const r of rows) {
     const key = `${r.accountId}:${r.currency}`;
     const sum = sums.get(key);
@@ -49,9 +45,9 @@ function balanceSums(rows: LedgerRow[]) {
 }
 
 /**
- * The embedded database's fast path for a ledger batch: COPY the rows in (PGlite reads CSV
- * natively, ~16 µs a row against ~28 µs through `json_to_recordset`, measured in steady
- * state) and add their sums to `balances`, in one transaction. All rows or none: COPY
+ * The embedded database's fast path for a ledger batch: COPY the charges in (PGlite reads
+ * CSV natively, ~16 µs a row against ~28 µs through `json_to_recordset`, measured in steady
+ * state when a row was a line item) and add their sums to `balances`, in one transaction. All rows or none: COPY
  * cannot skip the rows of a replayed batch, so a unique violation rolls the transaction
  * back and is reported as `null`, and the caller writes the batch the slower way that skips
  * rows already present. Sums are integers added in JavaScript (no float) and applied in one
@@ -63,7 +59,7 @@ function balanceSums(rows: LedgerRow[]) {
  * those pauses, and PGlite queues every other query behind it, so nothing else lands inside
  * it and the batch still commits whole or not at all. Without a pacer, one COPY takes all.
  */
-export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[], pacer?: SlicePacer): Promise<number | null> {
+export async function copyLedgerBatch(pg: PGlite, rows: LedgerCharge[], pacer?: SlicePacer): Promise<number | null> {
   const sums = balanceSums(rows);
   try {
     await pg.transaction(async (tx) => {
@@ -74,7 +70,7 @@ export async function copyLedgerBatch(pg: PGlite, rows: LedgerRow[], pacer?: Sli
           .slice(at, at + take)
           .map(csvLine)
           .join('\n');
-        await tx.query(`copy ledger_entries (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
+        await tx.query(`copy ledger_charges (${COLUMNS}) from '/dev/blob' with (format csv)`, [], { blob: new Blob([csv]) });
         pacer?.record(take, performance.now() - started);
         at += take;
         await pacer?.pause();

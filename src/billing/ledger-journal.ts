@@ -13,7 +13,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { LedgerRow } from './ledger-row';
+import { chargeOfJournal, type LedgerCharge } from './ledger-row';
 
 /** Past this size the journal starts a new segment; a segment is deleted once all its settlements are in the database. */
 const SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -31,7 +31,7 @@ export type JournalMark = number;
  */
 export class LedgerJournal {
   /** Settlements read back from a previous run, oldest first, with their marks. */
-  readonly recovered: { rows: LedgerRow[]; mark: JournalMark }[] = [];
+  readonly recovered: { charge: LedgerCharge; mark: JournalMark }[] = [];
   private readonly pending = new Map<JournalMark, number>();
   private fd = -1;
   private segment = 0;
@@ -50,8 +50,8 @@ export class LedgerJournal {
       for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) {
         if (line === '') continue;
         try {
-          this.recovered.push({ rows: JSON.parse(line) as LedgerRow[], mark: number });
-          count++;
+          const charge = chargeOfJournal(JSON.parse(line));
+          if (charge) (this.recovered.push({ charge, mark: number }), count++);
         } catch {
           // A line torn by a crash in the middle of its write: its settlement had not returned, so no client saw that cost.
         }
@@ -63,9 +63,9 @@ export class LedgerJournal {
   }
 
   /** Appends one settlement; returns its mark for {@link ack}. Synchronous: it is in the file when this returns. */
-  append(rows: LedgerRow[]): JournalMark {
+  append(charge: LedgerCharge): JournalMark {
     if (this.bytes > SEGMENT_BYTES) this.open();
-    const line = Buffer.from(JSON.stringify(rows) + '\n');
+    const line = Buffer.from(JSON.stringify(charge) + '\n');
     writeSync(this.fd, line);
     this.bytes += line.length;
     this.pending.set(this.segment, (this.pending.get(this.segment) ?? 0) + 1);

@@ -1,17 +1,17 @@
 import { LedgerJournal, type JournalMark } from './ledger-journal';
-import type { LedgerRow } from './ledger-row';
+import type { LedgerCharge } from './ledger-row';
 import type { LedgerBatch } from './store';
 
 /**
- * This instance's settlements on their way to the ledger. Each store pushes the rows of a
- * settlement here when it charges; the ledger writer takes them in batches and acknowledges
+ * This instance's settlements on their way to the ledger. Each store pushes a settlement
+ * here when it charges; the ledger writer takes them in batches and acknowledges
  * after the database commit. Settlements never travel through Redis, so Redis losing its
  * data loses none of them, and no script needs a key outside the account's hash slot.
  * With a journal directory, each settlement is also appended to a local file before the
  * store returns (see LedgerJournal), so a crash of the process loses none either.
  */
 export class LedgerOutbox {
-  private queue: { rows: LedgerRow[]; mark: JournalMark }[] = [];
+  private queue: { charge: LedgerCharge; mark: JournalMark }[] = [];
   private taking = false;
   private readonly journal: LedgerJournal | null;
 
@@ -20,10 +20,10 @@ export class LedgerOutbox {
     if (this.journal) this.queue.push(...this.journal.recovered);
   }
 
-  /** Queues one settlement's rows (journaled first when there is a journal). */
-  push(rows: LedgerRow[]) {
-    if (rows.length === 0) return;
-    this.queue.push({ rows, mark: this.journal ? this.journal.append(rows) : 0 });
+  /** Queues one settlement (journaled first when there is a journal); one with no line item is not a ledger row. */
+  push(charge: LedgerCharge) {
+    if (charge.lines.length === 0) return;
+    this.queue.push({ charge, mark: this.journal ? this.journal.append(charge) : 0 });
   }
 
   /** Up to `max` settlements, or null when empty or a batch is already out. */
@@ -31,10 +31,8 @@ export class LedgerOutbox {
     if (this.taking || this.queue.length === 0) return null;
     this.taking = true;
     const items = this.queue.slice(0, max);
-    const rows: LedgerRow[] = [];
-    for (const item of items) for (const row of item.rows) rows.push(row);
     return {
-      rows,
+      charges: items.map((i) => i.charge),
       ack: async () => {
         this.queue = this.queue.slice(items.length);
         this.taking = false;

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { balances, ledgerEntries } from '../db/schema';
+import { balances, ledgerCharges } from '../db/schema';
 import type { Logger } from '../log';
-import { countBilledRows, reportLedgerBacklog } from '../metrics';
+import { countBilledCharges, reportLedgerBacklog } from '../metrics';
 import { copyLedgerBatch, pgliteOf } from './ledger-copy';
-import type { LedgerRow } from './ledger-row';
+import type { LedgerCharge } from './ledger-row';
 import { SlicePacer } from './slice-pacer';
 import type { BillingStore } from './store';
 
@@ -17,20 +17,20 @@ export interface LedgerWriter {
 }
 
 /**
- * Inserts a batch of ledger rows and adds the rows actually inserted to `balances`, in one
- * statement (so one transaction). Rows already present (a batch replayed after a crash
- * between the commit and the queue trim) are skipped by the unique index and change no
- * balance. Returns the number of rows inserted.
+ * Inserts a batch of charges (one `ledger_charges` row per settled request) and adds the
+ * charges actually inserted to `balances`, in one statement (so one transaction). Charges
+ * already present (a batch replayed after a crash between the commit and the queue trim)
+ * are skipped by the unique index and change no balance. Returns the number inserted.
  *
  * The batch goes in as ONE JSON parameter expanded by `json_to_recordset`: a query builder
- * binding 14 parameters per row spent more CPU building and parsing the statement than the
+ * binding a dozen parameters per row spent more CPU building and parsing the statement than the
  * database spent inserting (profiled under load: 20 % of the process in drizzle's SQL
  * assembly). The balance sums are made in SQL from the inserted rows, so no row travels
  * back to JavaScript (on PGlite, parsing a RETURNING row per ledger row ran on svc's own
  * thread). Amounts are JSON integers read as bigint, so no value passes through a float;
  * balance rows are locked in (account, currency) order, the same in every writer.
  */
-export async function writeLedgerBatch(db: Database, rows: LedgerRow[], pacer?: SlicePacer): Promise<number> {
+export async function writeLedgerBatch(db: Database, rows: LedgerCharge[], pacer?: SlicePacer): Promise<number> {
   if (rows.length === 0) return 0;
   // Embedded: COPY when no row of the batch is there yet (always, but for a replayed batch).
   const pg = pgliteOf(db);
@@ -41,9 +41,9 @@ export async function writeLedgerBatch(db: Database, rows: LedgerRow[], pacer?: 
   const json = JSON.stringify(rows);
   const result = await db.execute(sql`
     with inserted as (
-      insert into ${ledgerEntries} (account_id, api_key_id, request_id, kind, currency, sku, model_id, units, price_per_unit_usd, amount_micros, notes, prompt_tokens, completion_tokens, execution_ms, created_at)
-      select r."accountId", r."apiKeyId", r."requestId", 'CHARGE', r.currency, r.sku, r."modelId", r.units, r."pricePerUnitUsd", r.amount, r.notes, r."promptTokens", r."completionTokens", r."executionMs", to_timestamp(r.at / 1000.0)
-      from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, sku text, "modelId" text, units text, "pricePerUnitUsd" text, amount bigint, notes text, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint)
+      insert into ${ledgerCharges} (account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at)
+      select r."accountId", r."apiKeyId", r."requestId", r.currency, r."modelId", r.lines, r.amount, r."promptTokens", r."completionTokens", r."executionMs", to_timestamp(r.at / 1000.0)
+      from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, "modelId" text, lines json, amount bigint, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint)
       on conflict do nothing
       returning account_id, currency, amount_micros
     ), applied as (
@@ -80,8 +80,8 @@ export function startLedgerWriter(opts: {
       const batch = await opts.store.takeBatch(opts.batchSize);
       if (!batch) return;
       try {
-        await writeLedgerBatch(opts.db, batch.rows, pacer);
-        countBilledRows(batch.rows);
+        await writeLedgerBatch(opts.db, batch.charges, pacer);
+        countBilledCharges(batch.charges);
       } catch (error) {
         await batch.abandon();
         throw error;

@@ -144,7 +144,7 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       // Charged even when the hold expired: the work was done (the balance may dip below zero).
       add(accountOf(input.accountId).mirrors, input.currency, -input.amount);
       if (input.counter) addCounter(input.counter, input.amount, input.counterTtlMs, now);
-      outbox.push(input.rows);
+      outbox.push(input.charge);
       const charged = { currency: input.currency, amount: input.amount };
       settled.set(input.requestId, charged, input.settledTtlMs);
       await correct(input.tokens);

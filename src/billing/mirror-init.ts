@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { LimitPeriod } from '../auth/api-keys';
 import { periodStart } from '../auth/key-usage';
 import type { Database } from '../db/database';
-import { balances, ledgerEntries } from '../db/schema';
+import { balances, ledgerAmounts } from '../db/schema';
 import { accountLock } from './account-lock';
 import type { Currency } from './credit';
 import type { BillingStore } from './store';
@@ -71,16 +71,18 @@ export async function initKeyCounters(
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`key:${k.keyId}`}, 0))`);
     const rows = await tx
-      .select({ currency: ledgerEntries.currency, sum: sql<string>`coalesce(sum(${ledgerEntries.amountMicros}), 0)::text` })
-      .from(ledgerEntries)
+      .select({ currency: ledgerAmounts.currency, sum: sql<string>`coalesce(sum(${ledgerAmounts.amountMicros}), 0)::text` })
+      .from(ledgerAmounts)
       .where(
         and(
-          eq(ledgerEntries.apiKeyId, k.keyId),
-          inArray(ledgerEntries.kind, ['CHARGE', 'REFUND']),
-          gte(ledgerEntries.createdAt, new Date(window.start)),
+          // The account narrows the scan to its rows through the (account, created_at) indexes.
+          eq(ledgerAmounts.accountId, k.accountId),
+          eq(ledgerAmounts.apiKeyId, k.keyId),
+          inArray(ledgerAmounts.kind, ['CHARGE', 'REFUND']),
+          gte(ledgerAmounts.createdAt, new Date(window.start)),
         ),
       )
-      .groupBy(ledgerEntries.currency);
+      .groupBy(ledgerAmounts.currency);
     const spent: Record<SpendClass, number> = { usd: 0, diem: 0, vcu: 0 };
     for (const r of rows) {
       const cls = spendClass(r.currency);

@@ -68,8 +68,8 @@ export const holdIndexKey = (prefix: string) => `${prefix}bill:holds`;
  * script (EVALSHA) over the account's keys, so reservations on many instances cannot
  * overspend and a settlement is applied once. A reservation carries the request's rate-limit
  * count and a settlement its token correction, in the same script: one round trip each. A
- * charge's ledger rows go to this instance's outbox, not through Redis. A settlement that
- * cannot reach Redis (down, restarting) is still charged: its rows go to the outbox all the
+ * charge's ledger row goes to this instance's outbox, not through Redis. A settlement that
+ * cannot reach Redis (down, restarting) is still charged: its row goes to the outbox all the
  * same, and its script is replayed when Redis is back (SettleReplays).
  *
  * The global hold index (read by the sweep that frees holds of instances that died) lives
@@ -174,12 +174,12 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
     async settle(input) {
       try {
         const { applied, charged } = await settleScript(input, false);
-        if (applied) outbox.push(input.rows);
+        if (applied) outbox.push(input.charge);
         return charged;
       } catch (error) {
         if (!(error instanceof KvUnavailableError)) throw error;
-        // Served, so charged: the ledger gets the rows now, Redis gets the script when it is back.
-        outbox.push(input.rows);
+        // Served, so charged: the ledger gets the charge now, Redis gets the script when it is back.
+        outbox.push(input.charge);
         replays.settle(input);
         return { currency: input.currency, amount: input.amount };
       }

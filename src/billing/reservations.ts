@@ -1,6 +1,6 @@
 import { eq, lte } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { ledgerEntries, reservations } from '../db/schema';
+import { ledgerAmounts, reservations } from '../db/schema';
 import type { Currency } from './credit';
 
 /** A reservation kept across requests until it is settled, refunded or expired. */
@@ -62,6 +62,6 @@ export async function expiredReservations(db: Database, now: number): Promise<St
 
 /** Whether the ledger already holds a charge of this request (its settlement was written before a crash). */
 export async function ledgerHas(db: Database, requestId: string): Promise<boolean> {
-  const [row] = await db.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.requestId, requestId)).limit(1);
+  const [row] = await db.select({ id: ledgerAmounts.id }).from(ledgerAmounts).where(eq(ledgerAmounts.requestId, requestId)).limit(1);
   return row !== undefined;
 }

@@ -1,6 +1,6 @@
 import type { AdmitResult, RateCount, TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
-import type { LedgerRow } from './ledger-row';
+import type { LedgerCharge } from './ledger-row';
 
 /** One currency the reservation may be paid in, with the key limit that applies to it. */
 export interface HoldCandidate {
@@ -48,7 +48,7 @@ export type ReserveResult = (
   | { status: 'rated' }
 ) & { rate?: AdmitResult };
 
-/** A settlement: the actual charge in the held currency and its ledger rows. */
+/** A settlement: the actual charge in the held currency and its ledger row. */
 export interface SettleInput {
   accountId: string;
   requestId: string;
@@ -57,7 +57,7 @@ export interface SettleInput {
   /** The key's counter of the window current at settlement, or '' when the key has no limit. */
   counter: string;
   counterTtlMs: number;
-  rows: LedgerRow[];
+  charge: LedgerCharge;
   settledTtlMs: number;
   /** The rate limiter's token correction, applied with the settlement (once), or none. */
   tokens?: TokenCorrection | null;
@@ -71,7 +71,7 @@ export interface Charged {
 
 /** A batch of queued settlements; `ack` removes it from the outbox after the database commit. */
 export interface LedgerBatch {
-  rows: LedgerRow[];
+  charges: LedgerCharge[];
   ack(): Promise<void>;
   /** Gives the batch back without removing it (the write failed). */
   abandon(): Promise<void>;
@@ -84,7 +84,7 @@ export interface LedgerBatch {
 export interface BillingStore {
   readonly backend: 'memory' | 'redis';
   reserve(input: ReserveInput): Promise<ReserveResult>;
-  /** Charges once per request id: drops the hold, deducts, counts, queues the rows. */
+  /** Charges once per request id: drops the hold, deducts, counts, queues the ledger row. */
   settle(input: SettleInput): Promise<Charged>;
   /** Whether a live hold of this request exists (a kept reservation survived a restart). */
   hasHold(accountId: string, requestId: string): Promise<boolean>;
@@ -108,7 +108,7 @@ export interface BillingStore {
    * scratch account; other leftovers (settled ids) expire on their own.
    */
   forget(accountId: string, extra: { counters: string[]; credits: string[] }): Promise<void>;
-  /** Takes up to `max` queued settlements (requests, each with its rows), or null when another writer holds the queue or it is empty. */
+  /** Takes up to `max` queued settlements (one charge per request), or null when another writer holds the queue or it is empty. */
   takeBatch(max: number): Promise<LedgerBatch | null>;
   /** Settlements not yet in the database (this instance's outbox). */
   queued(): Promise<number>;

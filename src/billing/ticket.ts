@@ -4,7 +4,7 @@ import type { RateLimitAdmission } from '../limits/types';
 import type { Logger } from '../log';
 import type { ModelEntry } from '../models/catalog';
 import type { Currency } from './credit';
-import type { LedgerRow } from './ledger-row';
+import type { ChargeLine, LedgerCharge } from './ledger-row';
 import type { MeteredUsage, MeterTicket, SettledCost } from './meter';
 import { counterName, keyWindow, spendClass } from './mirror-init';
 import { costLines, inCurrency, pricingOf } from './pricing';
@@ -40,32 +40,30 @@ const FREE: SettledCost = Object.freeze({ usdMicros: 0, diemMicros: 0 });
 const toCost = (currency: Currency, amount: number): SettledCost =>
   currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 };
 
-/** The ledger rows of a settlement in the held currency, and their sum. */
-function settlementRows(r: HeldReservation, usage: MeteredUsage, at: number): { rows: LedgerRow[]; amount: number } {
+/** The ledger row of a settlement in the held currency, and what it charges (the lines' sum, positive). */
+function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): { charge: LedgerCharge; charged: number } {
   const p = pricingOf(r.model);
-  const rows: LedgerRow[] = [];
-  let amount = 0;
+  const lines: ChargeLine[] = [];
+  let charged = 0;
   for (const line of costLines(r.model, p, usage)) {
     const micros = inCurrency(p, r.held.currency, line.usdMicros);
-    amount += micros;
-    rows.push({
-      accountId: r.accountId,
-      apiKeyId: r.apiKeyId,
-      requestId: r.requestId,
-      currency: r.held.currency,
-      sku: line.sku,
-      modelId: r.model?.id ?? null,
-      units: line.units,
-      pricePerUnitUsd: line.pricePerUnitUsd,
-      amount: -micros,
-      notes: null,
-      promptTokens: usage.promptTokens,
-      completionTokens: usage.completionTokens,
-      executionMs: usage.executionMs,
-      at,
-    });
+    charged += micros;
+    lines.push({ sku: line.sku, units: line.units, pricePerUnitUsd: line.pricePerUnitUsd, amount: -micros });
   }
-  return { rows, amount };
+  const charge: LedgerCharge = {
+    accountId: r.accountId,
+    apiKeyId: r.apiKeyId,
+    requestId: r.requestId,
+    currency: r.held.currency,
+    modelId: r.model?.id ?? null,
+    lines,
+    amount: -charged,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    executionMs: usage.executionMs,
+    at,
+  };
+  return { charge, charged };
 }
 
 /** The key counter a settlement at `at` counts in: the window current then (a request that straddles a rollover counts in the new one, like its ledger entry). */
@@ -109,7 +107,7 @@ class Ticket implements MeterTicket {
   private async charge(usage: MeteredUsage): Promise<SettledCost> {
     const { deps, r } = this;
     const at = deps.now();
-    const { rows, amount } = settlementRows(r, usage, at);
+    const { charge, charged: amount } = settlementCharge(r, usage, at);
     const { counter, ttlMs } = settlementCounter(r, at);
     // The rate limiter's token correction goes with the settlement: one script on Redis.
     const charged = await deps.store.settle({
@@ -119,7 +117,7 @@ class Ticket implements MeterTicket {
       amount,
       counter,
       counterTtlMs: ttlMs,
-      rows,
+      charge,
       settledTtlMs: deps.settledTtlMs,
       tokens: r.admission.tokenCorrection(usage.promptTokens + usage.completionTokens),
     });

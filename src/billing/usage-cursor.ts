@@ -7,9 +7,10 @@ export interface UsageCursor {
   end: string | null;
   currency: string | null;
   pageSize: number;
-  /** Timestamp (microseconds, UTC) and id of the last line served. */
+  /** Timestamp (microseconds, UTC), id and line of the last line served. */
   ts: string;
   id: number;
+  line: number;
   /** Epoch seconds after which the cursor is refused. */
   exp: number;
 }
@@ -23,7 +24,17 @@ function mac(secret: Buffer, payload: Buffer): Buffer {
 /** An opaque, tamper-evident cursor: base64url of the JSON state followed by a truncated HMAC. */
 export function encodeCursor(secret: Buffer, cursor: UsageCursor): string {
   const payload = Buffer.from(
-    JSON.stringify([cursor.accountId, cursor.start, cursor.end, cursor.currency, cursor.pageSize, cursor.ts, cursor.id, cursor.exp]),
+    JSON.stringify([
+      cursor.accountId,
+      cursor.start,
+      cursor.end,
+      cursor.currency,
+      cursor.pageSize,
+      cursor.ts,
+      cursor.id,
+      cursor.exp,
+      cursor.line,
+    ]),
   );
   return Buffer.concat([payload, mac(secret, payload)]).toString('base64url');
 }
@@ -45,8 +56,9 @@ export function decodeCursor(secret: Buffer, text: string, nowSeconds: number): 
   } catch {
     return null;
   }
-  if (!Array.isArray(parts) || parts.length !== 8) return null;
-  const [accountId, start, end, currency, pageSize, ts, id, exp] = parts;
+  // A cursor of eight parts (before a charge's lines had a position) is refused: the client restarts from the first page.
+  if (!Array.isArray(parts) || parts.length !== 9) return null;
+  const [accountId, start, end, currency, pageSize, ts, id, exp, line] = parts;
   if (
     !str(accountId) ||
     !strOrNull(start) ||
@@ -55,9 +67,10 @@ export function decodeCursor(secret: Buffer, text: string, nowSeconds: number): 
     !int(pageSize) ||
     !str(ts) ||
     !int(id) ||
-    !int(exp)
+    !int(exp) ||
+    !int(line)
   )
     return null;
   if (exp <= nowSeconds) return null;
-  return { accountId, start, end, currency, pageSize, ts, id, exp };
+  return { accountId, start, end, currency, pageSize, ts, id, line, exp };
 }

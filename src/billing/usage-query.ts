@@ -1,6 +1,5 @@
-import { and, asc, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { ledgerEntries } from '../db/schema';
 import { microsToNumber } from './money';
 import type { UsageEntry } from './usage-schema';
 
@@ -17,6 +16,8 @@ export interface UsageFilter {
 /** A ledger line with its exact timestamp (microseconds, UTC) for keyset cursors. */
 export interface UsageRow {
   id: number;
+  /** The line's position in its charge (0 for other entries): with id, names one line. */
+  line: number;
   /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`: the column's full precision, which a JS Date would cut to ms. */
   ts: string;
   createdAt: Date;
@@ -34,34 +35,83 @@ export interface UsageRow {
   completionTokens: number | null;
 }
 
-// Usage is what was spent: charges, and refunds of charges (negative amounts). Credits and
-// top-ups are money in, not usage.
-const USAGE_KINDS = ['CHARGE', 'REFUND'] as const;
+/** The columns of a usage line, in UsageRow's names, from the entries branch (`e`) or the expanded charges (`c`, `l`). */
+const ENTRY_COLUMNS = sql.raw(`e.id, 0 as line, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts,
+  e.created_at as "createdAt", e.kind, e.sku, e.units, e.price_per_unit_usd as "pricePerUnitUsd", e.amount_micros as "amountMicros",
+  e.currency, e.notes, e.request_id as "requestId", e.model_id as "modelId", e.execution_ms as "executionMs",
+  e.prompt_tokens as "promptTokens", e.completion_tokens as "completionTokens"`);
+const CHARGE_LINE_COLUMNS =
+  sql.raw(`c.id, (l.n - 1)::int as line, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts,
+  c.created_at as "createdAt", 'CHARGE' as kind, l.sku, l.units, l."pricePerUnitUsd", l.amount as "amountMicros",
+  c.currency, null::text as notes, c.request_id as "requestId", c.model_id as "modelId", c.execution_ms as "executionMs",
+  c.prompt_tokens as "promptTokens", c.completion_tokens as "completionTokens"`);
+/** A charge's line items as rows (`l`), numbered from 1 (`l.n`) in the order the charge lists them. */
+const EXPAND_LINES = sql.raw(
+  `cross join lateral rows from (json_to_recordset(c.lines) as (sku text, units text, "pricePerUnitUsd" text, amount bigint)) with ordinality as l(sku, units, "pricePerUnitUsd", amount, n)`,
+);
 
-const columns = {
-  id: ledgerEntries.id,
-  ts: sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-  createdAt: ledgerEntries.createdAt,
-  kind: ledgerEntries.kind,
-  sku: ledgerEntries.sku,
-  units: ledgerEntries.units,
-  pricePerUnitUsd: ledgerEntries.pricePerUnitUsd,
-  amountMicros: ledgerEntries.amountMicros,
-  currency: ledgerEntries.currency,
-  notes: ledgerEntries.notes,
-  requestId: ledgerEntries.requestId,
-  modelId: ledgerEntries.modelId,
-  executionMs: ledgerEntries.executionMs,
-  promptTokens: ledgerEntries.promptTokens,
-  completionTokens: ledgerEntries.completionTokens,
-};
+/**
+ * The filter on one ledger table (`alias`): the account and the optional currency and
+ * range. Usage is what was spent: charges, and refunds of charges (negative amounts);
+ * credits and top-ups are money in, not usage. ledger_charges holds charges only.
+ */
+function whereOf(alias: 'e' | 'c', filter: UsageFilter): SQL {
+  const col = (name: string) => sql.raw(`${alias}.${name}`);
+  const parts: SQL[] = [sql`${col('account_id')} = ${filter.accountId}`];
+  if (alias === 'e') parts.push(sql`e.kind in ('CHARGE', 'REFUND')`);
+  if (filter.currency) parts.push(sql`${col('currency')} = ${filter.currency}`);
+  if (filter.start) parts.push(sql`${col('created_at')} >= ${filter.start.toISOString()}`);
+  if (filter.end) parts.push(sql`${col('created_at')} < ${filter.end.toISOString()}`);
+  return sql.join(parts, sql` and `);
+}
 
-function whereOf(filter: UsageFilter): SQL {
-  const parts: SQL[] = [eq(ledgerEntries.accountId, filter.accountId), inArray(ledgerEntries.kind, [...USAGE_KINDS])];
-  if (filter.currency) parts.push(eq(ledgerEntries.currency, filter.currency as 'USD'));
-  if (filter.start) parts.push(gte(ledgerEntries.createdAt, filter.start));
-  if (filter.end) parts.push(lt(ledgerEntries.createdAt, filter.end));
-  return and(...parts) as SQL;
+/** Where a page starts: after this line (a usage-history cursor), or after `offset` lines. */
+type PageStart = { after: { ts: string; id: number; line: number } } | { offset: number };
+
+/**
+ * Up to `take` usage lines of both ledger tables in (timestamp, id, line) order. Each table
+ * is read through its (account, created_at, id) index with its own limit before charges are
+ * expanded into lines: a charge has at least one line, so `take` (+ offset) rows of each
+ * table are enough. Read through the `ledger_lines` view instead, the first page of an
+ * account with 200,000 charges sorted all of them (~700 ms on Postgres against a few ms).
+ */
+async function usageLines(db: Database, filter: UsageFilter, order: 'asc' | 'desc', take: number, start: PageStart): Promise<UsageRow[]> {
+  const dir = sql.raw(order);
+  const after = 'after' in start ? start.after : null;
+  const offset = 'offset' in start ? start.offset : 0;
+  // A table's first row from the cursor may be the cursor's own row (kept for the lines of its charge after it).
+  const perTable = take + offset + (after ? 1 : 0);
+  // The index bound: the cursor's row of each table and everything after it; the line bound is applied once expanded.
+  const fromCursor = (alias: 'e' | 'c') =>
+    after ? sql` and (${sql.raw(alias)}.created_at, ${sql.raw(alias)}.id) >= (${after.ts}::timestamptz, ${after.id})` : sql``;
+  const result = await db.execute(sql`
+    select * from (
+      (select ${ENTRY_COLUMNS} from ledger_entries e where ${whereOf('e', filter)}${fromCursor('e')}
+        order by e.created_at ${dir}, e.id ${dir} limit ${perTable})
+      union all
+      (select ${CHARGE_LINE_COLUMNS}
+        from (select * from ledger_charges c where ${whereOf('c', filter)}${fromCursor('c')} order by c.created_at ${dir}, c.id ${dir} limit ${perTable}) c
+        ${EXPAND_LINES})
+    ) lines
+    ${after ? sql`where ("createdAt", id, line) > (${after.ts}::timestamptz, ${after.id}, ${after.line})` : sql``}
+    order by "createdAt" ${dir}, id ${dir}, line ${dir} limit ${take} offset ${offset}`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: UsageRow[] }).rows) as UsageRow[];
+  // postgres.js and PGlite both return timestamptz as Date and bigint in number mode only through drizzle's columns: normalise here.
+  for (const r of rows) {
+    r.createdAt = new Date(r.createdAt);
+    r.id = Number(r.id);
+    r.amountMicros = Number(r.amountMicros);
+  }
+  return rows;
+}
+
+/** How many usage lines the filter covers, in both tables (a charge counts its lines). */
+async function usageCount(db: Database, filter: UsageFilter): Promise<number> {
+  const result = await db.execute(sql`
+    select (select count(*) from ledger_entries e where ${whereOf('e', filter)})
+         + (select coalesce(sum(json_array_length(c.lines)), 0) from ledger_charges c where ${whereOf('c', filter)}) as n`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: { n: unknown }[] }).rows) as { n: unknown }[];
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** One page by offset, newest or oldest first, with the total count (GET /billing/usage). */
@@ -70,41 +120,21 @@ export async function usagePage(
   filter: UsageFilter,
   page: { limit: number; offset: number; order: 'asc' | 'desc' },
 ): Promise<{ rows: UsageRow[]; total: number }> {
-  const where = whereOf(filter);
-  const by = page.order === 'asc' ? asc : desc;
-  const [rows, totals] = await Promise.all([
-    db
-      .select(columns)
-      .from(ledgerEntries)
-      .where(where)
-      .orderBy(by(ledgerEntries.createdAt), by(ledgerEntries.id))
-      .limit(page.limit)
-      .offset(page.offset),
-    db.select({ n: count() }).from(ledgerEntries).where(where),
+  const [rows, total] = await Promise.all([
+    usageLines(db, filter, page.order, page.limit, { offset: page.offset }),
+    usageCount(db, filter),
   ]);
-  return { rows: rows as UsageRow[], total: Number(totals[0]?.n ?? 0) };
+  return { rows, total };
 }
 
-/**
- * Up to `take` lines in ascending (timestamp, id) order strictly after `after`
- * (GET /billing/usage-history). The (account, created_at, id) index serves it.
- */
-export async function usageAfter(
+/** Up to `take` lines in ascending (timestamp, id, line) order strictly after `after` (GET /billing/usage-history). */
+export function usageAfter(
   db: Database,
   filter: UsageFilter,
-  after: { ts: string; id: number } | null,
+  after: { ts: string; id: number; line: number } | null,
   take: number,
 ): Promise<UsageRow[]> {
-  const where = after
-    ? and(whereOf(filter), sql`(${ledgerEntries.createdAt}, ${ledgerEntries.id}) > (${after.ts}::timestamptz, ${after.id})`)
-    : whereOf(filter);
-  const rows = await db
-    .select(columns)
-    .from(ledgerEntries)
-    .where(where)
-    .orderBy(asc(ledgerEntries.createdAt), asc(ledgerEntries.id))
-    .limit(take);
-  return rows as UsageRow[];
+  return usageLines(db, filter, 'asc', take, after ? { after } : { offset: 0 });
 }
 
 /** The notes of a line: the reference's is a non-nullable string, "API Inference" on its inference lines. */

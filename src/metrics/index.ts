@@ -108,9 +108,8 @@ export function observeUpstream(provider: string, seconds: number, reason: strin
   if (reason) upstreamErrors.inc({ provider, reason });
 }
 
-/** What a written ledger row contributes to the token and charge counters (src/billing/ledger-row.ts). */
-export interface BilledRow {
-  requestId: string;
+/** What a written charge contributes to the token and charge counters (src/billing/ledger-row.ts). */
+export interface BilledCharge {
   /** Null for a call priced without a catalog model (RPC credits, augment calls). */
   modelId: string | null;
   currency: string;
@@ -120,23 +119,17 @@ export interface BilledRow {
   completionTokens: number;
 }
 
-/**
- * Counts the tokens and charges of ledger rows the writer has just stored. Every line item
- * of a settlement carries the request's whole usage, so tokens count once per request.
- */
-export function countBilledRows(rows: readonly BilledRow[]): void {
-  // Summed per batch first: a batch holds hundreds of rows and a few distinct label sets.
+/** Counts the tokens and charges of the settlements the ledger writer has just stored (one per request). */
+export function countBilledCharges(charges: readonly BilledCharge[]): void {
+  // Summed per batch first: a batch holds hundreds of charges and a few distinct label sets.
   const byCurrency = new Map<string, number>();
   const byModel = new Map<string, { prompt: number; completion: number }>();
-  let previous = '';
-  for (const row of rows) {
-    if (row.amount < 0) byCurrency.set(row.currency, (byCurrency.get(row.currency) ?? 0) - row.amount);
-    if (row.requestId === previous) continue;
-    previous = row.requestId;
-    const model = row.modelId ?? 'none';
+  for (const c of charges) {
+    if (c.amount < 0) byCurrency.set(c.currency, (byCurrency.get(c.currency) ?? 0) - c.amount);
+    const model = c.modelId ?? 'none';
     const sums = byModel.get(model) ?? { prompt: 0, completion: 0 };
-    sums.prompt += row.promptTokens;
-    sums.completion += row.completionTokens;
+    sums.prompt += c.promptTokens;
+    sums.completion += c.completionTokens;
     byModel.set(model, sums);
   }
   for (const [currency, amount] of byCurrency) charged.inc({ currency }, amount);

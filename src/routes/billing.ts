@@ -174,7 +174,7 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
         if (unknown) throw field(unknown, 'is not a known parameter');
         let filter: UsageFilter;
         let pageSize: number;
-        let after: { ts: string; id: number } | null = null;
+        let after: { ts: string; id: number; line: number } | null = null;
         if (query.cursor !== undefined) {
           const extra = names.find((n) => n !== 'cursor');
           if (extra) throw badRequest(CURSOR_ERROR, [{ path: [extra], message: 'A continuation sends only cursor' }]);
@@ -187,7 +187,7 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
             end: c.end ? new Date(c.end) : undefined,
           };
           pageSize = c.pageSize;
-          after = { ts: c.ts, id: c.id };
+          after = { ts: c.ts, id: c.id, line: c.line };
         } else {
           pageSize = bounded('pageSize', query.pageSize, 1000, 10, 1000);
           const start = isoDate('startTimestamp', query.startTimestamp);
@@ -209,6 +209,7 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
                 pageSize,
                 ts: last.ts,
                 id: last.id,
+                line: last.line,
                 exp: Math.floor(deps.now() / 1000) + CURSOR_TTL_SECONDS,
               })
             : null;

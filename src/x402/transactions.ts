@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { microsToNumber } from '../billing/money';
 import type { Database } from '../db/database';
-import { ledgerEntries } from '../db/schema';
+import { ledgerAmounts } from '../db/schema';
 
 /** One wallet transaction (API-NOTES 10): a top-up, a charge or a refund, with the balance after it. */
 export interface WalletTransaction {
@@ -27,8 +27,8 @@ interface Row {
 }
 
 /**
- * A page of a wallet's USDC ledger, newest first. A request's ledger lines (one per SKU) are
- * one transaction; `balanceAfter` is the running sum of the ledger, which for a wallet account
+ * A page of a wallet's USDC ledger, newest first. A request's ledger lines (one per SKU, or one charge
+ * row with its lines) are one transaction; `balanceAfter` is the running sum of the ledger, which for a wallet account
  * is its whole history (its balance starts at zero and changes only through the ledger).
  * Credits (staking) are listed as TOP_UP. Top-ups carry no request id (their id is the payment's).
  */
@@ -40,7 +40,7 @@ export async function walletTransactions(
   const result = await db.execute(sql`
     with grouped as (
       select request_id, kind, min(id) as first_id, min(created_at) as created_at, sum(amount_micros) as amount, max(model_id) as model_id
-      from ${ledgerEntries}
+      from ${ledgerAmounts}
       where account_id = ${accountId} and currency = 'USDC'
       group by request_id, kind
     ), running as (

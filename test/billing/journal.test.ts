@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerOutbox } from '../../src/billing/ledger-outbox';
-import type { LedgerRow } from '../../src/billing/ledger-row';
+import type { ChargeLine, LedgerCharge } from '../../src/billing/ledger-row';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
 import { charges, closeInstance, COST, instance, newAccount, openMeterSuite } from './meter-helpers';
@@ -25,17 +25,20 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const row = (requestId: string, amount: number): LedgerRow => ({
+const line = (amount: number, sku = 'sku, "quoted"\nnewline'): ChargeLine => ({
+  sku,
+  units: '1',
+  pricePerUnitUsd: '0.000001',
+  amount: -amount,
+});
+const charge = (requestId: string, ...lines: ChargeLine[]): LedgerCharge => ({
   accountId: '00000000-0000-4000-8000-000000000001',
   apiKeyId: null,
   requestId,
   currency: 'USD',
-  sku: 'sku, "quoted"\nnewline',
   modelId: 'fix',
-  units: '1',
-  pricePerUnitUsd: '0.000001',
-  amount: -amount,
-  notes: null,
+  lines,
+  amount: lines.reduce((sum, l) => sum + l.amount, 0),
   promptTokens: 1,
   completionTokens: 2,
   executionMs: 3,
@@ -46,18 +49,41 @@ describe('ledger journal', () => {
   test('settlements pushed and never written are read back by the next outbox on the directory; a torn last line is ignored', async () => {
     const dir = tempDir();
     const crashed = new LedgerOutbox(dir);
-    crashed.push([row('r1', 5)]);
-    crashed.push([row('r2', 7), { ...row('r2', 1), sku: 'extra' }]);
-    // The process dies in the middle of writing a third line: that settlement never returned.
+    crashed.push(charge('r1', line(5)));
+    crashed.push(charge('r2', line(7), line(1, 'extra')));
     const [segment] = readdirSync(dir).filter((n) => n.endsWith('.jsonl'));
-    appendFileSync(join(dir, segment!), '[{"accountId":"00');
+    // A settlement journaled by a version that queued one object per line item (an upgrade after a crash).
+    const { lines: _, amount: __, ...request } = charge('r3');
+    appendFileSync(
+      join(dir, segment!),
+      JSON.stringify([
+        { ...request, ...line(2) },
+        { ...request, ...line(3, 'other') },
+      ]) + '\n',
+    );
+    // The process dies in the middle of writing a fourth line: that settlement never returned.
+    appendFileSync(join(dir, segment!), '{"accountId":"00');
     const next = new LedgerOutbox(dir);
-    expect(next.size).toBe(2);
+    expect(next.size).toBe(3);
     const batch = next.takeBatch(100)!;
-    expect(batch.rows.map((r) => [r.requestId, r.amount, r.sku])).toEqual([
-      ['r1', -5, 'sku, "quoted"\nnewline'],
-      ['r2', -7, 'sku, "quoted"\nnewline'],
-      ['r2', -1, 'extra'],
+    expect(batch.charges.map((c) => [c.requestId, c.amount, c.lines.map((l) => [l.sku, l.amount])])).toEqual([
+      ['r1', -5, [['sku, "quoted"\nnewline', -5]]],
+      [
+        'r2',
+        -8,
+        [
+          ['sku, "quoted"\nnewline', -7],
+          ['extra', -1],
+        ],
+      ],
+      [
+        'r3',
+        -5,
+        [
+          ['sku, "quoted"\nnewline', -2],
+          ['other', -3],
+        ],
+      ],
     ]);
     await batch.ack();
     // Acknowledged and closed: no segment is left to replay.
@@ -79,7 +105,7 @@ describe('ledger journal', () => {
   test('an abandoned batch stays queued and in the journal', async () => {
     const dir = tempDir();
     const outbox = new LedgerOutbox(dir);
-    outbox.push([row('a1', 1)]);
+    outbox.push(charge('a1', line(1)));
     const batch = outbox.takeBatch(10)!;
     expect(outbox.takeBatch(10)).toBeNull(); // one batch out at a time
     await batch.abandon();

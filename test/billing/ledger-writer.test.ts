@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { pgliteOf } from '../../src/billing/ledger-copy';
-import type { LedgerRow } from '../../src/billing/ledger-row';
+import type { LedgerCharge } from '../../src/billing/ledger-row';
 import { writeLedgerBatch } from '../../src/billing/ledger-writer';
 import type { Storage } from '../../src/db/database';
 import { balances } from '../../src/db/schema';
@@ -9,7 +9,8 @@ import { BACKENDS } from '../helpers/backends';
 import { charges, newAccount } from './meter-helpers';
 
 // On PGlite a batch goes in by COPY (CSV), elsewhere through json_to_recordset: both must
-// store exactly the same rows, and a replayed batch must change nothing on either.
+// store exactly the same charges (one row each, read back as line items), and a replayed
+// batch must change nothing on either.
 describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
   let storage: Storage;
   beforeAll(async () => {
@@ -17,24 +18,24 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
   });
   afterAll(() => storage.close());
 
-  const row = (accountId: string, requestId: string, over: Partial<LedgerRow> = {}): LedgerRow => ({
-    accountId,
-    apiKeyId: null,
-    requestId,
-    currency: 'USD',
-    sku: 'm-llm-input-mtoken',
-    modelId: 'm',
-    units: '0.000012',
-    pricePerUnitUsd: '0.150000',
-    amount: -2,
-    notes: null,
-    promptTokens: 12,
-    completionTokens: 50,
-    executionMs: 7,
-    at: Date.UTC(2026, 10, 23, 12, 0, 0, 123),
-    ...over,
-  });
-  const balanceOf = async (accountId: string, currency: LedgerRow['currency'] = 'USD') =>
+  const charge = (accountId: string, requestId: string, over: Partial<LedgerCharge> = {}): LedgerCharge => {
+    const lines = over.lines ?? [{ sku: 'm-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.150000', amount: -2 }];
+    return {
+      accountId,
+      apiKeyId: null,
+      requestId,
+      currency: 'USD',
+      modelId: 'm',
+      promptTokens: 12,
+      completionTokens: 50,
+      executionMs: 7,
+      at: Date.UTC(2026, 10, 23, 12, 0, 0, 123),
+      ...over,
+      lines,
+      amount: lines.reduce((sum, l) => sum + l.amount, 0),
+    };
+  };
+  const balanceOf = async (accountId: string, currency: LedgerCharge['currency'] = 'USD') =>
     (
       await storage.db
         .select()
@@ -44,27 +45,36 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
 
   test('every field arrives exactly, including quotes, commas and newlines in text; a replayed batch inserts nothing', async () => {
     const { accountId, keyId } = await newAccount(storage);
-    const tricky = 'a "quoted", comma\nand a newline; 🦦 and \\ backslash';
+    const tricky = 'a "quoted", comma\nand a newline; 🦦 and \\ backslash {"json"} [1]';
     const rows = [
-      row(accountId, 'req-1', { apiKeyId: keyId }),
-      row(accountId, 'req-1', {
+      charge(accountId, 'req-1', {
         apiKeyId: keyId,
-        sku: 'web,search "extra"',
-        units: '3',
-        pricePerUnitUsd: '0.005000',
-        amount: -15_000,
-        notes: tricky,
+        modelId: tricky,
+        lines: [
+          { sku: 'm-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.150000', amount: -2 },
+          { sku: tricky, units: '3', pricePerUnitUsd: '0.005000', amount: -15_000 },
+        ],
       }),
-      row(accountId, 'req-2', { currency: 'DIEM', amount: -(2 ** 40), promptTokens: 0, completionTokens: 0, executionMs: 0 }),
+      charge(accountId, 'req-2', {
+        currency: 'DIEM',
+        lines: [{ sku: 'm-llm-input-mtoken', units: '0', pricePerUnitUsd: '0.150000', amount: -(2 ** 40) }],
+        promptTokens: 0,
+        completionTokens: 0,
+        executionMs: 0,
+      }),
     ];
     if (backend.name === 'embedded') expect(pgliteOf(storage.db)).not.toBeNull();
-    expect(await writeLedgerBatch(storage.db, rows)).toBe(3);
+    // One row per charge, whatever its number of line items.
+    expect(await writeLedgerBatch(storage.db, rows)).toBe(2);
 
-    const usd = (await charges(storage, accountId)).sort((a, b) => a.sku.localeCompare(b.sku));
+    // Read back as line items, in the charge's order.
+    const usd = await charges(storage, accountId);
     expect(
       usd.map((r) => ({
         apiKeyId: r.apiKeyId,
         requestId: r.requestId,
+        modelId: r.modelId,
+        line: r.line,
         sku: r.sku,
         units: r.units,
         price: r.pricePerUnitUsd,
@@ -72,11 +82,31 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
         notes: r.notes,
       })),
     ).toEqual([
-      { apiKeyId: keyId, requestId: 'req-1', sku: 'm-llm-input-mtoken', units: '0.000012', price: '0.150000', amount: -2, notes: null },
-      { apiKeyId: keyId, requestId: 'req-1', sku: 'web,search "extra"', units: '3', price: '0.005000', amount: -15_000, notes: tricky },
+      {
+        apiKeyId: keyId,
+        requestId: 'req-1',
+        modelId: tricky,
+        line: 0,
+        sku: 'm-llm-input-mtoken',
+        units: '0.000012',
+        price: '0.150000',
+        amount: -2,
+        notes: null,
+      },
+      {
+        apiKeyId: keyId,
+        requestId: 'req-1',
+        modelId: tricky,
+        line: 1,
+        sku: tricky,
+        units: '3',
+        price: '0.005000',
+        amount: -15_000,
+        notes: null,
+      },
     ]);
     for (const r of usd) {
-      expect(r).toMatchObject({ kind: 'CHARGE', modelId: 'm', promptTokens: 12, completionTokens: 50, executionMs: 7 });
+      expect(r).toMatchObject({ kind: 'CHARGE', promptTokens: 12, completionTokens: 50, executionMs: 7 });
       expect(r.createdAt.toISOString()).toBe('2026-11-23T12:00:00.123Z');
     }
     const diem = await charges(storage, accountId, 'DIEM');
@@ -88,7 +118,8 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
 
     // Replayed after a crash between the commit and the queue trim, alone or with new rows.
     expect(await writeLedgerBatch(storage.db, rows)).toBe(0);
-    expect(await writeLedgerBatch(storage.db, [...rows, row(accountId, 'req-3', { amount: -5 })])).toBe(1);
+    const third = charge(accountId, 'req-3', { lines: [{ sku: 's', units: '1', pricePerUnitUsd: '0.000005', amount: -5 }] });
+    expect(await writeLedgerBatch(storage.db, [...rows, third])).toBe(1);
     expect(await charges(storage, accountId)).toHaveLength(3);
     expect(await balanceOf(accountId)).toBe(-15_007);
     expect(await balanceOf(accountId, 'DIEM')).toBe(-(2 ** 40));

@@ -1,4 +1,4 @@
-import { eq, and } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { createApp } from '../../src/app';
 import { hashSecret, type LimitPeriod } from '../../src/auth/api-keys';
 import { bootstrapAdminKey, createAccount } from '../../src/auth/bootstrap';
@@ -8,7 +8,7 @@ import { createUsageMeter } from '../../src/billing/live-meter';
 import { closeDeps, createDeps } from '../../src/boot';
 import { parseConfig } from '../../src/config';
 import type { Storage } from '../../src/db/database';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import type { AppDeps } from '../../src/deps';
 import type { Caller } from '../../src/http/request-context';
 import type { KeyValueStore } from '../../src/kv/store';
@@ -127,8 +127,9 @@ export async function callerOf(deps: AppDeps, secret: string): Promise<Caller> {
 export async function charges(storage: Storage, accountId: string, currency: Currency = 'USD') {
   return storage.db
     .select()
-    .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.accountId, accountId), eq(ledgerEntries.kind, 'CHARGE'), eq(ledgerEntries.currency, currency)));
+    .from(ledgerLines)
+    .where(and(eq(ledgerLines.accountId, accountId), eq(ledgerLines.kind, 'CHARGE'), eq(ledgerLines.currency, currency)))
+    .orderBy(asc(ledgerLines.createdAt), asc(ledgerLines.id), asc(ledgerLines.line));
 }
 
 /** Closes an instance built by `instance` without closing the shared storage and KV. */

@@ -179,7 +179,19 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
       amount: 999,
       counter: '',
       counterTtlMs: 0,
-      rows: [],
+      charge: {
+        accountId,
+        apiKeyId: null,
+        requestId: ctx.requestId,
+        currency: 'USD',
+        modelId: null,
+        lines: [{ sku: 'retried', units: '1', pricePerUnitUsd: '0.000999', amount: -999 }],
+        amount: -999,
+        promptTokens: 0,
+        completionTokens: 0,
+        executionMs: 0,
+        at: Date.now(),
+      },
       settledTtlMs: 60_000,
     });
     expect(again).toEqual({ currency: 'USD', amount: COST });
@@ -193,7 +205,8 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
     await (await m.chat(secret)).arrayBuffer();
     const batch = await m.meter.store.takeBatch(100);
     expect(batch).not.toBeNull();
-    expect(await writeLedgerBatch(storage.db, batch!.rows)).toBe(2);
+    // One charge row, with the request's two line items.
+    expect(await writeLedgerBatch(storage.db, batch!.charges)).toBe(1);
     await batch!.abandon(); // the writer "crashed": committed but never trimmed the queue
     expect(await m.meter.store.queued()).toBe(1);
     await m.meter.flush();

@@ -4,7 +4,7 @@ import { Elysia, t as types } from 'elysia';
 import { createApiKey } from '../../src/auth/api-keys';
 import { createAccount } from '../../src/auth/bootstrap';
 import type { ExtraCharge } from '../../src/billing/meter';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import { pipelineStages } from '../../src/gates';
 import { requestIdGate } from '../../src/gates/request-id';
 import { errorHandler } from '../../src/http/error-handler';
@@ -77,7 +77,7 @@ for (const backend of BACKENDS) {
       );
     const ledgerOf = async (requestId: string) => {
       await t.deps.meter.flush();
-      return t.deps.storage.db.select().from(ledgerEntries).where(eq(ledgerEntries.requestId, requestId));
+      return t.deps.storage.db.select().from(ledgerLines).where(eq(ledgerLines.requestId, requestId));
     };
 
     test('a call without a catalog model: any key, admitted by its route limit, charged by its line items', async () => {

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { hashSecret } from '../../src/auth/api-keys';
 import { closeDeps, createDeps } from '../../src/boot';
 import type { ExtraCharge, UsageMeter } from '../../src/billing/meter';
-import { ledgerEntries, reservations } from '../../src/db/schema';
+import { ledgerLines, reservations } from '../../src/db/schema';
 import type { AppDeps } from '../../src/deps';
 import type { Caller, RequestContext } from '../../src/http/request-context';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -41,7 +41,7 @@ for (const backend of BACKENDS) {
     const usdBalance = async (meter: UsageMeter) => ((await meter.balances(caller.accountId)).USD ?? 0) / USD;
     const charges = async (deps: AppDeps, requestId: string) => {
       await deps.meter.flush();
-      return deps.storage.db.select().from(ledgerEntries).where(eq(ledgerEntries.requestId, requestId));
+      return deps.storage.db.select().from(ledgerLines).where(eq(ledgerLines.requestId, requestId));
     };
     /** A second instance on the same database whose KV starts empty: a restart, or Redis losing its data. */
     const restart = async () =>

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { CURRENCIES } from '../../src/billing/mirror-init';
 import type { BillingStore } from '../../src/billing/store';
-import { accounts, apiKeys, balances, ledgerEntries } from '../../src/db/schema';
+import { accounts, apiKeys, balances, ledgerLines } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
 import { startUsageApp, type UsageFixture } from './usage-helpers';
 
@@ -22,7 +22,7 @@ for (const backend of BACKENDS)
       return {
         accounts: (await db.select().from(accounts).where(eq(accounts.id, accountId))).length,
         keys: (await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId))).length,
-        ledger: (await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId))).length,
+        ledger: (await db.select().from(ledgerLines).where(eq(ledgerLines.accountId, accountId))).length,
         balances: (await db.select().from(balances).where(eq(balances.accountId, accountId))).length,
       };
     };
@@ -60,7 +60,7 @@ for (const backend of BACKENDS)
       expect(deleted.status).toBe(200);
       const body = await deleted.json();
       expect(body).toMatchObject({ success: true, data: { id: data.id, deleted: { apiKeys: 2, balances: 1 } } });
-      // The credit and at least one charge.
+      // The credit and at least one charge (its row in ledger_charges).
       expect(body.data.deleted.ledgerEntries).toBeGreaterThanOrEqual(2);
 
       for (const k of [admin, inference]) expect((await f.t.request('/billing/balance', { key: k })).status).toBe(401);

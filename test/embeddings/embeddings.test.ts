@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import OpenAI from 'openai';
 import { createApiKey } from '../../src/auth/api-keys';
 import { createAccount } from '../../src/auth/bootstrap';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import { fixtureModel } from '../chat/helpers';
@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
     const usd = async () => (await (await t.request('/billing/balance')).json()).balances.usd as number;
     const ledgerOf = async (requestId: string) => {
       await t.deps.meter.flush();
-      return t.deps.storage.db.select().from(ledgerEntries).where(eq(ledgerEntries.requestId, requestId));
+      return t.deps.storage.db.select().from(ledgerLines).where(eq(ledgerLines.requestId, requestId));
     };
 
     test('the official SDK: floats, and base64 (its default) decoded to the same floats; the ledger holds the charge', async () => {

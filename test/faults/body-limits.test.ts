@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { connect } from 'node:net';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import { serveOptions } from '../../src/http/serve-options';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { form, png } from '../images/helpers';
@@ -86,7 +86,7 @@ const pieces = (text: string, n: number) =>
 async function charges() {
   await t.deps.meter.flush();
   const balance = (await (await t.request('/billing/balance')).json()).balances.usd as number;
-  return { balance, ledgerRows: (await t.deps.storage.db.select().from(ledgerEntries)).length };
+  return { balance, ledgerRows: (await t.deps.storage.db.select().from(ledgerLines)).length };
 }
 
 function expectErrorAnswer(answer: RawAnswer, status: number, code: string) {

@@ -120,7 +120,7 @@ export async function startFleet(opts: { redisUrl: string; n: number; config?: R
     async ledgerCharged() {
       for (const inst of instances) await inst.deps.meter.flush();
       const rows = (await storage.db.execute(
-        sql`select coalesce(-sum(amount_micros), 0)::text as charged from ledger_entries where kind = 'CHARGE'`,
+        sql`select coalesce(-sum(amount_micros), 0)::text as charged from ledger_lines where kind = 'CHARGE'`,
       )) as unknown;
       const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { charged: string }[];
       return Number(list[0]!.charged);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { parseConfig } from '../../src/config';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import { createLogger } from '../../src/log';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
@@ -68,7 +68,7 @@ for (const backend of BACKENDS) {
       await t.deps.meter.flush();
       const requestId = res.headers.get('cf-ray') as string;
       expect(requestId).toBeTruthy();
-      return t.deps.storage.db.select().from(ledgerEntries).where(eq(ledgerEntries.requestId, requestId));
+      return t.deps.storage.db.select().from(ledgerLines).where(eq(ledgerLines.requestId, requestId));
     };
 
     /** `send` fails with a 502 naming the limit, charges nothing, and logs the provider without its key. */

@@ -4,7 +4,7 @@ import { findKeyByHash, hashSecret } from '../../src/auth/api-keys';
 import { bootstrapAdminKey, createAccount } from '../../src/auth/bootstrap';
 import { creditAccount } from '../../src/billing/credit';
 import type { Storage } from '../../src/db/database';
-import { balances, ledgerEntries } from '../../src/db/schema';
+import { balances, ledgerLines } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
 
 describe.each(BACKENDS)('storage on $name', (backend) => {
@@ -41,7 +41,7 @@ describe.each(BACKENDS)('storage on $name', (backend) => {
     expect(results.filter(Boolean)).toHaveLength(1);
     const [balance] = await storage.db.select().from(balances).where(eq(balances.accountId, accountId));
     expect(balance?.amountMicros).toBe(2_500_000);
-    const entries = await storage.db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, accountId));
+    const entries = await storage.db.select().from(ledgerLines).where(eq(ledgerLines.accountId, accountId));
     expect(entries).toHaveLength(1);
     expect(entries[0]?.amountMicros).toBe(2_500_000);
   });

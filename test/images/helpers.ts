@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import { fixtureProvider } from '../chat/helpers';
 import { startTestApp, type TestApp } from '../helpers/app';
 import type { TestBackend } from '../helpers/backends';
@@ -72,6 +72,6 @@ export async function ledgerOf(t: TestApp, res: Response) {
   await t.deps.meter.flush();
   return t.deps.storage.db
     .select()
-    .from(ledgerEntries)
-    .where(eq(ledgerEntries.requestId, res.headers.get('cf-ray') as string));
+    .from(ledgerLines)
+    .where(eq(ledgerLines.requestId, res.headers.get('cf-ray') as string));
 }

@@ -206,7 +206,7 @@ describe('graceful shutdown', () => {
     const storage = await openPglite({ dataDir: join(dataDir, 'pglite') });
     try {
       const rows = (await storage.db.execute(
-        sql`select amount_micros, completion_tokens from ledger_entries where request_id = ${requestId}`,
+        sql`select amount_micros, completion_tokens from ledger_lines where request_id = ${requestId}`,
       )) as unknown as {
         rows: { amount_micros: string; completion_tokens: number }[];
       };

@@ -4,7 +4,7 @@ import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { eq } from 'drizzle-orm';
-import { accounts, ledgerEntries } from '../../src/db/schema';
+import { accounts, ledgerLines } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
 import { appFetch, ORIGIN, startPaymentsApp, topUpRequest } from './helpers';
 
@@ -84,8 +84,8 @@ describe.each(BACKENDS)('Solana top-ups on $name', (backend) => {
     expect(account).toMatchObject({ kind: 'wallet', walletChain: 'solana' });
     const credits = await db
       .select()
-      .from(ledgerEntries)
-      .where(eq(ledgerEntries.requestId, `x402:${body.data.paymentId}`));
+      .from(ledgerLines)
+      .where(eq(ledgerLines.requestId, `x402:${body.data.paymentId}`));
     expect(credits.map((c) => c.amountMicros)).toEqual([12_000_000]);
     expect(s.facilitator.settleCalls.at(-1)).toMatchObject({ amount: '12000000' });
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { like } from 'drizzle-orm';
 import { ensureWalletAccount } from '../../src/auth/wallet-accounts';
 import { parseWalletsConfig } from '../../src/auth/wallet-config';
-import { ledgerEntries } from '../../src/db/schema';
+import { ledgerLines } from '../../src/db/schema';
 import { createMemoryStore } from '../../src/kv/memory';
 import { stakingCredit } from '../../src/x402/staking-credit';
 import { startRpcFixture, type RpcFixture } from '../fixtures/rpc-evm';
@@ -49,7 +49,7 @@ describe.each(BACKENDS)('daily staking credit on $name', (backend) => {
       body: JSON.stringify({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }),
     });
   const stakingRows = async (accountId: string) =>
-    (await t.deps.storage.db.select().from(ledgerEntries).where(like(ledgerEntries.requestId, 'staking:%'))).filter(
+    (await t.deps.storage.db.select().from(ledgerLines).where(like(ledgerLines.requestId, 'staking:%'))).filter(
       (r) => r.accountId === accountId,
     );
 

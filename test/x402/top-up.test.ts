@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import { and, eq } from 'drizzle-orm';
-import { ledgerEntries, walletPayments } from '../../src/db/schema';
+import { ledgerLines, walletPayments } from '../../src/db/schema';
 import { startTestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import {
@@ -28,8 +28,8 @@ describe.each(BACKENDS)('POST /x402/top-up on $name', (backend) => {
   const creditsOf = async (paymentId: string) =>
     s.t.deps.storage.db
       .select()
-      .from(ledgerEntries)
-      .where(eq(ledgerEntries.requestId, `x402:${paymentId}`));
+      .from(ledgerLines)
+      .where(eq(ledgerLines.requestId, `x402:${paymentId}`));
 
   test('without a payment header: 402 with USDC on Base and Solana, the same object in PAYMENT-REQUIRED', async () => {
     const res = await topUpRequest(s.t);
@@ -295,8 +295,8 @@ describe.each(BACKENDS)('facilitator failures on $name', (backend) => {
     expect(
       await s.t.deps.storage.db
         .select()
-        .from(ledgerEntries)
-        .where(eq(ledgerEntries.requestId, `x402:${row!.paymentId}`)),
+        .from(ledgerLines)
+        .where(eq(ledgerLines.requestId, `x402:${row!.paymentId}`)),
     ).toHaveLength(0);
     s.facilitator.behaviour.settle = 'ok';
     const retry = await topUpRequest(s.t, { header });
