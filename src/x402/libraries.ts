@@ -14,12 +14,13 @@ export const loadEvmPayments = lazyModule(async () => {
 
 /** The facilitator client, the resource server and the exact schemes for Base and Solana, loaded by the first payment offer. */
 export const loadFacilitator = lazyModule(async () => {
-  const [{ HTTPFacilitatorClient, x402ResourceServer }, { ExactEvmScheme }, { ExactSvmScheme }] = await Promise.all([
+  const [{ BoundedFacilitatorClient }, { x402ResourceServer }, { ExactEvmScheme }, { ExactSvmScheme }] = await Promise.all([
+    import('./facilitator-client'),
     import('@x402/core/server'),
     import('@x402/evm/exact/server'),
     import('@x402/svm/exact/server'),
   ]);
-  return { HTTPFacilitatorClient, x402ResourceServer, ExactEvmScheme, ExactSvmScheme };
+  return { BoundedFacilitatorClient, x402ResourceServer, ExactEvmScheme, ExactSvmScheme };
 });
 
 /** @x402/core's header encoders (its `http` entry loads the whole server bundle), loaded by the first settled top-up. */

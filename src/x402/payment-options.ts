@@ -1,4 +1,4 @@
-import type { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { PaymentRequirements } from '@x402/core/types';
 import { formatMicros } from '../billing/money';
 import { lazyModule } from '../lifecycle/lazy-module';
@@ -28,8 +28,8 @@ export interface PaymentOptions {
 
 /** The facilitator's clients and the resource server that builds requirements against its /supported kinds. */
 export interface Facilitator {
-  verifier: HTTPFacilitatorClient;
-  settler: HTTPFacilitatorClient;
+  verifier: FacilitatorClient;
+  settler: FacilitatorClient;
   server: x402ResourceServer;
 }
 
@@ -41,15 +41,10 @@ export function createPaymentOptions(config: PaymentsConfig, log: Logger): Payme
   const payTo: Record<string, string | undefined> = { [BASE_MAINNET]: config.payTo.base, [SOLANA_MAINNET_NETWORK]: config.payTo.solana };
   const networks = Object.keys(payTo).filter((n) => payTo[n]);
   const url = config.facilitatorUrl?.replace(/\/+$/, '');
-  const auth = config.facilitatorToken
-    ? async () => {
-        const headers = { authorization: `Bearer ${config.facilitatorToken}` };
-        return { verify: headers, settle: headers, supported: headers };
-      }
-    : undefined;
   async function buildFacilitator(facilitatorUrl: string): Promise<Facilitator> {
     const x402 = await loadFacilitator();
-    const client = (timeoutMs: number) => new x402.HTTPFacilitatorClient({ url: facilitatorUrl, timeoutMs, createAuthHeaders: auth });
+    const client = (timeoutMs: number) =>
+      new x402.BoundedFacilitatorClient({ url: facilitatorUrl, timeoutMs, token: config.facilitatorToken });
     const verifier = client(config.verifyTimeoutMs);
     const server = new x402.x402ResourceServer(verifier);
     server.register(BASE_MAINNET, new x402.ExactEvmScheme()).register(SOLANA_MAINNET_NETWORK, new x402.ExactSvmScheme());

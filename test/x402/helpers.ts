@@ -5,6 +5,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Wallet } from 'ethers';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Logger } from '../../src/log';
 import type { TestBackend } from '../helpers/backends';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { startFacilitator, type FixtureFacilitator } from '../fixtures/x402-facilitator';
@@ -16,11 +17,17 @@ export const PAY_TO_SOLANA = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
 /** app.handle needs a realistic host; the tests' public URL is that origin. */
 export const ORIGIN = 'http://localhost';
 
-/** An app with x402 payments configured against a fresh fixture facilitator. */
-export async function startPaymentsApp(backend: TestBackend, payments: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+/** An app with x402 payments configured against a fresh fixture facilitator; `log` reads what it logs. */
+export async function startPaymentsApp(
+  backend: TestBackend,
+  payments: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  log?: Logger,
+) {
   const facilitator = startFacilitator();
   const t = await startTestApp({
     backend,
+    log,
     config: {
       publicUrl: ORIGIN,
       wallets: {
