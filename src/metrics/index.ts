@@ -9,6 +9,11 @@ import { HotCounter, HotHistogram } from './hot';
  */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry, prefix: 'svc_' });
+// The per-space heap gauges call v8.getHeapSpaceStatistics(), which in Bun walks the whole
+// JavaScriptCore heap: 35-55 ms of svc's thread per scrape under load (measured), every
+// request in flight waiting behind it. The heap totals (svc_nodejs_heap_size_*) stay.
+const SLOW_DEFAULT_METRICS = ['total', 'used', 'available'].map((part) => `svc_nodejs_heap_space_size_${part}_bytes`);
+for (const name of SLOW_DEFAULT_METRICS) metricsRegistry.removeSingleMetric(name);
 
 // Request latency from a health check (~0.1 ms) to a long non-streaming completion.
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
