@@ -43,7 +43,10 @@ export function paymentIdOf(network: string, nonce: string): string {
 function facilitatorReason(error: unknown): string {
   if (error instanceof VerifyError) return error.invalidReason ?? 'invalid';
   if (error instanceof SettleError) return error.errorReason ?? 'settle_failed';
-  return error instanceof Error ? error.message.slice(0, 200) : 'unknown';
+  if (!(error instanceof Error)) return 'unknown';
+  // The resource server wraps a failed /supported ("Failed to initialize: ..."): its cause says why.
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`.slice(0, 300);
 }
 
 /**

@@ -59,6 +59,7 @@ describe.each(BACKENDS)('facilitator answers over the size limit on $name', (bac
   // First: /supported is asked once, by the first offer, and kept once it answers.
   test('an endless /supported: the offer is a prompt 502, and the next one is asked again', async () => {
     s.facilitator.behaviour.supported = 'endless';
+    logged.length = 0;
     const hungUp = s.facilitator.nextHangUp();
     const started = Date.now();
     try {
@@ -70,6 +71,8 @@ describe.each(BACKENDS)('facilitator answers over the size limit on $name', (bac
       s.facilitator.behaviour.supported = 'ok';
     }
     await hungUp;
+    // The warning names why /supported failed (the library's own error only says it could not initialise).
+    expect(logged.find((l) => l.includes('x402: facilitator /supported failed'))).toContain(`larger than ${LIMIT} bytes`);
     expect((await topUpRequest(s.t)).status).toBe(402);
   });
 
