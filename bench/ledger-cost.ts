@@ -72,7 +72,7 @@ async function run(sliceMs: number) {
   }, 1);
   const cpu0 = cpuUs();
   for (const rows of batches) {
-    await writeLedgerBatch(storage.db, rows, pacer);
+    await writeLedgerBatch(storage.db, rows, { pacer });
     await new Promise((r) => setImmediate(r));
   }
   const usPerRow = (cpuUs() - cpu0) / totalRows;

@@ -11,13 +11,14 @@ import type { LedgerBatch } from './store';
  * store returns (see LedgerJournal), so a crash of the process loses none either.
  */
 export class LedgerOutbox {
-  private queue: { charge: LedgerCharge; mark: JournalMark }[] = [];
+  /** `replayed`: read back from a journal at start (its charge may already be in the ledger). */
+  private queue: { charge: LedgerCharge; mark: JournalMark; replayed?: boolean }[] = [];
   private taking = false;
   private readonly journal: LedgerJournal | null;
 
   constructor(journalDir?: string) {
     this.journal = journalDir ? new LedgerJournal(journalDir) : null;
-    if (this.journal) this.queue.push(...this.journal.recovered);
+    if (this.journal) for (const item of this.journal.recovered) this.queue.push({ ...item, replayed: true });
   }
 
   /** Queues one settlement (journaled first when there is a journal); one with no line item is not a ledger row. */
@@ -33,6 +34,7 @@ export class LedgerOutbox {
     const items = this.queue.slice(0, max);
     return {
       charges: items.map((i) => i.charge),
+      replayed: items.some((i) => i.replayed),
       ack: async () => {
         this.queue = this.queue.slice(items.length);
         this.taking = false;

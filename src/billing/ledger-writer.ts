@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { balances, ledgerCharges } from '../db/schema';
+import { balances, ledgerCharges, ledgerEntries } from '../db/schema';
 import type { Logger } from '../log';
 import { countBilledCharges, reportLedgerBacklog } from '../metrics';
 import { copyLedgerBatch, pgliteOf } from './ledger-copy';
@@ -20,7 +20,9 @@ export interface LedgerWriter {
  * Inserts a batch of charges (one `ledger_charges` row per settled request) and adds the
  * charges actually inserted to `balances`, in one statement (so one transaction). Charges
  * already present (a batch replayed after a crash between the commit and the queue trim)
- * are skipped by the unique index and change no balance. Returns the number inserted.
+ * are skipped by the request-id key and change no balance, as are charges an older version
+ * wrote as per-line CHARGE rows of `ledger_entries` (its journal replayed by this one).
+ * Returns the number inserted.
  *
  * The batch goes in as ONE JSON parameter expanded by `json_to_recordset`: a query builder
  * binding a dozen parameters per row spent more CPU building and parsing the statement than the
@@ -30,12 +32,18 @@ export interface LedgerWriter {
  * thread). Amounts are JSON integers read as bigint, so no value passes through a float;
  * balance rows are locked in (account, currency) order, the same in every writer.
  */
-export async function writeLedgerBatch(db: Database, rows: LedgerCharge[], pacer?: SlicePacer): Promise<number> {
+export async function writeLedgerBatch(
+  db: Database,
+  rows: LedgerCharge[],
+  opts: { pacer?: SlicePacer; replayed?: boolean } = {},
+): Promise<number> {
   if (rows.length === 0) return 0;
   // Embedded: COPY when no row of the batch is there yet (always, but for a replayed batch).
-  const pg = pgliteOf(db);
+  // A batch read back from a journal skips it: COPY cannot see a charge an older version
+  // wrote as per-line rows in ledger_entries.
+  const pg = opts.replayed ? null : pgliteOf(db);
   if (pg) {
-    const copied = await copyLedgerBatch(pg, rows, pacer);
+    const copied = await copyLedgerBatch(pg, rows, opts.pacer);
     if (copied !== null) return copied;
   }
   const json = JSON.stringify(rows);
@@ -44,6 +52,7 @@ export async function writeLedgerBatch(db: Database, rows: LedgerCharge[], pacer
       insert into ${ledgerCharges} (account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at)
       select r."accountId", r."apiKeyId", r."requestId", r.currency, r."modelId", r.lines, r.amount, r."promptTokens", r."completionTokens", r."executionMs", to_timestamp(r.at / 1000.0)
       from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, "modelId" text, lines json, amount bigint, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint)
+      where not exists (select 1 from ${ledgerEntries} e where e.request_id = r."requestId" and e.kind = 'CHARGE')
       on conflict do nothing
       returning account_id, currency, amount_micros
     ), applied as (
@@ -80,7 +89,7 @@ export function startLedgerWriter(opts: {
       const batch = await opts.store.takeBatch(opts.batchSize);
       if (!batch) return;
       try {
-        await writeLedgerBatch(opts.db, batch.charges, pacer);
+        await writeLedgerBatch(opts.db, batch.charges, { pacer, replayed: batch.replayed });
         countBilledCharges(batch.charges);
       } catch (error) {
         await batch.abandon();

@@ -72,6 +72,11 @@ export interface Charged {
 /** A batch of queued settlements; `ack` removes it from the outbox after the database commit. */
 export interface LedgerBatch {
   charges: LedgerCharge[];
+  /**
+   * Holds settlements read back from a journal: the process that journaled them may have
+   * committed them before it stopped, possibly as the per-line rows of an older version.
+   */
+  replayed?: boolean;
   ack(): Promise<void>;
   /** Gives the batch back without removing it (the write failed). */
   abandon(): Promise<void>;

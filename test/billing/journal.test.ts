@@ -3,8 +3,10 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
 import { LedgerOutbox } from '../../src/billing/ledger-outbox';
 import type { ChargeLine, LedgerCharge } from '../../src/billing/ledger-row';
+import { balances, ledgerEntries } from '../../src/db/schema';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
 import { charges, closeInstance, COST, instance, newAccount, openMeterSuite } from './meter-helpers';
@@ -115,6 +117,59 @@ describe('ledger journal', () => {
 });
 
 describe.each(BACKENDS)('journaled settlements on $name', (backend) => {
+  test('a journal left by an older version whose charge it had committed as per-line rows: not charged again', async () => {
+    const suite = await openMeterSuite(backend, { upstreamUrl: up.url });
+    try {
+      const { accountId } = await newAccount(suite.storage);
+      const db = suite.storage.db;
+      const balance = async () =>
+        Number(
+          (
+            await db
+              .select()
+              .from(balances)
+              .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')))
+          )[0]?.amountMicros ?? 0,
+        );
+      const old = { ...charge(`upgraded-${accountId}`), accountId, lines: [line(3), line(4, 'output')] };
+      // The older version committed the charge as two ledger_entries rows and its balance, then stopped before trimming its journal.
+      await db
+        .insert(ledgerEntries)
+        .values(
+          old.lines.map((l) => ({
+            ...old,
+            kind: 'CHARGE' as const,
+            sku: l.sku,
+            units: l.units,
+            pricePerUnitUsd: l.pricePerUnitUsd,
+            amountMicros: l.amount,
+            createdAt: new Date(old.at),
+          })),
+        );
+      await db.insert(balances).values({ accountId, currency: 'USD', amountMicros: -7 });
+      const journalDir = tempDir();
+      const { lines: _, amount: __, ...request } = old;
+      const fresh = { ...charge(`fresh-${accountId}`, line(5)), accountId };
+      writeFileSync(
+        join(journalDir, 'segment-1.jsonl'),
+        `${JSON.stringify(old.lines.map((l) => ({ ...request, ...l })))}\n${JSON.stringify(fresh)}\n`,
+      );
+      const next = await instance({ storage: suite.storage, kv: suite.kv, upstreamUrl: up.url, billing: { journalDir } });
+      await next.meter.flush();
+      await closeInstance(next);
+      const lines = await charges(suite.storage, accountId);
+      expect(lines.map((l) => [l.requestId, l.amountMicros])).toEqual([
+        [old.requestId, -3],
+        [old.requestId, -4],
+        [fresh.requestId, -5],
+      ]);
+      expect(await balance()).toBe(-12);
+      expect(readdirSync(journalDir).filter((n) => n.endsWith('.jsonl'))).toEqual([]);
+    } finally {
+      await suite.close();
+    }
+  });
+
   test('an instance that dies before its ledger write: the next instance on its journal writes the charge, once', async () => {
     const journalDir = tempDir();
     const suite = await openMeterSuite(backend, { upstreamUrl: up.url, billing: { journalDir } });

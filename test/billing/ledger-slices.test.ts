@@ -90,7 +90,7 @@ describe('ledger batches on the embedded database', () => {
     const fresh = settlements(accountId, 'fresh', 300);
     // A budget far below one row's cost: every slice is the smallest (32 rows), so the old rows are many slices in.
     const pacer = new SlicePacer(0.001);
-    expect(await writeLedgerBatch(storage.db, [...fresh, ...old], pacer)).toBe(300);
+    expect(await writeLedgerBatch(storage.db, [...fresh, ...old], { pacer })).toBe(300);
     expect(await ledgerOf(accountId)).toEqual({ rows: 350, balance: -350 * 7 });
   });
 });
