@@ -133,19 +133,17 @@ describe.each(BACKENDS)('journaled settlements on $name', (backend) => {
         );
       const old = { ...charge(`upgraded-${accountId}`), accountId, lines: [line(3), line(4, 'output')] };
       // The older version committed the charge as two ledger_entries rows and its balance, then stopped before trimming its journal.
-      await db
-        .insert(ledgerEntries)
-        .values(
-          old.lines.map((l) => ({
-            ...old,
-            kind: 'CHARGE' as const,
-            sku: l.sku,
-            units: l.units,
-            pricePerUnitUsd: l.pricePerUnitUsd,
-            amountMicros: l.amount,
-            createdAt: new Date(old.at),
-          })),
-        );
+      await db.insert(ledgerEntries).values(
+        old.lines.map((l) => ({
+          ...old,
+          kind: 'CHARGE' as const,
+          sku: l.sku,
+          units: l.units,
+          pricePerUnitUsd: l.pricePerUnitUsd,
+          amountMicros: l.amount,
+          createdAt: new Date(old.at),
+        })),
+      );
       await db.insert(balances).values({ accountId, currency: 'USD', amountMicros: -7 });
       const journalDir = tempDir();
       const { lines: _, amount: __, ...request } = old;
