@@ -23,6 +23,20 @@ const micros = (name: string) => bigint(name, { mode: 'number' });
 const currency = () => text('currency', { enum: ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'] });
 /** A ledger line's kind: money out (CHARGE), money in (CREDIT, TOP_UP), or a charge given back (REFUND). */
 const ledgerKind = () => text('kind', { enum: ['CHARGE', 'CREDIT', 'TOP_UP', 'REFUND'] });
+/** Whose request a ledger row belongs to. */
+const requestColumns = () => ({
+  accountId: uuid('account_id').notNull(),
+  apiKeyId: uuid('api_key_id'),
+  requestId: text('request_id').notNull(),
+});
+/** The usage an inference line carries (null on credits and on calls without a model). */
+const usageColumns = () => ({
+  promptTokens: integer('prompt_tokens'),
+  completionTokens: integer('completion_tokens'),
+  executionMs: integer('execution_ms'),
+});
+/** The exact settlement time of a ledger row. */
+const ledgerTime = () => timestamp('created_at', { withTimezone: true, precision: 6 }).notNull();
 
 /** An account: a user (API keys) or a wallet (SIGN-IN-WITH-X). Tier selects the rate-limit table. */
 export const accounts = pgTable(
@@ -107,9 +121,7 @@ export const ledgerEntries = pgTable(
     // the referential trigger per row cost ~40 % of each insert (110 -> 66 us per row on
     // PGlite, measured). Every row comes from a settlement of an authenticated account, and
     // only scratch accounts are ever deleted, with their rows (src/auth/scratch-accounts.ts).
-    accountId: uuid('account_id').notNull(),
-    apiKeyId: uuid('api_key_id'),
-    requestId: text('request_id').notNull(),
+    ...requestColumns(),
     kind: ledgerKind().notNull(),
     currency: currency().notNull(),
     sku: text('sku').notNull(),
@@ -121,10 +133,8 @@ export const ledgerEntries = pgTable(
     /** Signed: charges are negative, credits positive. */
     amountMicros: micros('amount_micros').notNull(),
     notes: text('notes'),
-    promptTokens: integer('prompt_tokens'),
-    completionTokens: integer('completion_tokens'),
-    executionMs: integer('execution_ms'),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    ...usageColumns(),
+    createdAt: ledgerTime().defaultNow(),
   },
   (t) => [
     uniqueIndex('ledger_request_uq').on(t.requestId, t.kind, t.currency, t.sku),
@@ -170,10 +180,8 @@ export const ledgerCharges = pgTable(
     lines: json('lines').$type<ChargeLine[]>().notNull(),
     /** The sum of the lines' amounts. */
     amountMicros: micros('amount_micros').notNull(),
-    promptTokens: integer('prompt_tokens'),
-    completionTokens: integer('completion_tokens'),
-    executionMs: integer('execution_ms'),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull().defaultNow(),
+    ...usageColumns(),
+    createdAt: ledgerTime().defaultNow(),
   },
   (t) => [index('ledger_charges_account_time_idx').on(t.accountId, t.createdAt, t.id)],
 );
@@ -187,9 +195,7 @@ export const ledgerCharges = pgTable(
 export const ledgerLines = pgView('ledger_lines', {
   id: bigint('id', { mode: 'number' }).notNull(),
   line: integer('line').notNull(),
-  accountId: uuid('account_id').notNull(),
-  apiKeyId: uuid('api_key_id'),
-  requestId: text('request_id').notNull(),
+  ...requestColumns(),
   kind: ledgerKind().notNull(),
   currency: currency().notNull(),
   sku: text('sku').notNull(),
@@ -198,10 +204,8 @@ export const ledgerLines = pgView('ledger_lines', {
   pricePerUnitUsd: text('price_per_unit_usd').notNull(),
   amountMicros: micros('amount_micros').notNull(),
   notes: text('notes'),
-  promptTokens: integer('prompt_tokens'),
-  completionTokens: integer('completion_tokens'),
-  executionMs: integer('execution_ms'),
-  createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull(),
+  ...usageColumns(),
+  createdAt: ledgerTime(),
 }).existing();
 
 /**
@@ -210,14 +214,12 @@ export const ledgerLines = pgView('ledger_lines', {
  */
 export const ledgerAmounts = pgView('ledger_amounts', {
   id: bigint('id', { mode: 'number' }).notNull(),
-  accountId: uuid('account_id').notNull(),
-  apiKeyId: uuid('api_key_id'),
-  requestId: text('request_id').notNull(),
+  ...requestColumns(),
   kind: ledgerKind().notNull(),
   currency: currency().notNull(),
   modelId: text('model_id'),
   amountMicros: micros('amount_micros').notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true, precision: 6 }).notNull(),
+  createdAt: ledgerTime(),
 }).existing();
 
 /**

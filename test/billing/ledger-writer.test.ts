@@ -6,7 +6,7 @@ import { writeLedgerBatch } from '../../src/billing/ledger-writer';
 import type { Storage } from '../../src/db/database';
 import { balances } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
-import { charges, newAccount } from './meter-helpers';
+import { charges, ledgerCharge, newAccount } from './meter-helpers';
 
 // On PGlite a batch goes in by COPY (CSV), elsewhere through json_to_recordset: both must
 // store exactly the same charges (one row each, read back as line items), and a replayed
@@ -18,23 +18,15 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
   });
   afterAll(() => storage.close());
 
-  const charge = (accountId: string, requestId: string, over: Partial<LedgerCharge> = {}): LedgerCharge => {
-    const lines = over.lines ?? [{ sku: 'm-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.150000', amount: -2 }];
-    return {
-      accountId,
-      apiKeyId: null,
-      requestId,
-      currency: 'USD',
-      modelId: 'm',
+  const INPUT_LINE = { sku: 'm-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.150000', amount: -2 };
+  const charge = (accountId: string, requestId: string, over: Partial<LedgerCharge> = {}): LedgerCharge =>
+    ledgerCharge(accountId, requestId, over.lines ?? [INPUT_LINE], {
       promptTokens: 12,
       completionTokens: 50,
       executionMs: 7,
       at: Date.UTC(2026, 10, 23, 12, 0, 0, 123),
       ...over,
-      lines,
-      amount: lines.reduce((sum, l) => sum + l.amount, 0),
-    };
-  };
+    });
   const balanceOf = async (accountId: string, currency: LedgerCharge['currency'] = 'USD') =>
     (
       await storage.db

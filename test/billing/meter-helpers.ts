@@ -4,6 +4,7 @@ import { hashSecret, type LimitPeriod } from '../../src/auth/api-keys';
 import { bootstrapAdminKey, createAccount } from '../../src/auth/bootstrap';
 import { createApiKey } from '../../src/auth/api-keys';
 import type { Currency } from '../../src/billing/credit';
+import type { ChargeLine, LedgerCharge } from '../../src/billing/ledger-row';
 import { createUsageMeter } from '../../src/billing/live-meter';
 import { closeDeps, createDeps } from '../../src/boot';
 import { parseConfig } from '../../src/config';
@@ -139,3 +140,21 @@ export async function closeInstance(i: MeterInstance) {
 }
 
 export { closeDeps };
+
+/** A settlement as the meter queues it for the ledger: `lines` and their sum, with a chat's usage and the time now unless `over` sets them. */
+export function ledgerCharge(accountId: string, requestId: string, lines: ChargeLine[], over: Partial<LedgerCharge> = {}): LedgerCharge {
+  return {
+    accountId,
+    apiKeyId: null,
+    requestId,
+    currency: 'USD',
+    modelId: 'm',
+    promptTokens: 10,
+    completionTokens: 20,
+    executionMs: 30,
+    at: Date.now(),
+    ...over,
+    lines,
+    amount: lines.reduce((sum, l) => sum + l.amount, 0),
+  };
+}

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { LedgerCharge } from '../../src/billing/ledger-row';
 import { writeLedgerBatch } from '../../src/billing/ledger-writer';
 import { BACKENDS } from '../helpers/backends';
+import { ledgerCharge } from './meter-helpers';
 import { insertLines, startUsageApp, type UsageFixture } from './usage-helpers';
 
 // A settlement is one ledger_charges row holding its line items; charges written by earlier
@@ -11,22 +12,13 @@ const T0 = Date.parse('2026-08-01T00:00:00.000Z');
 type Entry = { timestamp: string; sku: string; amount: number; inferenceDetails: { requestId: string } | null };
 
 /** A charge of `skus.length` lines at `at`; line i costs i + 1 micro-USD more than the first. */
-function charge(accountId: string, requestId: string, at: number, skus: string[], base: number): LedgerCharge {
-  const lines = skus.map((sku, i) => ({ sku, units: '0.000010', pricePerUnitUsd: '0.100000', amount: -(base + i) }));
-  return {
+const charge = (accountId: string, requestId: string, at: number, skus: string[], base: number): LedgerCharge =>
+  ledgerCharge(
     accountId,
-    apiKeyId: null,
     requestId,
-    currency: 'USD',
-    modelId: 'm',
-    lines,
-    amount: lines.reduce((sum, l) => sum + l.amount, 0),
-    promptTokens: 10,
-    completionTokens: 20,
-    executionMs: 30,
-    at,
-  };
-}
+    skus.map((sku, i) => ({ sku, units: '0.000010', pricePerUnitUsd: '0.100000', amount: -(base + i) })),
+    { at },
+  );
 
 for (const backend of BACKENDS)
   describe(`usage of one-row charges and per-line entries (${backend.name})`, () => {
