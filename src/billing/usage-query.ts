@@ -96,7 +96,7 @@ async function usageLines(db: Database, filter: UsageFilter, order: 'asc' | 'des
     ${after ? sql`where ("createdAt", id, line) > (${after.ts}::timestamptz, ${after.id}, ${after.line})` : sql``}
     order by "createdAt" ${dir}, id ${dir}, line ${dir} limit ${take} offset ${offset}`);
   const rows = (Array.isArray(result) ? result : (result as { rows: UsageRow[] }).rows) as UsageRow[];
-  // postgres.js and PGlite both return timestamptz as Date and bigint in number mode only through drizzle's columns: normalise here.
+  // A raw query bypasses drizzle's column mapping: each driver returns timestamptz and bigint its own way, so normalise here.
   for (const r of rows) {
     r.createdAt = new Date(r.createdAt);
     r.id = Number(r.id);
