@@ -1,5 +1,5 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream] [--profile]`:
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings] [--profile]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
@@ -20,7 +20,9 @@ const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.ind
 const seconds = Number(opt('--seconds', '10'));
 const rate = Number(opt('--rate', '1000'));
 const backend = opt('--backend', 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
-const body = argv.includes('--stream') ? BODIES.stream : BODIES.json;
+const embeddings = argv.includes('--embeddings');
+const body = embeddings ? BODIES.embeddings : argv.includes('--stream') ? BODIES.stream : BODIES.json;
+const path = embeddings ? '/embeddings' : '/chat/completions';
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const TICK_US = 1e6 / 100; // USER_HZ
 
@@ -58,8 +60,8 @@ async function main() {
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
   const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests });
   try {
-    await measure('bare', bare.pid, `${bareUrl}/chat/completions`, {});
-    await measure(`svc ${backend}`, svc.child.pid, `${svc.url}/chat/completions`, { authorization: `Bearer ${svc.key}` });
+    await measure('bare', bare.pid, `${bareUrl}${path}`, {});
+    await measure(`svc ${backend}`, svc.child.pid, `${svc.url}${path}`, { authorization: `Bearer ${svc.key}` });
   } finally {
     await svc.close();
     killAll();

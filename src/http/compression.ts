@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import Negotiator from 'negotiator';
 import { Duplex } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
+import { exceedsCorkBuffer, streamOf } from './large-body';
 
 /** A content coding svc produces, best first (the order breaks ties between equal q-values). */
 export type ContentCoding = 'br' | 'gzip';
@@ -59,6 +60,12 @@ function bodyOf(value: unknown): { bytes: Uint8Array; type: string } | null {
   return json === undefined ? null : { bytes: Buffer.from(json), type: 'application/json;charset=utf-8' };
 }
 
+/** A long text body as a stream (see large-body.ts). */
+function streamedText(text: string, set: { status?: unknown; headers: Record<string, string | number> }): Response {
+  set.headers['content-type'] ??= 'text/plain;charset=utf-8';
+  return new Response(streamOf(Buffer.from(text)), { status: typeof set.status === 'number' ? set.status : 200 });
+}
+
 /** A compressed copy of a handler's Response, streamed (CSV and other downloads), or null to leave it. */
 function compressResponse(response: Response, coding: ContentCoding, routeType: string | undefined): Response | null {
   const { headers } = response;
@@ -99,10 +106,13 @@ export function compression() {
         return compressResponse(new Response(responseValue), coding, routeType) ?? undefined;
       }
       // Without a coding to use, the body is left for Elysia to serialise once (no size check:
-      // that would serialise every JSON answer twice); caches still learn that it varies.
+      // that would serialise every JSON answer twice); caches still learn that it varies. A
+      // string already serialised (embeddings) and larger than Bun's cork buffer goes as a
+      // stream, or every header costs a system call (large-body.ts).
       if (!coding) {
         if (typeof responseValue === 'string' || (typeof responseValue === 'object' && responseValue !== null))
           set.headers.vary = 'accept-encoding';
+        if (typeof responseValue === 'string' && exceedsCorkBuffer(responseValue)) return streamedText(responseValue, set);
         return;
       }
       const body = bodyOf(responseValue);

@@ -161,6 +161,31 @@ for (const backend of BACKENDS) {
       expect(asked.filter((e) => e === 'base64').length).toBeLessThanOrEqual(2);
       expect(asked.filter((e) => e === 'base64').length).toBeGreaterThanOrEqual(1);
     });
+
+    // Over Bun's 16 KB cork buffer a string body would send every header piece in its own
+    // system call: svc sends it as a stream, chunked (src/http/large-body.ts).
+    test('an answer larger than 16 KB arrives whole over the socket as a chunked stream with its headers, compressed or not', async () => {
+      const vector = `[${Array.from({ length: 3000 }, (_, i) => (i / 7).toFixed(9)).join(',')}]`;
+      upstreamSays(oneVector(vector));
+      const url = `http://127.0.0.1:${t.app.server?.port}/api/v1/embeddings`;
+      const post = (encoding: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json', 'accept-encoding': encoding },
+          body: JSON.stringify({ model: EMB, input: 'x', encoding_format: 'float' }),
+        });
+      const plain = await post('identity');
+      expect(plain.status).toBe(200);
+      const text = await plain.text();
+      expect(text.length).toBeGreaterThan(16 * 1024);
+      expect(plain.headers.get('transfer-encoding')).toBe('chunked');
+      expect(plain.headers.get('content-type')).toStartWith('application/json');
+      expect(plain.headers.get('x-svc-balance-usd')).not.toBeNull();
+      expect(text).toContain(`"embedding":${vector}}`);
+      const gzipped = await post('gzip');
+      expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+      expect(await gzipped.text()).toBe(text);
+    });
   });
 }
 
