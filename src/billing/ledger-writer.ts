@@ -20,8 +20,8 @@ export interface LedgerWriter {
  * Inserts a batch of charges (one `ledger_charges` row per settled request) and adds the
  * charges actually inserted to `balances`, in one statement (so one transaction). Charges
  * already present (a batch replayed after a crash between the commit and the queue trim)
- * are skipped by the request-id key and change no balance, as are charges an older version
- * wrote as per-line CHARGE rows of `ledger_entries` (its journal replayed by this one).
+ * are skipped by the request-id key and change no balance; in a batch read back from a
+ * journal, so are charges an older version wrote as per-line CHARGE rows of `ledger_entries`.
  * Returns the number inserted.
  *
  * The batch goes in as ONE JSON parameter expanded by `json_to_recordset`: a query builder
@@ -47,12 +47,16 @@ export async function writeLedgerBatch(
     if (copied !== null) return copied;
   }
   const json = JSON.stringify(rows);
+  // Only a journal read back can hold a charge an older version wrote per line: other batches skip the probe per row.
+  const olderCharges = opts.replayed
+    ? sql`where not exists (select 1 from ${ledgerEntries} e where e.request_id = r."requestId" and e.kind = 'CHARGE')`
+    : sql``;
   const result = await db.execute(sql`
     with inserted as (
       insert into ${ledgerCharges} (account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at)
       select r."accountId", r."apiKeyId", r."requestId", r.currency, r."modelId", r.lines, r.amount, r."promptTokens", r."completionTokens", r."executionMs", to_timestamp(r.at / 1000.0)
       from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, "modelId" text, lines json, amount bigint, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint)
-      where not exists (select 1 from ${ledgerEntries} e where e.request_id = r."requestId" and e.kind = 'CHARGE')
+      ${olderCharges}
       on conflict do nothing
       returning account_id, currency, amount_micros
     ), applied as (
