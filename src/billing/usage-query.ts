@@ -35,13 +35,15 @@ export interface UsageRow {
   completionTokens: number | null;
 }
 
+/** A row's created_at as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (the cursor keeps the column's full precision). */
+const utcMicros = (alias: 'e' | 'c') => `to_char(${alias}.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 /** The columns of a usage line, in UsageRow's names, from the entries branch (`e`) or the expanded charges (`c`, `l`). */
-const ENTRY_COLUMNS = sql.raw(`e.id, 0 as line, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts,
+const ENTRY_COLUMNS = sql.raw(`e.id, 0 as line, ${utcMicros('e')} as ts,
   e.created_at as "createdAt", e.kind, e.sku, e.units, e.price_per_unit_usd as "pricePerUnitUsd", e.amount_micros as "amountMicros",
   e.currency, e.notes, e.request_id as "requestId", e.model_id as "modelId", e.execution_ms as "executionMs",
   e.prompt_tokens as "promptTokens", e.completion_tokens as "completionTokens"`);
-const CHARGE_LINE_COLUMNS =
-  sql.raw(`c.id, (l.n - 1)::int as line, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as ts,
+const CHARGE_LINE_COLUMNS = sql.raw(`c.id, (l.n - 1)::int as line, ${utcMicros('c')} as ts,
   c.created_at as "createdAt", 'CHARGE' as kind, l.sku, l.units, l."pricePerUnitUsd", l.amount as "amountMicros",
   c.currency, null::text as notes, c.request_id as "requestId", c.model_id as "modelId", c.execution_ms as "executionMs",
   c.prompt_tokens as "promptTokens", c.completion_tokens as "completionTokens"`);
