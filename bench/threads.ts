@@ -4,7 +4,8 @@
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
  * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
- * function. SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS.
+ * function. SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
+ * passes environment to svc.
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -25,6 +26,12 @@ const body = embeddings ? BODIES.embeddings : argv.includes('--stream') ? BODIES
 const path = embeddings ? '/embeddings' : '/chat/completions';
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const TICK_US = 1e6 / 100; // USER_HZ
+const svcEnv = Object.fromEntries(
+  (process.env.SVC_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]),
+);
 
 /** CPU (µs) of every thread of `pid`, by thread name (threads of the same name summed). */
 function threadCpu(pid: number): Map<string, number> {
@@ -58,7 +65,7 @@ async function main() {
   const { upstreamUrl, bare, bareUrl } = await startBaseline();
   const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
-  const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests });
+  const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv });
   try {
     await measure('bare', bare.pid, `${bareUrl}${path}`, {});
     await measure(`svc ${backend}`, svc.child.pid, `${svc.url}${path}`, { authorization: `Bearer ${svc.key}` });
