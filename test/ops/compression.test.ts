@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 
 // What Chromium sends; Firefox and Safari send the same codings in other orders.
 const BROWSER = 'gzip, deflate, br, zstd';
-const big = 'svc '.repeat(2000);
+const big = 'svc '.repeat(5000);
 const csv = ['at,model,amount', ...Array.from({ length: 400 }, (_, i) => `2026-01-01T00:00:${i},m-${i},0.00${i}`)].join('\n');
 
 /** A tiny app with one route per body type, behind the compression plugin. */
@@ -19,6 +19,11 @@ const app = new Elysia()
     return new TextEncoder().encode(big);
   })
   .get('/small', () => ({ ok: true }))
+  .get('/large-json', ({ set }) => {
+    set.status = 201;
+    set.headers['x-many'] = 'header';
+    return { items: Array.from({ length: 1500 }, (_, i) => ({ i, name: `item-${i}`, note: 'ünïcode' })) };
+  })
   .get('/csv', () => new Response(csv, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment' } }))
   .get('/download', () => {
     const parts = [csv.slice(0, 3000), csv.slice(3000)];
@@ -96,6 +101,43 @@ describe('every body type', () => {
       const { res } = await get(path, BROWSER);
       expect(res.headers.get('content-encoding')).toBeNull();
     }
+  });
+});
+
+// Over Bun's 16 KB cork buffer a body given whole would send every header piece in its own
+// system call (src/http/large-body.ts): a large uncompressed JSON or text answer goes as a stream.
+describe('large uncompressed bodies over a real socket', () => {
+  let server: ReturnType<typeof app.listen>;
+  let base: string;
+  beforeAll(() => {
+    server = app.listen({ port: 0, hostname: '127.0.0.1' });
+    base = `http://127.0.0.1:${server.server!.port}`;
+  });
+  afterAll(() => server.stop());
+  const plain = (path: string) => fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
+
+  test('an object whose JSON is over 16 KB arrives whole and chunked, with its status, type and headers', async () => {
+    const res = await plain('/large-json');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    // The type Elysia gives a small object's JSON.
+    expect(res.headers.get('content-type')).toBe((await plain('/small')).headers.get('content-type')!);
+    expect(res.headers.get('x-many')).toBe('header');
+    expect(res.headers.get('vary')?.toLowerCase()).toContain('accept-encoding');
+    const text = await res.text();
+    expect(text.length).toBeGreaterThan(16 * 1024);
+    expect(JSON.parse(text).items[1499]).toEqual({ i: 1499, name: 'item-1499', note: 'ünïcode' });
+  });
+
+  test('a long string arrives chunked as text; a small object keeps its length', async () => {
+    const text = await plain('/text');
+    expect(text.headers.get('transfer-encoding')).toBe('chunked');
+    expect(text.headers.get('content-type')).toStartWith('text/plain');
+    expect(await text.text()).toBe(big);
+    const small = await plain('/small');
+    expect(small.headers.get('content-length')).toBe('11');
+    expect(small.headers.get('content-type')).toStartWith('application/json');
+    expect(await small.json()).toEqual({ ok: true });
   });
 });
 
