@@ -1,10 +1,11 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings] [--profile]`:
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings | --long-json] [--profile]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
  * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
- * function. SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
+ * function. --long-json: the upstream's JSON answer holds 4,000 words (~20 KB, over Bun's cork
+ * buffer, src/http/large-body.ts). SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
  * passes environment to svc.
  */
 import { startBaseline } from './lib/baseline';
@@ -62,7 +63,9 @@ async function measure(name: string, pid: number, url: string, headers: Record<s
 }
 
 async function main() {
-  const { upstreamUrl, bare, bareUrl } = await startBaseline();
+  const { upstreamUrl, upstreamRoot, bare, bareUrl } = await startBaseline();
+  if (argv.includes('--long-json'))
+    await fetch(`${upstreamRoot}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks: 50, delayMs: 0, jsonWords: 4000 }) });
   const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
   const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv });

@@ -68,14 +68,14 @@ export function embeddingsAnswer(encoding: 'float' | 'base64' = 'float'): string
   });
 }
 
-/** A non-streaming answer of 50 words. */
-export function jsonCompletion(): string {
+/** A non-streaming answer of `words` words (50: the bench's JSON phase). */
+export function jsonCompletion(words = 50): string {
   return JSON.stringify({
     id: 'chatcmpl-bench',
     object: 'chat.completion',
     created,
     model: 'bench-upstream',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(50) }, finish_reason: 'stop', logprobs: null }],
+    choices: [{ index: 0, message: { role: 'assistant', content: 'word '.repeat(words) }, finish_reason: 'stop', logprobs: null }],
     usage: USAGE,
   });
 }

@@ -1,7 +1,7 @@
 /**
  * A fast OpenAI-compatible upstream for the benchmark: POST .../chat/completions answers
  * JSON or SSE from precomputed bytes. The runner sets the shape of the next answers with
- * POST /__bench/config {chunks, delayMs} and reads GET /__bench/stats (open streams, peak).
+ * POST /__bench/config {chunks, delayMs, jsonWords?} and reads GET /__bench/stats (open streams, peak).
  * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
  * POST .../embeddings and .../images/{generations,edits} answer as OpenAI-compatible servers do.
  */
@@ -13,6 +13,8 @@ interface Shape {
   chunks: number;
   /** Delay between chunks in ms; 0 writes them back to back. */
   delayMs: number;
+  /** Words of a JSON (non-streaming) answer's content; 50 unless set. */
+  jsonWords?: number;
 }
 
 let shape: Shape = { chunks: 50, delayMs: 0 };
@@ -22,7 +24,7 @@ let requests = 0;
 
 const usageFrame = USAGE_FRAME;
 const doneFrame = DONE_FRAME;
-const jsonBody = jsonCompletion();
+let jsonBody = jsonCompletion();
 const embeddingsBody = embeddingsAnswer();
 let frames = contentFrames(shape.chunks);
 let burst = sseStream(shape.chunks);
@@ -33,6 +35,7 @@ function configure(next: Shape) {
   frames = contentFrames(shape.chunks);
   burst = sseStream(shape.chunks);
   burstNoUsage = sseStream(shape.chunks, false);
+  jsonBody = jsonCompletion(shape.jsonWords);
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
