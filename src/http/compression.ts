@@ -115,7 +115,7 @@ export function compression() {
         if (!coding || !routeType) return;
         return compressResponse(new Response(responseValue), coding, routeType) ?? undefined;
       }
-      // Without a coding to use, a body larger than Bun's cork buffer goes as a stream, or every
+      // Without a coding to use, a body of 15 KiB or more goes as a stream, or every
       // header costs a system call (large-body.ts): a string already serialised (embeddings), or
       // an object's JSON (a long chat answer, image data, a usage page). A smaller object is left
       // to Elysia, which serialises it again (~0.25 µs for a chat answer) and validates it

@@ -19,6 +19,9 @@ const app = new Elysia()
     return new TextEncoder().encode(big);
   })
   .get('/small', () => ({ ok: true }))
+  // Between 15 and 16 KiB, and non-ASCII text shorter than 15 Ki characters but longer in UTF-8: both over the threshold.
+  .get('/edge-text', () => 'a'.repeat(15 * 1024 + 100))
+  .get('/edge-utf8', () => ({ text: 'é'.repeat(8000) }))
   .get('/large-json', ({ set }) => {
     set.status = 201;
     set.headers['x-many'] = 'header';
@@ -127,6 +130,14 @@ describe('large uncompressed bodies over a real socket', () => {
     const text = await res.text();
     expect(text.length).toBeGreaterThan(16 * 1024);
     expect(JSON.parse(text).items[1499]).toEqual({ i: 1499, name: 'item-1499', note: 'ünïcode' });
+  });
+
+  test('bodies just over 15 KiB of UTF-8 arrive chunked too', async () => {
+    for (const path of ['/edge-text', '/edge-utf8']) {
+      const res = await plain(path);
+      expect(res.headers.get('transfer-encoding')).toBe('chunked');
+      expect(Buffer.byteLength(await res.text())).toBeGreaterThanOrEqual(15 * 1024);
+    }
   });
 
   test('a long string arrives chunked as text; a small object keeps its length', async () => {
