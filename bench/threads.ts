@@ -1,12 +1,15 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings | --long-json] [--profile]`:
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings | --long-json] [--profile]
+ * [--cwd DIR[,DIR...]] [--runs N] [--no-bare]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
  * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
  * function. --long-json: the upstream's JSON answer holds 4,000 words (~20 KB, over Bun's cork
  * buffer, src/http/large-body.ts). SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
- * passes environment to svc.
+ * passes environment to svc. On redis+postgres it also prints the Redis server's and svc's
+ * Postgres backends' CPU per request and Redis's commands per request (bench/lib/backing-cpu.ts).
+ * --cwd runs svc from each checkout in turn, --runs times (a before/after, interleaved).
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { runLoad } from './load/http-load';
 import { killAll } from './lib/proc';
 import { BODIES } from './lib/targets';
+import { backingServices } from './lib/backing-cpu';
 import { startSvc } from './servers/svc';
 
 const argv = Bun.argv.slice(2);
@@ -25,6 +29,8 @@ const backend = opt('--backend', 'memory+pglite') as 'memory+pglite' | 'redis+po
 const embeddings = argv.includes('--embeddings');
 const body = embeddings ? BODIES.embeddings : argv.includes('--stream') ? BODIES.stream : BODIES.json;
 const path = embeddings ? '/embeddings' : '/chat/completions';
+const dirs = opt('--cwd', process.cwd()).split(',');
+const runs = Number(opt('--runs', '1'));
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const TICK_US = 1e6 / 100; // USER_HZ
 const svcEnv = Object.fromEntries(
@@ -48,10 +54,13 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
-async function measure(name: string, pid: number, url: string, headers: Record<string, string>) {
+type Backing = Awaited<ReturnType<typeof backingServices>>;
+
+async function measure(name: string, pid: number, url: string, headers: Record<string, string>, backing?: Backing) {
   await runLoad({ url, headers, body, connections: 16, durationS: 5 }); // warm-up at full speed
   await Bun.sleep(2000);
   const before = threadCpu(pid);
+  const backingBefore = await backing?.read();
   const load = await runLoad({ url, headers, body, connections: 16, durationS: seconds, rate });
   const after = threadCpu(pid);
   const ok = load.requests - load.non2xx;
@@ -60,6 +69,7 @@ async function measure(name: string, pid: number, url: string, headers: Record<s
   const total = rows.reduce((s, [, v]) => s + v, 0);
   console.log(`${name}: ${total.toFixed(1)} µs CPU per request (${ok} ok, ${load.non2xx} non-2xx, p99 ${load.latencyMs.p99} ms)`);
   for (const [t, v] of rows) console.log(`  ${t.padEnd(20)} ${v.toFixed(1)}`);
+  if (backing && backingBefore) await backing.report(backingBefore, ok);
 }
 
 async function main() {
@@ -68,12 +78,22 @@ async function main() {
     await fetch(`${upstreamRoot}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks: 50, delayMs: 0, jsonWords: 4000 }) });
   const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
-  const svc = await startSvc({ port: 18000 + (process.pid % 1000), upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv });
   try {
-    await measure('bare', bare.pid, `${bareUrl}${path}`, {});
-    await measure(`svc ${backend}`, svc.child.pid, `${svc.url}${path}`, { authorization: `Bearer ${svc.key}` });
+    if (!argv.includes('--no-bare')) await measure('bare', bare.pid, `${bareUrl}${path}`, {});
+    for (let run = 0; run < runs; run++)
+      for (const cwd of dirs) {
+        const port = 18000 + (process.pid % 1000);
+        const svc = await startSvc({ port, upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv, cwd });
+        const backing = svc.databaseUrl ? await backingServices(process.env.REDIS_URL!, svc.databaseUrl) : undefined;
+        try {
+          const name = `svc ${backend}${dirs.length > 1 ? ` ${cwd}` : ''}`;
+          await measure(name, svc.child.pid, `${svc.url}${path}`, { authorization: `Bearer ${svc.key}` }, backing);
+        } finally {
+          backing?.close();
+          await svc.close();
+        }
+      }
   } finally {
-    await svc.close();
     killAll();
   }
   if (profileDir) summariseProfile(profileDir);

@@ -12,6 +12,8 @@ export interface SvcUnderTest {
   url: string;
   key: string;
   backend: string;
+  /** The fresh database svc runs on (redis+postgres), or null. */
+  databaseUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -76,7 +78,7 @@ export async function startSvc(opts: {
     const [, key] = await child.waitFor(/^\s+(svc_\S+)\s*$/, 60_000);
     const url = `http://127.0.0.1:${opts.port}/api/v1`;
     await withTimeout('svc readiness', 30_000, waitReady(`${url}/models`));
-    return { child, url, key: key!, backend: opts.backend, close: cleanup };
+    return { child, url, key: key!, backend: opts.backend, databaseUrl: db?.url ?? null, close: cleanup };
   } catch (error) {
     await cleanup();
     throw error;
