@@ -9,7 +9,8 @@ import { RATE_LUA } from '../limits/redis-scripts';
  * `k:<counter key>` -> the holds counted against a key limit), `hreq` (request id ->
  * "currency|amount|hsum field of the key limit"), `hexp` (ZSET request id -> expiry ms),
  * `done:<request id>` ("currency|charged"), `applied:<credit id>`, `ix` (the expiry at which
- * the account was last written to the global hold index), and the key-limit counters
+ * the account was last written to the global hold index, never later than its earliest hold,
+ * so RESERVE reads its holds only once it is due), and the key-limit counters
  * `kc:<key>:<period>:<window start>:<class>`. The rate limiter's window hashes
  * (`<prefix>rl:{<account>}:...`, src/limits/redis-scripts.ts) carry the same tag, so the
  * reserve and settle scripts count the rate limits too.
@@ -17,10 +18,10 @@ import { RATE_LUA } from '../limits/redis-scripts';
  * tostring(number), which would switch to exponent notation above 1e14.
  */
 
-// Drops one hold record (shared by the sweeps, settle and release). hs, hr, he: hsum, hreq, hexp.
+// Drops one hold record (shared by the sweeps, settle and release); drop_rec takes the record
+// (its hreq value, or false) when the caller has read it already. hs, hr, he: hsum, hreq, hexp.
 const DROP_HOLD = `
-local function drop_hold(hs, hr, he, id)
-  local rec = redis.call('HGET', hr, id)
+local function drop_rec(hs, hr, he, id, rec)
   if not rec then redis.call('ZREM', he, id) return nil end
   local cur, amt, kf = string.match(rec, '^([^|]*)|([^|]*)|(.*)$')
   if amt ~= '0' then
@@ -31,6 +32,7 @@ local function drop_hold(hs, hr, he, id)
   redis.call('ZREM', he, id)
   return cur
 end
+local function drop_hold(hs, hr, he, id) return drop_rec(hs, hr, he, id, redis.call('HGET', hr, id)) end
 local function drop_expired(hs, hr, he, now)
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', he, '-inf', now)) do drop_hold(hs, hr, he, id) end
 end
@@ -58,43 +60,77 @@ local rid, now = ARGV[1], ARGV[2]
 local nrep, ncand = tonumber(ARGV[4]), tonumber(ARGV[5])
 local rated = ARGV[6] ~= ''
 local rtok = '0'
-local req, tok = 0, 0
+local req0, tok0, req, tok = 0, 0, 0, 0
 if rated then
   local refused
-  refused, req, tok = rate_check(rk, ARGV[6], ARGV[7], ARGV[8])
-  if refused ~= 0 then return {4, 0, refused, req, tok, 0} end
-  req = req + 1
+  refused, req0, tok0 = rate_check(rk, ARGV[6], ARGV[7], ARGV[8])
+  if refused ~= 0 then return {4, 0, refused, req0, tok0, 0} end
+  req, tok = req0 + 1, tok0
   if ARGV[7] ~= '' then
     rtok = ARGV[8]
     tok = tok + tonumber(rtok)
   end
 end
 local function counted(tokens)
-  if rated then rate_take(rk, ARGV[9], tokens) end
+  if rated then rate_take(rk, ARGV[9], req0, tok0, tokens) end
 end
-drop_expired(hs, hr, he, now)
+-- Every string the script may read, in one MGET (each key once: a candidate's mirror is often
+-- a report mirror): the index marker, the mirrors, the key counters. Reads only, so a value
+-- read here but never reached changes nothing.
+local names, at = {}, {}
+local function want(k)
+  if not at[k] then
+    names[#names + 1] = k
+    at[k] = #names
+  end
+end
+want(ixk)
+for r = 1, nrep do want(KEYS[5 + r]) end
+for c = 1, ncand do
+  want(KEYS[4 + nrep + c * 2])
+  if ARGV[9 + c * 3] ~= '' then want(KEYS[5 + nrep + c * 2]) end
+end
+local vals = redis.call('MGET', unpack(names))
+local function val(k) return vals[at[k]] end
+-- The marker is never later than the account's earliest hold (it is only ever set to the
+-- earliest, a hold earlier than it moves it, a dropped hold only makes the earliest later),
+-- so while it is not due no hold is, and none needs dropping.
+local ix = vals[1]
+local due = not ix or tonumber(ix) <= tonumber(now)
+if due then drop_expired(hs, hr, he, now) end
 local bals = {}
 for r = 1, nrep do
-  local v = redis.call('GET', KEYS[5 + r])
+  local v = val(KEYS[5 + r])
   if not v then counted(rtok) return {1, 0, 0, req, tok, 0} end
   bals[r] = v
 end
+-- The holds of every candidate's currency and key limit, in one HMGET.
+local fields, kfs, nf = {}, {}, ncand
+for c = 1, ncand do
+  fields[c] = ARGV[7 + c * 3]
+  if ARGV[9 + c * 3] ~= '' then
+    nf = nf + 1
+    kfs[c] = nf
+    fields[nf] = 'k:'..KEYS[5 + nrep + c * 2]
+  end
+end
+local held = nf > 0 and redis.call('HMGET', hs, unpack(fields)) or {}
 local limited = -1
 for c = 1, ncand do
   local balk, ck = KEYS[5 + nrep + c * 2 - 1], KEYS[5 + nrep + c * 2]
   local j = 9 + (c - 1) * 3
   local cur, amt, lim = ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]
-  local bal = redis.call('GET', balk)
+  local bal = val(balk)
   if not bal then counted(rtok) return {1, 0, 0, req, tok, 0} end
-  local h = tonumber(redis.call('HGET', hs, cur) or '0')
+  local h = tonumber(held[c] or '0')
   if tonumber(bal) - h >= tonumber(amt) then
     local fits = true
     local kf = ''
     if lim ~= '' then
       kf = 'k:'..ck
-      local spent = redis.call('GET', ck)
+      local spent = val(ck)
       if not spent then counted(rtok) return {1, 0, 0, req, tok, 0} end
-      local kh = tonumber(redis.call('HGET', hs, kf) or '0')
+      local kh = tonumber(held[kfs[c]] or '0')
       if tonumber(spent) + kh + tonumber(amt) > tonumber(lim) then
         fits = false
         if limited < 0 then limited = c - 1 end
@@ -106,12 +142,11 @@ for c = 1, ncand do
       redis.call('HSET', hr, rid, cur..'|'..amt..'|'..kf)
       redis.call('ZADD', he, ARGV[3], rid)
       counted(rtok)
-      local first = redis.call('ZRANGE', he, 0, 0, 'WITHSCORES')[2]
-      local ix = redis.call('GET', ixk)
       local index = 0
-      if not ix or tonumber(ix) <= tonumber(now) or tonumber(first) < tonumber(ix) then
-        redis.call('SET', ixk, first)
-        index = first
+      -- Not due, this hold is the new earliest exactly when it is earlier than the marker.
+      if due or tonumber(ARGV[3]) < tonumber(ix) then
+        index = redis.call('ZRANGE', he, 0, 0, 'WITHSCORES')[2]
+        redis.call('SET', ixk, index)
       end
       return {0, c - 1, 0, req, tok, index, unpack(bals)}
     end
@@ -136,13 +171,14 @@ return {2, 0, 0, req, tok, 0, unpack(bals)}
  */
 export const SETTLE = luaScript(`${DROP_HOLD}${RATE_LUA}
 local hs, hr, he, donek, balk, ck = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local done = redis.call('GET', donek)
-if done then return {0, done} end
+-- The done marker and the mirror in one read (dropping the hold leaves the mirror alone).
+local read = redis.call('MGET', donek, balk)
+if read[1] then return {0, read[1]} end
 local res = ARGV[2]..'|'..ARGV[3]
-local held = redis.call('HEXISTS', hr, ARGV[1]) == 1
-if held or ARGV[7] ~= '1' then
-  drop_hold(hs, hr, he, ARGV[1])
-  if redis.call('EXISTS', balk) == 1 then redis.call('DECRBY', balk, ARGV[3]) end
+local rec = redis.call('HGET', hr, ARGV[1])
+if rec or ARGV[7] ~= '1' then
+  drop_rec(hs, hr, he, ARGV[1], rec)
+  if read[2] then redis.call('DECRBY', balk, ARGV[3]) end
   if ARGV[4] == '1' then
     local v = redis.call('INCRBY', ck, ARGV[3])
     if v == tonumber(ARGV[3]) and tonumber(ARGV[5]) > 0 then redis.call('PEXPIRE', ck, ARGV[5]) end

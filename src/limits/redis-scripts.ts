@@ -17,9 +17,14 @@ local function rate_check(rk, rpm, tpm, reserve)
   if tpm ~= '' and tok + math.max(tonumber(reserve), 1) > tonumber(tpm) then return 2, req, tok end
   return 0, req, tok
 end
-local function rate_take(rk, ttl, tokens)
-  if redis.call('HINCRBY', rk, 'r', 1) == 1 then redis.call('PEXPIRE', rk, ttl) end
-  if tokens ~= '0' then redis.call('HINCRBY', rk, 't', tokens) end
+-- req and tok: the counts rate_check read in the same script, so one HSET writes both.
+local function rate_take(rk, ttl, req, tok, tokens)
+  if tokens == '0' then
+    redis.call('HSET', rk, 'r', string.format('%d', req + 1))
+  else
+    redis.call('HSET', rk, 'r', string.format('%d', req + 1), 't', string.format('%d', tok + tonumber(tokens)))
+  end
+  if req == 0 then redis.call('PEXPIRE', rk, ttl) end
 end
 local function rate_correct(rk, delta)
   if delta == '0' or redis.call('EXISTS', rk) == 0 then return end
@@ -35,10 +40,10 @@ export const ADMIT_RATE = luaScript(`${RATE_LUA}
 local refused, req, tok = rate_check(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 if refused ~= 0 then return {refused, req, tok} end
 if ARGV[2] == '' then
-  rate_take(KEYS[1], ARGV[4], '0')
+  rate_take(KEYS[1], ARGV[4], req, tok, '0')
   return {0, req + 1, tok}
 end
-rate_take(KEYS[1], ARGV[4], ARGV[3])
+rate_take(KEYS[1], ARGV[4], req, tok, ARGV[3])
 return {0, req + 1, tok + tonumber(ARGV[3])}
 `);
 
