@@ -10,7 +10,7 @@ import type { KeyValueStore } from '../../src/kv/store';
 import type { Storage } from '../../src/db/database';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
-import { freeRedisPorts, ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { sharedOrOwnRedis, type OwnRedis } from '../helpers/redis-server';
 import { closeInstance, instance, newAccount, type MeterInstance } from './meter-helpers';
 
 // Holds of an instance that died mid-request are freed by the background sweep of another
@@ -25,12 +25,8 @@ let crashed: MeterInstance;
 let survivor: MeterInstance;
 
 beforeAll(async () => {
-  let url = process.env.REDIS_URL;
-  if (!url) {
-    redis = ownRedis(freeRedisPorts(1)[0]!);
-    await redis.start();
-    url = redis.url;
-  }
+  const { url, own } = await sharedOrOwnRedis();
+  redis = own;
   up = startUpstream('sweep');
   storage = await BACKENDS.at(-1)!.storage();
   kv = await createRedisStore(url, { prefix: PREFIX });

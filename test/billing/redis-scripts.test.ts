@@ -9,7 +9,7 @@ import { runScript } from '../../src/kv/scripts';
 import type { KeyValueStore } from '../../src/kv/store';
 import { rateKey } from '../../src/limits/redis-scripts';
 import { WINDOW_MS } from '../../src/limits/store';
-import { freeRedisPorts, ownRedis, type OwnRedis } from '../helpers/redis-server';
+import { sharedOrOwnRedis, type OwnRedis } from '../helpers/redis-server';
 
 // The edges of the Redis billing scripts that the reads they share or skip must not move: the
 // account's index marker standing in for its earliest hold, mirrors and counters read together
@@ -24,12 +24,8 @@ let store: BillingStore & { close(): void };
 let n = 0;
 
 beforeAll(async () => {
-  let url = process.env.REDIS_URL;
-  if (!url) {
-    redis = ownRedis(freeRedisPorts(1)[0]!);
-    await redis.start();
-    url = redis.url;
-  }
+  const { url, own } = await sharedOrOwnRedis();
+  redis = own;
   kv = await createRedisStore(url, { prefix: PREFIX });
   outbox = new LedgerOutbox();
   store = createRedisBillingStore(kv.redis!, PREFIX, outbox);

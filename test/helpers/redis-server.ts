@@ -83,6 +83,17 @@ export function ownRedis(port: number, extra: string[] = []): OwnRedis {
   return self;
 }
 
+/**
+ * The Redis a test runs on: REDIS_URL's (a single Redis, or a cluster in CI's second pass) when
+ * set, else one of its own on a free port, started here; `own` is that one, for `dispose`.
+ */
+export async function sharedOrOwnRedis(): Promise<{ url: string; own: OwnRedis | null }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, own: null };
+  const own = ownRedis(freeRedisPorts(1)[0]!);
+  await own.start();
+  return { url: own.url, own };
+}
+
 /** A Redis Cluster of masters on `ports` (no replicas), each its own process. */
 export async function ownRedisCluster(ports: number[]): Promise<{ url: string; nodes: OwnRedis[]; dispose(): Promise<void> }> {
   const nodes = ports.map((p) =>
