@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import OpenAI from 'openai';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { contentOf, echoPlugin, fixtureModel, fixtureProvider, recordingMeter, sseData, upperPlugin } from './helpers';
@@ -133,6 +134,37 @@ describe('happy path', () => {
     a.set({ alwaysUsage: true });
     const events = await sseData(await chat({ stream: true }));
     expect(events.some((e) => typeof e === 'object' && (e as { usage?: unknown }).usage)).toBe(false);
+  });
+});
+
+// Over 15 KiB, an answer given whole would make Bun send each header piece in its own system
+// call (src/http/large-body.ts): uncompressed, svc sends the JSON as a stream.
+describe('a long answer', () => {
+  test("reaches the OpenAI SDK whole over a socket, uncompressed and chunked, with svc's headers and cost", async () => {
+    const words = Array.from({ length: 4000 }, (_, i) => `w${i} `);
+    a.set({ tokens: words });
+    t.app.listen({ port: 0, hostname: '127.0.0.1' });
+    const client = new OpenAI({
+      baseURL: `http://127.0.0.1:${t.app.server?.port}/api/v1`,
+      apiKey: t.adminKey,
+      maxRetries: 0,
+      // The SDK asks for gzip otherwise, and a compressed answer is never sent this way.
+      fetch: (url, init) =>
+        fetch(url, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'accept-encoding': 'identity' } }),
+    });
+    const { data, response } = await client.chat.completions
+      .create({ model: 'fix-one', messages: [{ role: 'user', content: 'Hi' }] })
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBe(words.join(''));
+    expect(data.model).toBe('fix-one');
+    expect(Buffer.byteLength(JSON.stringify(data))).toBeGreaterThan(15 * 1024);
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(response.headers.get('content-type')).toStartWith('application/json');
+    expect(response.headers.get('cf-ray')).toBeTruthy();
+    expect(response.headers.get('x-svc-model-id')).toBe('fix-one');
+    expect(m.calls.settled).toHaveLength(1);
+    await t.app.stop(true);
   });
 });
 
