@@ -16,7 +16,7 @@ import { delayBetween, scrapeDelay, type EventLoopWindow } from './lib/event-loo
 import { cpuMicros, killAll } from './lib/proc';
 import { round } from './lib/stats';
 import { BODIES } from './lib/targets';
-import { startSvc, type SvcUnderTest } from './servers/svc';
+import { startSvc, svcEnvFromProcess, type SvcUnderTest } from './servers/svc';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
@@ -25,12 +25,7 @@ const rounds = Number(opt('--rounds', '3'));
 const backend = opt('--backend', 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
 const variants = opt('--variants', '.').split(',');
 const body = argv.includes('--stream') ? BODIES.stream : BODIES.json;
-const svcEnv = Object.fromEntries(
-  (process.env.SVC_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string]),
-);
+const svcEnv = svcEnvFromProcess();
 
 interface Target {
   name: string;

@@ -16,10 +16,10 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from './load/http-load';
-import { killAll } from './lib/proc';
+import { killAll, statCpuMicros } from './lib/proc';
 import { BODIES } from './lib/targets';
 import { backingServices } from './lib/backing-cpu';
-import { startSvc } from './servers/svc';
+import { startSvc, svcEnvFromProcess } from './servers/svc';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
@@ -32,13 +32,7 @@ const path = embeddings ? '/embeddings' : '/chat/completions';
 const dirs = opt('--cwd', process.cwd()).split(',');
 const runs = Number(opt('--runs', '1'));
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
-const TICK_US = 1e6 / 100; // USER_HZ
-const svcEnv = Object.fromEntries(
-  (process.env.SVC_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string]),
-);
+const svcEnv = svcEnvFromProcess();
 
 /** CPU (µs) of every thread of `pid`, by thread name (threads of the same name summed). */
 function threadCpu(pid: number): Map<string, number> {
@@ -46,9 +40,7 @@ function threadCpu(pid: number): Map<string, number> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim().replace(/\d+$/, '#');
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * TICK_US);
+      out.set(name, (out.get(name) ?? 0) + statCpuMicros(`/proc/${pid}/task/${tid}/stat`));
     } catch {}
   }
   return out;

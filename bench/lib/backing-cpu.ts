@@ -1,15 +1,11 @@
 import { RedisClient } from 'bun';
 import { readdirSync, readFileSync } from 'node:fs';
-
-/** USER_HZ: /proc stat times are in ticks of 10 ms. */
-const TICK_US = 1e6 / 100;
+import { cpuMicros } from './proc';
 
 /** CPU (µs) a process has used so far, or 0 once it is gone. */
 function processCpu(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * TICK_US;
+    return cpuMicros(pid);
   } catch {
     return 0;
   }

@@ -118,13 +118,16 @@ export function killAll() {
   children.clear();
 }
 
-/** User+system CPU time of a whole process (all threads), in microseconds. */
-export function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User+system CPU time in a /proc stat file (a process's, or one thread's under task/), in microseconds. */
+export function statCpuMicros(statPath: string): number {
+  const stat = readFileSync(statPath, 'utf8');
   // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLK_TCK;
 }
+
+/** User+system CPU time of a whole process (all threads), in microseconds. */
+export const cpuMicros = (pid: number): number => statCpuMicros(`/proc/${pid}/stat`);
 
 /** Resident set size of a process in bytes (VmRSS). */
 export function rssBytes(pid: number): number {

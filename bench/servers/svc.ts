@@ -33,6 +33,16 @@ export async function freshDatabase(databaseUrl: string) {
   };
 }
 
+/** Environment for svc from `SVC_ENV='K=V,K=V'` (debug switches for a bench run). */
+export function svcEnvFromProcess(): Record<string, string> {
+  return Object.fromEntries(
+    (process.env.SVC_ENV ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => kv.split('=') as [string, string]),
+  );
+}
+
 /**
  * Starts `bun src/index.ts` as a child with a generated config in a temp dir, reads the
  * bootstrap ADMIN key from its stdout and waits until /models answers.

@@ -1,4 +1,5 @@
-import { Elysia, StatusMap } from 'elysia';
+import { Elysia } from 'elysia';
+import { statusOf } from '../http/status';
 import { createHash } from 'node:crypto';
 import { hashSecret } from '../auth/api-keys';
 import { bearerToken } from '../auth/bearer';
@@ -91,12 +92,6 @@ export function abuseGuardGate(deps: AppDeps) {
       if (key && !(key.expiresAt && key.expiresAt.getTime() <= deps.now())) return `a:${key.accountId}`;
     }
     return anonymousIdentity(request, server);
-  }
-
-  function statusOf(set: { status?: number | string }, response: unknown): number {
-    if (response instanceof Response) return response.status;
-    if (typeof set.status === 'number') return set.status;
-    return set.status === undefined ? 200 : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
   }
 
   async function countFailureOf(request: Request, svc: RequestContext | undefined, server: ServerLike | null) {

@@ -2,7 +2,8 @@ import { Elysia } from 'elysia';
 import Negotiator from 'negotiator';
 import { Duplex } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
-import { exceedsCorkBuffer, streamOf } from './large-body';
+import { goesOutUncorked, streamOf } from './large-body';
+import { statusOf } from './status';
 
 /** A content coding svc produces, best first (the order breaks ties between equal q-values). */
 export type ContentCoding = 'br' | 'gzip';
@@ -71,9 +72,9 @@ function bodyOf(value: unknown): { bytes: Uint8Array; type: string } | null {
 }
 
 /** A long text body as a stream (see large-body.ts), with the type Elysia would have given it. */
-function streamedText(text: string, type: string, set: { status?: unknown; headers: Record<string, string | number> }): Response {
+function streamedText(text: string, type: string, set: { status?: number | string; headers: Record<string, string | number> }): Response {
   set.headers['content-type'] ??= type;
-  return new Response(streamOf(Buffer.from(text)), { status: typeof set.status === 'number' ? set.status : 200 });
+  return new Response(streamOf(Buffer.from(text)), { status: statusOf(set) });
 }
 
 /** A compressed copy of a handler's Response, streamed (CSV and other downloads), or null to leave it. */
@@ -125,10 +126,10 @@ export function compression() {
         if (typeof responseValue === 'string' || (typeof responseValue === 'object' && responseValue !== null))
           set.headers.vary = 'accept-encoding';
         if (typeof responseValue === 'string') {
-          return exceedsCorkBuffer(responseValue) ? streamedText(responseValue, 'text/plain;charset=utf-8', set) : undefined;
+          return goesOutUncorked(responseValue) ? streamedText(responseValue, 'text/plain;charset=utf-8', set) : undefined;
         }
         const json = jsonOf(responseValue);
-        return json !== null && exceedsCorkBuffer(json) ? streamedText(json, 'application/json;charset=utf-8', set) : undefined;
+        return json !== null && goesOutUncorked(json) ? streamedText(json, 'application/json;charset=utf-8', set) : undefined;
       }
       const body = bodyOf(responseValue);
       if (!body || body.bytes.length < MIN_BYTES) return;
@@ -138,7 +139,7 @@ export function compression() {
       set.headers['content-encoding'] = coding;
       set.headers['content-type'] = type;
       return new Response(compressBytes(body.bytes, coding) as Uint8Array<ArrayBuffer>, {
-        status: typeof set.status === 'number' ? set.status : 200,
+        status: statusOf(set),
       });
     },
   );

@@ -12,8 +12,8 @@
  */
 export const UNCORKED_BODY_BYTES = 15 * 1024;
 
-/** Whether a string body is at least UNCORKED_BODY_BYTES of UTF-8 (counted only when its length cannot tell). */
-export function exceedsCorkBuffer(text: string): boolean {
+/** Whether a string body would go out uncorked: at least UNCORKED_BODY_BYTES of UTF-8 (counted only when its length cannot tell). */
+export function goesOutUncorked(text: string): boolean {
   if (text.length >= UNCORKED_BODY_BYTES) return true;
   // A UTF-16 unit is at most three bytes of UTF-8.
   return text.length * 3 >= UNCORKED_BODY_BYTES && Buffer.byteLength(text) >= UNCORKED_BODY_BYTES;

@@ -1,4 +1,5 @@
-import { Elysia, StatusMap } from 'elysia';
+import { Elysia } from 'elysia';
+import { statusOf } from './status';
 import type { RequestContext } from './request-context';
 import type { Logger } from '../log';
 import { observeRequest } from '../metrics';
@@ -14,12 +15,6 @@ interface Answered {
 }
 
 type Usage = { prompt_tokens?: unknown; completion_tokens?: unknown };
-
-function statusOf(set: Answered['set'], response: unknown): number {
-  if (response instanceof Response) return response.status;
-  if (typeof set.status === 'number') return set.status;
-  return set.status === undefined ? 200 : (StatusMap[set.status as keyof typeof StatusMap] ?? 200);
-}
 
 /** Token counts of a JSON answer that reports `usage` (chat, responses, embeddings). */
 function tokensOf(value: unknown): { promptTokens: number | null; completionTokens: number | null } {
