@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import Negotiator from 'negotiator';
 import { Duplex } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
-import { goesOutUncorked, streamOf } from './large-body';
+import { goesOutUncorked, streamOf, UNCORKED_BODY_BYTES, wholeBody } from './large-body';
 import { statusOf } from './status';
 
 /** A content coding svc produces, best first (the order breaks ties between equal q-values). */
@@ -95,7 +95,8 @@ function compressResponse(response: Response, coding: ContentCoding, routeType: 
 /**
  * Compresses response bodies for clients that accept br or gzip: JSON and text bodies at
  * once, Response bodies (YAML, HTML, CSV downloads) as a stream. Event streams, media,
- * small bodies and errors are left as they are.
+ * small bodies and errors are left as they are. A large body that is not compressed, or
+ * compressed whole, goes out as a one-chunk stream (large-body.ts).
  */
 export function compression() {
   // onAfterHandle, not mapResponse: in Elysia 1.4.30 a mapResponse hook that returns nothing on
@@ -117,8 +118,8 @@ export function compression() {
         return compressResponse(new Response(responseValue), coding, routeType) ?? undefined;
       }
       // Without a coding to use, a body of 15 KiB or more goes as a stream, or every
-      // header costs a system call (large-body.ts): a string already serialised (embeddings), or
-      // an object's JSON (a long chat answer, image data, a usage page). A smaller object is left
+      // header costs a system call (large-body.ts): a string already serialised (embeddings),
+      // bytes, or an object's JSON (a long chat answer, image data, a usage page). A smaller object is left
       // to Elysia, which serialises it again (~0.25 µs for a chat answer) and validates it
       // against the route's response schema (a streamed one skips that, as a compressed one
       // always has); caches still learn that the body varies.
@@ -127,6 +128,12 @@ export function compression() {
           set.headers.vary = 'accept-encoding';
         if (typeof responseValue === 'string') {
           return goesOutUncorked(responseValue) ? streamedText(responseValue, 'text/plain;charset=utf-8', set) : undefined;
+        }
+        if (responseValue instanceof Uint8Array || responseValue instanceof ArrayBuffer) {
+          if (responseValue.byteLength < UNCORKED_BODY_BYTES) return;
+          set.headers['content-type'] ??= 'application/octet-stream';
+          const bytes = responseValue instanceof Uint8Array ? responseValue : new Uint8Array(responseValue);
+          return new Response(wholeBody(bytes), { status: statusOf(set) });
         }
         const json = jsonOf(responseValue);
         return json !== null && goesOutUncorked(json) ? streamedText(json, 'application/json;charset=utf-8', set) : undefined;
@@ -138,9 +145,7 @@ export function compression() {
       set.headers.vary = 'accept-encoding';
       set.headers['content-encoding'] = coding;
       set.headers['content-type'] = type;
-      return new Response(compressBytes(body.bytes, coding) as Uint8Array<ArrayBuffer>, {
-        status: statusOf(set),
-      });
+      return new Response(wholeBody(compressBytes(body.bytes, coding)), { status: statusOf(set) });
     },
   );
 }

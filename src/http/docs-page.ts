@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compressBytes, negotiateCoding, type ContentCoding } from './compression';
+import { wholeBody } from './large-body';
 
 const require = createRequire(import.meta.url);
 // The UI is the `swagger-ui-dist` package pinned in package.json: served from node_modules,
@@ -78,7 +79,7 @@ export function docsPage(basePath: string) {
         set.headers.vary = 'accept-encoding';
         const coding = params.file.endsWith('.png') ? null : negotiateCoding(request.headers.get('accept-encoding'));
         if (coding) set.headers['content-encoding'] = coding;
-        return new Response(assetBytes(params.file, coding) as Uint8Array<ArrayBuffer>);
+        return new Response(wholeBody(assetBytes(params.file, coding)));
       },
       { detail: { hide: true } },
     );

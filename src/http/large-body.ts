@@ -28,3 +28,19 @@ export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
     },
   });
 }
+
+/**
+ * A Response body for bytes a route holds whole (an image, a compressed answer, an asset):
+ * the bytes, or from UNCORKED_BODY_BYTES a one-chunk stream of them. Measured with
+ * `bench/cork-repro.ts` on an AMD EPYC machine, 16 connections: 1 MB of bytes 1.9k responses/s
+ * against 3.5k as a stream; 20 KB 3.9k against 37.9k. The cost: the answer is chunked, with no
+ * Content-Length (Bun drops a declared length for a stream body).
+ */
+export function wholeBody(bytes: Uint8Array): BodyInit {
+  return bytes.byteLength >= UNCORKED_BODY_BYTES ? streamOf(bytes) : (bytes as Uint8Array<ArrayBuffer>);
+}
+
+/** `wholeBody` for text: the string itself, or from UNCORKED_BODY_BYTES of UTF-8 a one-chunk stream of it. */
+export function wholeText(text: string): BodyInit {
+  return goesOutUncorked(text) ? streamOf(Buffer.from(text)) : text;
+}

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import { stringify } from 'yaml';
 import { declareClientErrors, dropNullable } from './openapi-fixups';
 import { SVC_VERSION } from './version';
+import { wholeText } from './large-body';
 
 // The docs UI reads the plugin's own document; the published one is derived from it.
 const UI_SPEC_PATH = '/docs/json';
@@ -64,7 +65,7 @@ export function openApiDocs(basePath: string, handle: (request: Request) => Prom
       `${basePath}/openapi.yaml`,
       async function openapiYaml({ request }) {
         const { yaml } = await render(request.url);
-        return new Response(yaml, { headers: { 'content-type': 'application/yaml; charset=utf-8' } });
+        return new Response(wholeText(yaml), { headers: { 'content-type': 'application/yaml; charset=utf-8' } });
       },
       { detail: { hide: true } },
     )
@@ -72,7 +73,7 @@ export function openApiDocs(basePath: string, handle: (request: Request) => Prom
       `${basePath}/openapi.json`,
       async function openapiJson({ request }) {
         const { json } = await render(request.url);
-        return new Response(json, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+        return new Response(wholeText(json), { headers: { 'content-type': 'application/json; charset=utf-8' } });
       },
       { detail: { hide: true } },
     );

@@ -1,4 +1,5 @@
 import { badRequest } from '../http/errors';
+import { wholeBody } from '../http/large-body';
 import { unitCharge } from '../billing/pricing';
 import type { ModelCall } from '../pipeline/model-call';
 import { checkAspectRatio, checkPrompt } from './checks';
@@ -21,7 +22,7 @@ export interface ImageServices {
 
 /** The binary answer of an image route: the bytes with their Content-Type and Content-Disposition. */
 function imageResponse(bytes: Uint8Array, format: OutputFormat, name: string): Response {
-  return new Response(bytes as Uint8Array<ArrayBuffer>, {
+  return new Response(wholeBody(bytes), {
     headers: { 'content-type': MEDIA_TYPE[format], 'content-disposition': contentDisposition(name, format) },
   });
 }

@@ -1,4 +1,5 @@
 import { badRequest } from '../http/errors';
+import { wholeBody } from '../http/large-body';
 import type { ModelCall } from '../pipeline/model-call';
 import { checkAspectRatio, checkPrompt } from './checks';
 import { dimensionsFor, parseSize } from './geometry';
@@ -75,7 +76,7 @@ export async function generateImage(req: GenerateImageRequest, call: ModelCall, 
   const inference = Math.round(performance.now() - started);
   if (req.return_binary) {
     const id = `generate-${call.request.requestId}`;
-    return new Response(result.images[0] as Uint8Array<ArrayBuffer>, {
+    return new Response(wholeBody(result.images[0] as Uint8Array), {
       headers: { 'content-type': MEDIA_TYPE[format], 'content-disposition': contentDisposition(id, format) },
     });
   }

@@ -86,6 +86,22 @@ suite.skipIf(!CURL)('curl multipart uploads', () => {
     expect(await describe(res.body)).toMatchObject({ format: 'jpeg', width: 768, height: 1360 });
   });
 
+  test('a binary image over the socket arrives whole and chunked (one write with its headers), with its type and svc headers', async () => {
+    const res = await fetch(`${base}/image/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'z-image-turbo', prompt: 'a red fox', format: 'png', return_binary: true, width: 1024, height: 1024 }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(res.headers.get('cf-ray')).toBeTruthy();
+    expect(res.headers.get('x-svc-version')).toBeTruthy();
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(15 * 1024);
+    expect(await describe(bytes)).toMatchObject({ format: 'png', width: 1024, height: 1024 });
+  });
+
   test('a bad field is a 400 naming it; an empty POST is 415', async () => {
     const bad = await curl('/image/edit', ['-F', 'prompt=x', '-F', 'image=@a.png', '-F', 'safe_mode=maybe']);
     expect(bad.status).toBe(400);

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
 // What Chromium sends; Firefox and Safari send the same codings in other orders.
 const BROWSER = 'gzip, deflate, br, zstd';
 const big = 'svc '.repeat(5000);
+const randomBase64 = Buffer.from(crypto.getRandomValues(new Uint8Array(40_000))).toString('base64');
 const csv = ['at,model,amount', ...Array.from({ length: 400 }, (_, i) => `2026-01-01T00:00:${i},m-${i},0.00${i}`)].join('\n');
 
 /** A tiny app with one route per body type, behind the compression plugin. */
@@ -19,6 +20,8 @@ const app = new Elysia()
     return new TextEncoder().encode(big);
   })
   .get('/small', () => ({ ok: true }))
+  // Image data as JSON: base64 of random bytes, still over 15 KiB once compressed.
+  .get('/random-json', () => ({ data: randomBase64 }))
   // Between 15 and 16 KiB, and non-ASCII text shorter than 15 Ki characters but longer in UTF-8: both over the threshold.
   .get('/edge-text', () => 'a'.repeat(15 * 1024 + 100))
   .get('/edge-utf8', () => ({ text: 'é'.repeat(8000) }))
@@ -140,6 +143,24 @@ describe('large uncompressed bodies over a real socket', () => {
     }
   });
 
+  test('large bytes arrive whole and chunked, with the type their route named', async () => {
+    const res = await plain('/bytes');
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    expect(await res.text()).toBe(big);
+  });
+
+  test('a body compressed whole to over 15 KiB arrives chunked and decodes to the JSON', async () => {
+    for (const coding of ['gzip', 'br']) {
+      const res = await fetch(`${base}/random-json`, { headers: { 'accept-encoding': coding }, decompress: false });
+      expect(res.headers.get('content-encoding')).toBe(coding);
+      expect(res.headers.get('transfer-encoding')).toBe('chunked');
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect(bytes.length).toBeGreaterThan(15 * 1024);
+      expect(JSON.parse(decoded(coding, bytes))).toEqual({ data: randomBase64 });
+    }
+  });
+
   test('a long string arrives chunked as text; a small object keeps its length', async () => {
     const text = await plain('/text');
     expect(text.headers.get('transfer-encoding')).toBe('chunked');
@@ -186,6 +207,27 @@ describe('the service', () => {
     const identity = await fetchRoot(script, 'identity');
     expect(identity.headers.get('content-encoding')).toBeNull();
     expect((await fetchRoot('/docs/assets/0.0.0/swagger-ui-bundle.js', BROWSER)).status).toBe(404);
+  });
+
+  test('over a socket, /openapi.json and a docs asset arrive whole and chunked, with their types', async () => {
+    const server = t.app.listen({ port: 0, hostname: '127.0.0.1' });
+    try {
+      const base = `http://127.0.0.1:${server.server!.port}`;
+      const json = await fetch(`${base}/api/v1/openapi.json`, { headers: { 'accept-encoding': 'identity' } });
+      expect(json.status).toBe(200);
+      expect(json.headers.get('transfer-encoding')).toBe('chunked');
+      expect(json.headers.get('content-type')).toStartWith('application/json');
+      expect(json.headers.get('cf-ray')).toBeTruthy();
+      expect((await json.json()).openapi).toStartWith('3.');
+      const html = await (await fetch(`${base}/docs`)).text();
+      const script = /src="([^"]+swagger-ui-bundle\.js)"/.exec(html)![1]!;
+      const asset = await fetch(`${base}${script}`, { headers: { 'accept-encoding': 'gzip' }, decompress: false });
+      expect(asset.headers.get('content-encoding')).toBe('gzip');
+      expect(asset.headers.get('transfer-encoding')).toBe('chunked');
+      expect(decoded('gzip', new Uint8Array(await asset.arrayBuffer()))).toContain('SwaggerUIBundle');
+    } finally {
+      await server.stop(true);
+    }
   });
 
   test('a JSON route compresses, and the error path still renders its body', async () => {
