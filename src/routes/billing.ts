@@ -1,3 +1,4 @@
+import { wholeText } from '../http/large-body';
 import { Elysia, t } from 'elysia';
 import { tokenSecret } from '../auth/web3-token';
 import type { Currency } from '../billing/credit';
@@ -104,7 +105,7 @@ function csvResponse(body: string, filename: string, headers: Record<string, str
   for (const [k, v] of Object.entries(headers)) out.set(k, String(v));
   out.set('content-type', 'text/csv; charset=utf-8');
   out.set('content-disposition', `attachment; filename=${filename}`);
-  return new Response(body, { headers: out }) as never;
+  return new Response(wholeText(body), { headers: out }) as never;
 }
 
 /**

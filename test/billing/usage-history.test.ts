@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createApiKey } from '../../src/auth/api-keys';
+import { createAccount } from '../../src/auth/bootstrap';
 import { BACKENDS } from '../helpers/backends';
 import { csvEntries, insertLines, startUsageApp, type UsageFixture } from './usage-helpers';
 
@@ -86,6 +88,35 @@ for (const backend of BACKENDS)
       const json = await walk('?pageSize=10');
       expect(csv.cursors[2]).toBeNull();
       expect(csv.pages).toEqual(json.pages);
+    });
+
+    test('a CSV page over 15 KiB arrives over a socket whole and chunked (one write with its headers)', async () => {
+      const db = f.t.deps.storage.db;
+      const accountId = await createAccount(db, { creditUsd: '1' });
+      const key = (await createApiKey(db, { accountId, type: 'ADMIN' })).secret;
+      const rows = Array.from({ length: 300 }, (_, i) => ({
+        accountId,
+        at: new Date(T0 + i * 1000),
+        amountMicros: -(i + 1),
+        requestId: `big-${String(i).padStart(3, '0')}`,
+      }));
+      await insertLines(f.t, rows);
+      const server = f.t.app.listen({ port: 0, hostname: '127.0.0.1' });
+      try {
+        const res = await fetch(`http://127.0.0.1:${server.server!.port}/api/v1/billing/usage-history?pageSize=500`, {
+          headers: { accept: 'text/csv', authorization: `Bearer ${key}`, 'accept-encoding': 'identity' },
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('transfer-encoding')).toBe('chunked');
+        expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+        expect(res.headers.get('content-disposition')).toStartWith('attachment; filename=billing-usage-history-');
+        const text = await res.text();
+        expect(Buffer.byteLength(text)).toBeGreaterThan(15 * 1024);
+        const entries = csvEntries(text) as Entry[];
+        expect(ids(entries)).toEqual(rows.map((r) => r.requestId));
+      } finally {
+        await server.stop(true);
+      }
     });
 
     test('a continuation sends only the cursor; forged, foreign or malformed cursors are refused', async () => {
