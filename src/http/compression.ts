@@ -133,7 +133,7 @@ export function compression() {
           if (responseValue.byteLength < UNCORKED_BODY_BYTES) return;
           set.headers['content-type'] ??= 'application/octet-stream';
           const bytes = responseValue instanceof Uint8Array ? responseValue : new Uint8Array(responseValue);
-          return new Response(wholeBody(bytes), { status: statusOf(set) });
+          return new Response(streamOf(bytes), { status: statusOf(set) });
         }
         const json = jsonOf(responseValue);
         return json !== null && goesOutUncorked(json) ? streamedText(json, 'application/json;charset=utf-8', set) : undefined;

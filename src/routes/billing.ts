@@ -1,4 +1,3 @@
-import { wholeText } from '../http/large-body';
 import { Elysia, t } from 'elysia';
 import { tokenSecret } from '../auth/web3-token';
 import type { Currency } from '../billing/credit';
@@ -10,6 +9,7 @@ import { HistoryCurrency, UsageCurrency, UsageEntry } from '../billing/usage-sch
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { badRequest, invalidField } from '../http/errors';
+import { wholeText } from '../http/large-body';
 import type { Caller } from '../http/request-context';
 
 const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
