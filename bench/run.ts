@@ -108,7 +108,7 @@ async function main() {
       return null;
     }
   };
-  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({ BUN_CONFIG_MAX_HTTP_REQUESTS: '65336' });
+  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({ BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' });
   const up = upstreamControl(upstreamRoot);
   const targets: Target[] = [
     {

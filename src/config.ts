@@ -48,6 +48,14 @@ export const ConfigSchema = T.Object({
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   /** On SIGTERM/SIGINT, how long open streams may run on before they are ended in-band and settled. */
   shutdownGraceSeconds: T.Integer({ minimum: 0, maximum: 3600, default: 30 }),
+  /**
+   * On SIGTERM, how long the instance keeps serving with readiness at 503 before it closes its
+   * listener, so a load balancer's health check takes it out first (longer than the check's
+   * interval: Kubernetes probes every 10 s by default). SIGINT (a person at a terminal) skips it.
+   */
+  shutdownDrainSeconds: T.Integer({ minimum: 0, maximum: 600, default: 15 }),
+  /** Let another process listen on the same port (the kernel splits connections between them); off, a taken port stops the start. */
+  reusePort: T.Boolean({ default: false }),
   /** Secret for signing short-lived tokens (web3 key tokens). Generated per process when unset. */
   tokenSecret: T.Optional(T.String({ minLength: 16 })),
   providers: T.Array(ProviderConfigSchema, { default: [] }),
@@ -96,6 +104,8 @@ const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bo
   SVC_METRICS: { key: 'metrics', kind: 'bool' },
   SVC_METRICS_TOKEN: { key: 'metricsToken', kind: 'string' },
   SVC_SHUTDOWN_GRACE_SECONDS: { key: 'shutdownGraceSeconds', kind: 'int' },
+  SVC_SHUTDOWN_DRAIN_SECONDS: { key: 'shutdownDrainSeconds', kind: 'int' },
+  SVC_REUSE_PORT: { key: 'reusePort', kind: 'bool' },
 };
 
 function envValue(raw: string, kind: 'string' | 'int' | 'bool'): unknown {

@@ -10,6 +10,16 @@ import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
 import { serveOptions } from './http/serve-options';
 
+/** The port is taken (by another svc or anything else) and port sharing was not asked for. */
+class PortInUseError extends Error {
+  constructor(host: string, port: number) {
+    super(
+      `${host}:${port} is already in use (another svc?). Stop it, pick another PORT, or set SVC_REUSE_PORT=true ` +
+        'to share the port on purpose (the kernel then splits connections between the processes)',
+    );
+  }
+}
+
 async function main() {
   const config = loadConfig();
   const embedded = !config.databaseUrl;
@@ -28,7 +38,12 @@ async function main() {
   // alone leaves ~350 MB of ArrayBuffers (RSS 560 MB -> 220 MB after one full collection).
   Bun.gc(true);
   const app = createApp(deps);
-  app.listen(serveOptions(config));
+  try {
+    app.listen(serveOptions(config));
+  } catch (error) {
+    if ((error as { code?: string }).code === 'EADDRINUSE') throw new PortInUseError(config.host, config.port);
+    throw error;
+  }
   const port = app.server?.port ?? config.port;
   const url = `http://localhost:${port}${config.basePath}`;
   lock?.listening(`http://127.0.0.1:${port}${config.basePath}`);
@@ -58,13 +73,15 @@ async function main() {
         deps.log.error('shutdown: did not finish in time, exiting');
         process.exit(1);
       },
-      config.shutdownGraceSeconds * 1000 + 30_000,
+      (config.shutdownDrainSeconds + config.shutdownGraceSeconds) * 1000 + 30_000,
     ).unref();
     try {
       await shutDown(
         {
           log: deps.log,
           graceMs: config.shutdownGraceSeconds * 1000,
+          // A person at a terminal (Ctrl-C) has no load balancer to wait for.
+          drainMs: signal === 'SIGTERM' ? config.shutdownDrainSeconds * 1000 : 0,
           stopListening: () => app.server?.stop(false),
           flushLedger: () => deps.meter.close(),
           closePools: () => closeDeps(deps),
@@ -86,6 +103,10 @@ async function main() {
 main().catch((error) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`svc: configuration error: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (error instanceof PortInUseError) {
+    process.stderr.write(`svc: cannot start: ${error.message}\n`);
     process.exit(2);
   }
   if (error instanceof DataDirLockedError) {

@@ -73,9 +73,11 @@ export async function startSvc(opts: {
     SVC_DATA_DIR: join(dir, 'data'),
     SVC_LOG_LEVEL: 'warn',
     SVC_BOOTSTRAP_CREDIT_USD: '1000000000',
+    // The bench stops svc between phases; it has no load balancer to drain for.
+    SVC_SHUTDOWN_DRAIN_SECONDS: '0',
     DATABASE_URL: db?.url ?? '',
     REDIS_URL: opts.backend === 'redis+postgres' ? process.env.REDIS_URL : '',
-    BUN_CONFIG_MAX_HTTP_REQUESTS: opts.maxHttpRequests === null ? undefined : (opts.maxHttpRequests ?? '65336'),
+    BUN_CONFIG_MAX_HTTP_REQUESTS: opts.maxHttpRequests === null ? undefined : (opts.maxHttpRequests ?? '65535'),
     ...opts.env,
   };
   const child = startChild(`svc(${opts.backend})`, [process.execPath, ...(opts.extraArgs ?? []), 'src/index.ts'], env, opts.cwd);

@@ -8,8 +8,10 @@ export const SHUTDOWN_STREAM_MESSAGE = 'The server is shutting down; the stream 
 /** What a graceful shutdown stops and closes, in order. */
 export interface ShutdownSteps {
   log: Logger;
-  /** How long open streams may run on after the signal. */
+  /** How long open streams may run on after the listener closes. */
   graceMs: number;
+  /** How long the listener keeps serving, readiness at 503, before it closes (0: close at once). */
+  drainMs: number;
   /** Stops accepting connections at once; resolves when the requests in flight (streams included) have ended. */
   stopListening(): Promise<unknown> | void;
   /** Writes queued settlements to the ledger. */
@@ -28,15 +30,27 @@ async function timed(log: Logger, step: string, run: () => Promise<unknown> | un
 }
 
 /**
- * The graceful shutdown (SIGTERM/SIGINT): readiness turns 503, the listener stops, open
- * streams may finish until the deadline, then the rest are ended with an in-band error
- * event and settled for what they sent; then the ledger is flushed and the pools closed.
- * Each step is logged.
+ * The graceful shutdown (SIGTERM/SIGINT): readiness turns 503 and every answer carries
+ * `Connection: close` while the listener keeps serving for the drain period (a load
+ * balancer's health check sees the 503 and sends new requests elsewhere, and its kept-alive
+ * connections are closed by the answers, not cut under a request); then the listener stops,
+ * open streams may finish until the deadline, the rest are ended with an in-band error event
+ * and settled for what they sent; then the ledger is flushed and the pools closed. Each step
+ * is logged.
  */
 export async function shutDown(s: ShutdownSteps, signal: string): Promise<void> {
   const { log } = s;
   startDraining();
-  log.info('shutdown: started', { signal, openStreams: openStreamCount(), graceSeconds: s.graceMs / 1000 });
+  log.info('shutdown: started', {
+    signal,
+    openStreams: openStreamCount(),
+    drainSeconds: s.drainMs / 1000,
+    graceSeconds: s.graceMs / 1000,
+  });
+  if (s.drainMs > 0) {
+    log.info('shutdown: draining, readiness answers 503 while the listener serves on');
+    await Bun.sleep(s.drainMs);
+  }
   const idle = Promise.resolve(s.stopListening()).catch(() => {});
   log.info('shutdown: stopped accepting connections');
   const open = openStreamCount();

@@ -5,13 +5,13 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { MIGRATIONS_FOLDER } from '../../src/db/open';
 import * as schema from '../../src/db/schema';
+import { scratchDatabase } from '../helpers/backends';
 
 interface Journal {
   entries: { idx: number; when: number; tag: string }[];
@@ -56,20 +56,15 @@ async function pgliteDatabase(): Promise<Migrating> {
 }
 
 async function postgresDatabase(adminUrl: string): Promise<Migrating> {
-  const name = `svc_mig_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const client = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const scratch = await scratchDatabase(adminUrl);
+  const client = postgres(scratch.url, { max: 1, onnotice: () => {} });
   const db = drizzlePostgres(client);
   return {
     migrate: (folder) => migratePostgres(db, { migrationsFolder: folder }),
     query: async <T>(text: string) => (await client.unsafe(text)) as unknown as T[],
     close: async () => {
       await client.end();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await scratch.drop();
     },
   };
 }

@@ -96,6 +96,18 @@ function externalBackend(databaseUrl: string, redisUrl: string): TestBackend {
   };
 }
 
+/** An empty, unmigrated Postgres database of its own (a server process migrates it), dropped by `drop`. */
+export async function scratchDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_s_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return { url: withDatabase(adminUrl, name), drop: () => dropDatabase(adminUrl, name) };
+}
+
 /**
  * The backends a storage or limits suite runs on: always the embedded pair, and also
  * Postgres + Redis when DATABASE_URL and REDIS_URL are set (as .ci/run does).

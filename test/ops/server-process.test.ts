@@ -72,6 +72,7 @@ beforeAll(async () => {
       port: 0,
       host: '127.0.0.1',
       shutdownGraceSeconds: 1,
+      shutdownDrainSeconds: 1,
       providers: [fixtureProvider('slow-up', upstream.url, 10_000)],
       models: [fixtureModel('slow-model', ['slow-up'])],
     }),
