@@ -1,7 +1,7 @@
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { didYouMean, firstViolation, unknownField, type ConfigIssue } from './config-fields';
 import { SIMULATOR_PROVIDER } from './models/default-catalog';
 import { ModelConfigSchema } from './models/schema';
@@ -81,6 +81,13 @@ export type Config = Static<typeof ConfigSchema>;
 /** Thrown at start when the config is invalid; its message names the offending field. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  constructor(
+    message: string,
+    /** The dotted path of the offending field, when one is to blame (used to find its line in the file). */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
 }
 
 const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bool' }> = {
@@ -114,25 +121,63 @@ function envValue(raw: string, kind: 'string' | 'int' | 'bool'): unknown {
   return raw;
 }
 
-function readConfigFile(path: string): Record<string, unknown> {
-  const text = readFileSync(path, 'utf8');
-  const parsed: unknown = parseYaml(text);
-  if (parsed === null || parsed === undefined) return {};
+/** A config file read: its values, and where each field is written (for error messages). */
+interface ConfigFile {
+  raw: Record<string, unknown>;
+  /** The 1-based line of a dotted field path, when the file holds it. */
+  lineOf(field: string): number | undefined;
+}
+
+function readConfigFile(path: string, env: Record<string, string | undefined>): ConfigFile {
+  const lines = new LineCounter();
+  const doc = parseDocument(readFileSync(path, 'utf8'), { lineCounter: lines });
+  const broken = doc.errors[0];
+  if (broken) {
+    const at = broken.linePos?.[0];
+    throw new ConfigError(`${path}${at ? `:${at.line}:${at.col}` : ''}: not valid YAML: ${broken.message.split('\n')[0]}`);
+  }
+  const parsed: unknown = doc.toJS();
+  const lineOf = (field: string) => {
+    const node = doc.getIn(field.split('.'), true) as { range?: [number, number, number] } | undefined;
+    return node?.range ? lines.linePos(node.range[0]).line : undefined;
+  };
+  if (parsed === null || parsed === undefined) return { raw: {}, lineOf };
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`${path}: the top level must be a mapping`);
-  return parsed as Record<string, unknown>;
+  return { raw: withEnvironment(parsed as Record<string, unknown>, env, path, []) as Record<string, unknown>, lineOf };
+}
+
+/**
+ * Replaces `${NAME}` (or `${NAME:-fallback}`) in the file's string values with the
+ * environment's, so secrets such as `apiKey: ${OPENAI_API_KEY}` stay out of the file. A
+ * variable that is unset, with no fallback, stops the start naming the field and the variable.
+ */
+function withEnvironment(value: unknown, env: Record<string, string | undefined>, path: string, at: (string | number)[]): unknown {
+  if (typeof value === 'string')
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
+      const field = at.join('.');
+      throw new ConfigError(`${path}: field "${field}" names the environment variable ${name}, which is not set`, field);
+    });
+  if (Array.isArray(value)) return value.map((v, i) => withEnvironment(v, env, path, [...at, i]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withEnvironment(v, env, path, [...at, k])]));
+  return value;
 }
 
 /** Validates `value` against `schema` after defaults: unknown fields first (a typo also looks like a missing field), then values. */
 function validated<S extends TSchema>(schema: S, raw: unknown, source: string, prefix: (string | number)[]): Static<S> {
   const value = Value.Default(schema, Value.Clone(raw ?? {}));
   const unknown = unknownField(schema, value, prefix);
-  if (unknown) throw new ConfigError(`${source}: unknown field "${unknown.path}"${unknown.hint}`);
+  if (unknown) throw new ConfigError(`${source}: unknown field "${unknown.path}"${unknown.hint}`, unknown.path);
   const bad = firstViolation(schema, value);
   if (bad) throw configError(source, { ...bad, path: [...prefix, bad.path].filter((p) => p !== '(root)').join('.') || '(root)' });
   return value as Static<S>;
 }
 
-const configError = (source: string, issue: ConfigIssue) => new ConfigError(`${source}: invalid field "${issue.path}": ${issue.message}`);
+const configError = (source: string, issue: ConfigIssue) =>
+  new ConfigError(`${source}: invalid field "${issue.path}": ${issue.message}`, issue.path);
 
 /** Provider kinds exist and every model route names a configured provider. */
 function checkReferences(config: Config, source: string) {
@@ -173,13 +218,40 @@ export function parseConfigSection<S extends TSchema>(schema: S, raw: unknown, s
 }
 
 /**
- * Loads the config: the optional YAML file (SVC_CONFIG, else ./svc.config.yaml), then
- * environment variables on top. Env wins so one file can serve several deployments.
+ * Loads the config: the optional YAML file (SVC_CONFIG, else ./svc.config.yaml), with
+ * `${VAR}` references filled from the environment, then environment variables on top. Env
+ * wins so one file can serve several deployments. `checkSections` validates the sections
+ * their owners parse later (billing, limits, wallets, ...), so that every mistake stops the
+ * start before anything is opened; an error names the file's line where it can.
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  checkSections: (config: Config) => void = () => {},
+): Config {
   const path = env.SVC_CONFIG ?? './svc.config.yaml';
   if (env.SVC_CONFIG && !existsSync(path)) throw new ConfigError(`SVC_CONFIG: file not found: ${path}`);
-  const raw = existsSync(path) ? readConfigFile(path) : {};
+  const file = existsSync(path) ? readConfigFile(path, env) : null;
+  try {
+    return loadedConfig(file?.raw ?? {}, env, file ? path : 'environment', checkSections);
+  } catch (error) {
+    const line = error instanceof ConfigError && error.field && !setByEnvironment(error.field, env) && file?.lineOf(error.field);
+    if (!line) throw error;
+    throw new ConfigError(error.message.replace(`${path}: `, `${path}:${line}: `), error.field);
+  }
+}
+
+/** Whether the environment, not the file, gave the top-level field of `field`. */
+function setByEnvironment(field: string, env: Record<string, string | undefined>): boolean {
+  const top = field.split('.')[0];
+  return Object.entries(ENV_KEYS).some(([name, { key }]) => key === top && env[name] !== undefined && env[name] !== '');
+}
+
+function loadedConfig(
+  raw: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+  source: string,
+  checkSections: (config: Config) => void,
+): Config {
   for (const [name, { key, kind }] of Object.entries(ENV_KEYS)) {
     const value = env[name];
     if (value !== undefined && value !== '') raw[key] = envValue(value, kind);
@@ -187,5 +259,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // The one nested setting with a variable: each container sets its own ledger journal.
   if (env.SVC_LEDGER_JOURNAL_DIR)
     raw.billing = { ...(raw.billing as Record<string, unknown> | undefined), journalDir: env.SVC_LEDGER_JOURNAL_DIR };
-  return parseConfig(raw, existsSync(path) ? path : 'environment');
+  const config = parseConfig(raw, source);
+  try {
+    checkSections(config);
+  } catch (error) {
+    // Section parsers name their source 'config'; say which file it was.
+    if (error instanceof ConfigError) throw new ConfigError(error.message.replace(/^config: /, `${source}: `), error.field);
+    throw error;
+  }
+  return config;
 }

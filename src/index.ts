@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { bootstrapAdmin } from './auth/bootstrap';
 import { closeDeps, createDeps } from './boot';
 import { ConfigError, loadConfig } from './config';
+import { checkConfigSections } from './config-sections';
 import { openStorage } from './db/open';
 import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
@@ -21,7 +22,7 @@ class PortInUseError extends Error {
 }
 
 async function main() {
-  const config = loadConfig();
+  const config = loadConfig(process.env, checkConfigSections);
   const embedded = !config.databaseUrl;
   const lock = embedded ? lockDataDir(config.dataDir) : null;
   const progress = startProgress();

@@ -56,7 +56,7 @@ models:
   test('a bad file or a missing SVC_CONFIG path fails with its name', () => {
     expect(() => loadConfig({ SVC_CONFIG: file('list.yaml', '- a\n- b\n') })).toThrow(/top level must be a mapping/);
     expect(() => loadConfig({ SVC_CONFIG: join(dir, 'missing.yaml') })).toThrow(/file not found/);
-    expect(() => loadConfig({ SVC_CONFIG: file('bad.yaml', 'logLevel: loud\n') })).toThrow(/bad\.yaml: invalid field "logLevel"/);
+    expect(() => loadConfig({ SVC_CONFIG: file('bad.yaml', 'logLevel: loud\n') })).toThrow(/bad\.yaml:1: invalid field "logLevel"/);
   });
 
   test('env values are typed before validation', () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWalletsConfig } from '../../src/auth/wallet-config';
@@ -163,7 +163,60 @@ describe('the server refuses to start on a typo', () => {
     });
     expect(await proc.exited).toBe(2);
     expect(await new Response(proc.stderr).text()).toBe(
-      `svc: configuration error: ${file}: unknown field "models.0.capabilties" (did you mean "capabilities"?)\n`,
+      `svc: configuration error: ${file}:7: unknown field "models.0.capabilties" (did you mean "capabilities"?)\n`,
     );
+  });
+
+  const start = (file: string, dataDir: string) =>
+    Bun.spawn([process.execPath, 'src/index.ts'], {
+      cwd: root,
+      env: { ...process.env, SVC_CONFIG: file, SVC_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+
+  test('broken YAML: exit 2 with the file, line and column, no stack trace, nothing created', async () => {
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'port: 0\nmodels:\n  - id: [unclosed\n');
+    const dataDir = join(dir, 'data-broken');
+    const proc = start(file, dataDir);
+    expect(await proc.exited).toBe(2);
+    const said = await new Response(proc.stderr).text();
+    expect(said).toMatch(new RegExp(`^svc: configuration error: ${file}:\\d+:\\d+: not valid YAML: `));
+    expect(said).not.toContain('    at ');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  test.each([
+    ['billing', 'billing:\n  flushSliceMs: fast\n', 'billing.flushSliceMs', 2],
+    ['rateLimits', 'rateLimits:\n  logFlushMs: 1\n', 'rateLimits.logFlushMs', 2],
+    ['wallets', 'wallets:\n  siwx:\n    enabeld: true\n', 'wallets.siwx.enabeld', 3],
+  ])('a bad %s section stops the start before the database is created, naming its line', async (_section, yaml, field, line) => {
+    const file = join(dir, `section-${field}.yaml`);
+    writeFileSync(file, `port: 0\n${yaml}`);
+    const dataDir = join(dir, `data-${field}`);
+    const proc = start(file, dataDir);
+    expect(await proc.exited).toBe(2);
+    const said = await new Response(proc.stderr).text();
+    expect(said).toContain(`svc: configuration error: ${file}:${line + 1}: `);
+    expect(said).toContain(field);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('environment variables in the file', () => {
+  test('${NAME} is filled from the environment, ${NAME:-fallback} falls back, and an unset one names the field', () => {
+    const file = join(dir, 'env-refs.yaml');
+    writeFileSync(
+      file,
+      'providers:\n  - id: up\n    kind: openai-compatible\n    baseURL: ${UP_URL:-http://127.0.0.1:1/v1}\n    apiKey: ${UP_KEY}\n',
+    );
+    const config = loadConfig({ SVC_CONFIG: file, UP_KEY: 'sk-from-env' });
+    expect(config.providers[0]).toMatchObject({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'sk-from-env' });
+    expect(loadConfig({ SVC_CONFIG: file, UP_KEY: 'k', UP_URL: 'http://10.0.0.1/v1' }).providers[0]).toMatchObject({
+      baseURL: 'http://10.0.0.1/v1',
+    });
+    const message = refusal(() => loadConfig({ SVC_CONFIG: file }));
+    expect(message).toBe(`${file}: field "providers.0.apiKey" names the environment variable UP_KEY, which is not set`);
   });
 });
