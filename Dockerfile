@@ -30,7 +30,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     SVC_DATA_DIR=/data \
-    BUN_CONFIG_MAX_HTTP_REQUESTS=65336
+    BUN_CONFIG_MAX_HTTP_REQUESTS=65535
 USER svc
 EXPOSE 8080
 # The embedded database (when DATABASE_URL is unset) lives here.
@@ -38,6 +38,7 @@ VOLUME ["/data"]
 # Liveness: /health answers while the process serves; orchestrators use /ready for traffic.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
     CMD ["/app/node_modules/.bin/bun", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# SIGTERM starts the graceful shutdown: open streams get shutdownGraceSeconds (default 30 s).
+# SIGTERM starts the graceful shutdown: a drain of shutdownDrainSeconds (15 s; /ready answers 503),
+# then open streams get shutdownGraceSeconds (30 s).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/app/node_modules/.bin/bun", "src/index.ts"]
