@@ -1,11 +1,23 @@
-import { parseSearchConfig } from '../providers/search/config';
-import { parseWalletsConfig } from './auth/wallet-config';
-import { parseBillingConfig } from './billing/config';
+import type { TSchema } from '@sinclair/typebox';
+import { parseSearchConfig, SearchConfigSchema } from '../providers/search/config';
+import { parseWalletsConfig, WalletsConfigSchema } from './auth/wallet-config';
+import { BillingConfigSchema, parseBillingConfig } from './billing/config';
 import type { Config } from './config';
-import { imagesConfigOf } from './images/classifier';
-import { parseRedisConfig } from './kv/redis-config';
-import { parseAbuseGuardConfig } from './limits/abuse-guard';
-import { parseRateLimitsConfig } from './limits/config';
+import { imagesConfigOf, ImagesConfigSchema } from './images/classifier';
+import { parseRedisConfig, RedisConfigSchema } from './kv/redis-config';
+import { AbuseGuardConfigSchema, parseAbuseGuardConfig } from './limits/abuse-guard';
+import { parseRateLimitsConfig, RateLimitsConfigSchema } from './limits/config';
+
+/** Each section's schema, by its key in the file (the configuration reference walks them). */
+export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
+  search: SearchConfigSchema,
+  rateLimits: RateLimitsConfigSchema,
+  abuseGuard: AbuseGuardConfigSchema,
+  billing: BillingConfigSchema,
+  redis: RedisConfigSchema,
+  wallets: WalletsConfigSchema,
+  images: ImagesConfigSchema,
+};
 
 /**
  * Validates every free-form section of the config with its owner's schema (`loadConfig`'s

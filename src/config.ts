@@ -13,66 +13,101 @@ import { ProviderConfigSchema } from './models/provider-config';
  */
 export const PROVIDER_KINDS = ['openai-compatible', 'simulator'] as const;
 
-/** Rate-limit, billing and search settings are grouped so the config file reads like the README. */
+/** The service configuration's schema: the file's top level (sections are validated by their owners). */
 export const ConfigSchema = T.Object({
-  port: T.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-  host: T.String({ default: '0.0.0.0' }),
-  basePath: T.String({ default: '/api/v1', pattern: '^/' }),
-  /** External base URL (sign-in domain checks, x402 resource URLs); unset means http://localhost:<listen port>. */
-  publicUrl: T.Optional(T.String({ pattern: '^https?://', description: 'External base URL, used for SIWE domain checks' })),
-  dataDir: T.String({ default: './data' }),
-  databaseUrl: T.Optional(T.String({ minLength: 1 })),
-  redisUrl: T.Optional(T.String({ minLength: 1 })),
-  /** A stream whose upstream sends nothing for this long ends with an in-band error (charged for what was forwarded). */
-  streamIdleTimeoutMs: T.Integer({ minimum: 1_000, default: 60_000 }),
-  /** Request bodies larger than this are refused with 413: a declared length before the body is read, a chunked body once it passes it. */
-  maxBodyBytes: T.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
-  /** A request body not received in full within this time (from the start of its read) is refused with 408. */
-  bodyTimeoutMs: T.Integer({ minimum: 100, default: 30_000 }),
-  /** Starting USD credit of the bootstrap account, in whole dollars or decimals ("100", "12.5"). */
-  bootstrapCreditUsd: T.String({ pattern: '^\\d+(\\.\\d{1,6})?$', default: '100' }),
-  /** The service default system prompt (include_svc_system_prompt). */
-  systemPrompt: T.String({ default: 'You are a helpful assistant.' }),
-  /** Characters and reviews loaded (idempotently) at start; a missing file loads nothing. */
-  charactersFile: T.String({ default: './seed/characters.yaml' }),
-  /** Allow user-supplied URLs (images, scraping) to reach loopback and private ranges. */
-  allowPrivateUrls: T.Boolean({ default: false }),
+  port: T.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Listen port (0: any free port)' }),
+  host: T.String({ default: '0.0.0.0', description: 'Listen address' }),
+  basePath: T.String({ default: '/api/v1', pattern: '^/', description: 'Prefix of every API route' }),
+  publicUrl: T.Optional(
+    T.String({
+      pattern: '^https?://',
+      description: 'External base URL (wallet sign-in domain checks, x402 resource URLs); unset: http://localhost:<listen port>',
+    }),
+  ),
+  dataDir: T.String({ default: './data', description: 'Folder of the embedded database (PGlite) and the data lock' }),
+  databaseUrl: T.Optional(T.String({ minLength: 1, description: 'Postgres instead of the embedded database' })),
+  redisUrl: T.Optional(T.String({ minLength: 1, description: 'Redis (single or Cluster) instead of in-memory limits and holds' })),
+  streamIdleTimeoutMs: T.Integer({
+    minimum: 1_000,
+    default: 60_000,
+    description: 'A stream whose upstream sends nothing for this long ends with an in-band error (charged for what was forwarded)',
+  }),
+  maxBodyBytes: T.Integer({
+    minimum: 1024,
+    default: 32 * 1024 * 1024,
+    description: 'Larger request bodies get 413: a declared length before the body is read, a chunked body once it passes it',
+  }),
+  bodyTimeoutMs: T.Integer({ minimum: 100, default: 30_000, description: 'A request body not received in full within this time gets 408' }),
+  bootstrapCreditUsd: T.String({
+    pattern: '^\\d+(\\.\\d{1,6})?$',
+    default: '100',
+    description: 'Starting USD credit of the bootstrap account ("100", "12.5")',
+  }),
+  systemPrompt: T.String({
+    default: 'You are a helpful assistant.',
+    description: 'The service default system prompt (include_svc_system_prompt)',
+  }),
+  charactersFile: T.String({
+    default: './seed/characters.yaml',
+    description: 'Characters and reviews loaded (idempotently) at start; a missing file loads nothing',
+  }),
+  allowPrivateUrls: T.Boolean({
+    default: false,
+    description: 'Let user-supplied URLs (images, scraping) reach loopback and private ranges',
+  }),
   logLevel: T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')], {
     default: 'info',
+    description: 'Least severe log level written (JSON lines on stdout)',
   }),
-  /** One log line per request (method, route, status, duration, request id, account, model, tokens). */
-  accessLog: T.Boolean({ default: true }),
-  /** Serve GET /metrics (Prometheus text format). */
-  metrics: T.Boolean({ default: true }),
-  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
-  metricsToken: T.Optional(T.String({ minLength: 16 })),
-  /** On SIGTERM/SIGINT, how long open streams may run on before they are ended in-band and settled. */
-  shutdownGraceSeconds: T.Integer({ minimum: 0, maximum: 3600, default: 30 }),
-  /**
-   * On SIGTERM, how long the instance keeps serving with readiness at 503 before it closes its
-   * listener, so a load balancer's health check takes it out first (longer than the check's
-   * interval: Kubernetes probes every 10 s by default). SIGINT (a person at a terminal) skips it.
-   */
-  shutdownDrainSeconds: T.Integer({ minimum: 0, maximum: 600, default: 15 }),
-  /** Let another process listen on the same port (the kernel splits connections between them); off, a taken port stops the start. */
-  reusePort: T.Boolean({ default: false }),
-  /** Secret for signing short-lived tokens (web3 key tokens). Generated per process when unset. */
-  tokenSecret: T.Optional(T.String({ minLength: 16 })),
-  providers: T.Array(ProviderConfigSchema, { default: [] }),
-  models: T.Array(ModelConfigSchema, { default: [] }),
-  /** Model traits: trait name -> model id, per model type. */
-  traits: T.Record(T.String(), T.Record(T.String(), T.String()), { default: {} }),
-  /** Compatibility mapping: foreign model id -> svc model id, per model type. */
-  compatibilityMapping: T.Record(T.String(), T.Record(T.String(), T.String()), { default: {} }),
-  /** Free-form sections owned by later stages (search, rate limits, wallets); each validates its own part. */
-  search: T.Optional(T.Record(T.String(), T.Unknown())),
-  rateLimits: T.Optional(T.Record(T.String(), T.Unknown())),
-  abuseGuard: T.Optional(T.Record(T.String(), T.Unknown())),
-  billing: T.Optional(T.Record(T.String(), T.Unknown())),
-  /** Redis timeouts and reconnection (src/kv/redis-config.ts). */
-  redis: T.Optional(T.Record(T.String(), T.Unknown())),
-  wallets: T.Optional(T.Record(T.String(), T.Unknown())),
-  images: T.Optional(T.Record(T.String(), T.Unknown())),
+  accessLog: T.Boolean({
+    default: true,
+    description: 'One log line per request (method, route, status, duration, request id, account, model, tokens)',
+  }),
+  metrics: T.Boolean({ default: true, description: 'Serve GET /metrics (Prometheus text format)' }),
+  metricsToken: T.Optional(
+    T.String({ minLength: 16, description: 'When set, GET /metrics requires `Authorization: Bearer <metricsToken>`' }),
+  ),
+  shutdownGraceSeconds: T.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 30,
+    description: 'After the listener closes, how long open streams may run on before they are ended in-band and settled',
+  }),
+  shutdownDrainSeconds: T.Integer({
+    minimum: 0,
+    maximum: 600,
+    default: 15,
+    description:
+      "On SIGTERM, how long the listener keeps serving with readiness at 503 before it closes (longer than the load balancer's check interval); SIGINT skips it",
+  }),
+  reusePort: T.Boolean({
+    default: false,
+    description: 'Let another process listen on the same port (the kernel splits connections); off, a taken port stops the start',
+  }),
+  tokenSecret: T.Optional(
+    T.String({
+      minLength: 16,
+      description: 'Signs short-lived tokens and cursors; the same on every instance (random per process when unset)',
+    }),
+  ),
+  providers: T.Array(ProviderConfigSchema, { default: [], description: 'Upstreams (docs/providers.md); none: the built-in simulator' }),
+  models: T.Array(ModelConfigSchema, { default: [], description: 'The model catalog; none: the default catalog on the simulator' }),
+  traits: T.Record(T.String(), T.Record(T.String(), T.String()), {
+    default: {},
+    description: 'Model traits: trait name -> model id, per model type',
+  }),
+  compatibilityMapping: T.Record(T.String(), T.Record(T.String(), T.String()), {
+    default: {},
+    description: 'Foreign model id -> svc model id, per model type',
+  }),
+  // Sections owned by later stages, each validated by its owner's schema (src/config-sections.ts).
+  search: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Web search and scraping engines' })),
+  rateLimits: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Rate-limit tables and overrides' })),
+  abuseGuard: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'The abuse guard' })),
+  billing: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Metering, the ledger writer and its journal' })),
+  redis: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Redis timeouts and reconnection' })),
+  wallets: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Wallet sign-in, web3 keys and x402 payments' })),
+  images: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Image safety classifier' })),
 });
 
 /** The validated service configuration. */
@@ -90,7 +125,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bool' }> = {
+/** The environment variables that set top-level fields (they win over the file). */
+export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bool' }> = {
   PORT: { key: 'port', kind: 'int' },
   HOST: { key: 'host', kind: 'string' },
   SVC_BASE_PATH: { key: 'basePath', kind: 'string' },

@@ -38,7 +38,7 @@ export const BillingConfigSchema = T.Object(
     /**
      * A directory for the local journal of settlements not yet in the database (one directory
      * per instance). Each charge is appended there before the client sees its cost, so a crash
-     * of the process loses none; unset, they wait in memory only. README "Faults and scaling out".
+     * of the process loses none; unset, they wait in memory only. docs/operations.md "Faults and scaling out".
      */
     journalDir: T.Optional(T.String({ minLength: 1 })),
     /** How often expired holds (of instances that died mid-request) are swept on Redis. */

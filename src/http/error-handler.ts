@@ -28,7 +28,7 @@ export function errorHandler(log: Logger) {
     // A body read cut by the body limits (413, 408) fails inside a parser, which Elysia wraps as a ParseError.
     let error = code === 'PARSE' && thrown.cause instanceof ServiceError ? thrown.cause : thrown;
     const requestId = set.headers['cf-ray'];
-    // Redis down or restarting: retryable, and nothing was charged (README "Faults and scaling out").
+    // Redis down or restarting: retryable, and nothing was charged (docs/operations.md "Faults and scaling out").
     if (error instanceof KvUnavailableError)
       error = serviceUnavailable(
         'Service temporarily unavailable: the rate-limit and balance store is unreachable, retry shortly',

@@ -7,7 +7,7 @@ const ROOT = join(import.meta.dir, '../..');
 
 /**
  * Packages (or entry points of one) only some requests need: svc loads them on first use,
- * never at start (README "Memory"). @x402/core's `types` and `utils` entries are light and stay.
+ * never at start (docs/operations.md "Memory"). @x402/core's `types` and `utils` entries are light and stay.
  */
 const LOADED_ON_FIRST_USE = [
   'sharp',

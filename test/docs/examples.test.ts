@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { documentationPages, fencedBlocks, pageText, ROOT } from './markdown';
+
+// Every fenced block tagged `sh example` or `ts example` in the README and docs/ runs against
+// a listening svc (the simulator catalog, the bootstrap ADMIN key in $KEY), so a false
+// example fails the suite. The examples name http://localhost:8080; the test points them at
+// its own server.
+const EXAMPLES = documentationPages().flatMap((page) =>
+  fencedBlocks(pageText(page))
+    .filter((b) => b.info === 'sh example' || b.info === 'ts example')
+    .map((b) => ({ name: `${page}:${b.line} (${b.info.split(' ')[0]})`, ...b })),
+);
+
+let t: TestApp;
+let base = '';
+beforeAll(async () => {
+  t = await startTestApp();
+  t.app.listen({ hostname: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${t.app.server!.port}`;
+});
+afterAll(async () => {
+  await t.app.stop(true);
+  await t.close();
+});
+
+const pointed = (code: string) => code.replaceAll('http://localhost:8080', base);
+
+/** Runs a command with $KEY set, and fails with what it printed when it exits non-zero. */
+async function run(cmd: string[]) {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, KEY: t.adminKey }, stdout: 'pipe', stderr: 'pipe' });
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  return { code, stdout, stderr };
+}
+
+describe('documentation examples', () => {
+  test('the README has runnable examples (curl and the OpenAI SDK)', () => {
+    const readme = EXAMPLES.filter((e) => e.name.startsWith('README.md'));
+    expect(readme.map((e) => e.info).sort()).toEqual(['sh example', 'ts example']);
+  });
+
+  test.each(EXAMPLES)(
+    '$name runs and gets no error',
+    async (example) => {
+      if (example.info === 'sh example') {
+        const { code, stdout, stderr } = await run(['bash', '-euo', 'pipefail', '-c', pointed(example.code)]);
+        expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+        expect(stdout).not.toContain('"error"');
+        expect(stdout.length).toBeGreaterThan(0);
+      } else {
+        const file = join(ROOT, 'test', 'docs', `.example-${example.line}.ts`);
+        writeFileSync(file, pointed(example.code));
+        try {
+          const { code, stdout, stderr } = await run([process.execPath, file]);
+          expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+          expect(stdout.length).toBeGreaterThan(0);
+        } finally {
+          rmSync(file, { force: true });
+        }
+      }
+    },
+    30_000,
+  );
+});
