@@ -5,7 +5,7 @@
  * thread). It compares, interleaved, the ways svc could make the call: the body as a JSON
  * string or as bytes; a per-call AbortController and first-byte timer, an existing signal or
  * none; the answer read with `json()`, `text()` + `JSON.parse` or streamed. It answers
- * whether those choices explain the `fetch` share of svc's profile (bench/README, "CPU per
+ * whether those choices explain the `fetch` share of svc's profile (docs/perf-notes/2026-11-24.md, "CPU per
  * request: what did not move it (2026-11-24)").
  */
 import { startChild, killAll } from './lib/proc';

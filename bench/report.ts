@@ -35,7 +35,7 @@ export function formatTable(rows: MetricRow[], backends: string[]): string {
   return [render(header), ...lines.map(render)].join('\n');
 }
 
-/** The same table in Markdown, for bench/README.md. */
+/** The same table in Markdown, for docs/benchmarks.md. */
 export function markdownTable(rows: MetricRow[], backends: string[]): string {
   const header = ['metric', 'bare proxy', ...backends.flatMap((b) => [`svc ${b}`, 'ratio']), 'target'];
   const out = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
@@ -63,7 +63,7 @@ export function writeJson(path: string, data: unknown) {
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
 
-/** Replaces the generated block of bench/README.md (between the markers) with `text`. */
+/** Replaces the generated block of docs/benchmarks.md (between the markers) with `text`. */
 export function updateReadme(path: string, text: string) {
   if (!existsSync(path)) return;
   const readme = readFileSync(path, 'utf8');

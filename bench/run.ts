@@ -2,7 +2,7 @@
  * `bun run bench`: svc's cost as ratios against a bare pass-through proxy from the same run.
  * Starts its own upstream, bare proxy and svc processes on 127.0.0.1, drives load from separate
  * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
- * table in bench/README.md). Flags: --quick (about 3 minutes, no 10k-stream phase), --short
+ * table in docs/benchmarks.md). Flags: --quick (about 3 minutes, no 10k-stream phase), --short
  * (throughput and TTFB only, writes nothing),
  * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k. Every
  * phase is bounded; children are killed on exit and on SIGINT.
@@ -291,7 +291,7 @@ function finish(data: RunData) {
   writeJson('bench/results/latest.json', { ...data, elapsedS, rows });
   if (!quick)
     updateReadme(
-      'bench/README.md',
+      'docs/benchmarks.md',
       `Run of ${data.meta.date.slice(0, 10)} (${data.meta.machine.cores} cores, ${data.meta.machine.cpu}; Bun ${data.meta.versions.bun}, Elysia ${data.meta.versions.elysia}, ${data.meta.versions.loadTool}). ${data.meta.note}\n\n${markdownTable(rows, data.backends)}`,
     );
 }

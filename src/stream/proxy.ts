@@ -99,7 +99,7 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
   let forwarded = 0;
   const kept = new ForwardedText();
   // The events of one upstream read are gathered as text and encoded and written once: a
-  // write per chunk cost more than the plugins themselves (bench/README, "Profile and fixes").
+  // write per chunk cost more than the plugins themselves (docs/perf-notes/2026-11-24.md, "Profile and fixes").
   let out = '';
   const stages: ((chunk: ChatChunk) => void)[] = [];
   stages[transformers.length] = function gatherChunk(chunk) {

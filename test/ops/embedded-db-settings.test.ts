@@ -7,7 +7,7 @@ import type { Storage } from '../../src/db/database';
 import { openPglite } from '../../src/db/open';
 
 // The embedded database runs on svc's own thread: these settings keep its work off the
-// request path's tail (bench/README.md, "Before and after this session") and its memory down.
+// request path's tail (docs/perf-notes/2026-11-24.md, "Before and after this session") and its memory down.
 let dir: string;
 let storage: Storage;
 beforeAll(async () => {
