@@ -5,7 +5,7 @@ import { applySpecDeltas } from '../../contract/lib/reference-deltas';
 import { toJsonSchema } from '../../contract/lib/spec';
 
 /** The reference OpenAPI document every served body is checked against. */
-export const REFERENCE_PATH = new URL('../../../shared/reference/openapi-20260709.yaml', import.meta.url).pathname;
+export const REFERENCE_PATH = new URL('../../contract/reference/openapi-20260709.yaml', import.meta.url).pathname;
 
 /**
  * The reference document as svc reads it, with the spec's three deltas. The spec's naming note puts the neutral word `svc`
