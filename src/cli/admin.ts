@@ -17,7 +17,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   accounts create-scratch [--description NAME]
   accounts delete <accountId>            (scratch accounts only, with everything they hold)
   balance
-  usage [--limit N]
+  usage [--limit N]                      (entries per page, 10 to 1000)
 
 Commands go through the running server's API with an ADMIN key (--key or SVC_ADMIN_KEY;
 the server at --url or SVC_URL, else the one holding the embedded database, else the
@@ -70,7 +70,8 @@ const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Pro
   'accounts delete': async (api, [id]) =>
     print(await callApi(api, 'DELETE', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}`)),
   balance: async (api) => print(await callApi(api, 'GET', '/billing/balance')),
-  usage: async (api, _a, o) => print(await callApi(api, 'GET', `/billing/usage-history${o.limit ? `?limit=${Number(o.limit)}` : ''}`)),
+  // usage-history pages by `pageSize` (10 to 1000); the CLI keeps the --limit flag it documents.
+  usage: async (api, _a, o) => print(await callApi(api, 'GET', `/billing/usage-history${o.limit ? `?pageSize=${Number(o.limit)}` : ''}`)),
 };
 
 function required(value: string | undefined, name: string): string {

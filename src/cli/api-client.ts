@@ -37,7 +37,12 @@ export async function callApi(
   if (!response.ok) {
     const message = (parsed as { error?: string })?.error ?? text.slice(0, 200);
     const ray = response.headers.get('cf-ray');
-    throw new ApiCallError(response.status, `${method} ${path}: ${response.status} ${message}${ray ? ` (request ${ray})` : ''}`);
+    // A URL without the base path reaches svc (CF-RAY) but no route: say what was probably meant.
+    const hint =
+      response.status === 404 && ray && !/\/api\/v\d+\/?$/.test(target.url)
+        ? `; the API lives under the base path (default /api/v1): try --url ${target.url.replace(/\/$/, '')}/api/v1`
+        : '';
+    throw new ApiCallError(response.status, `${method} ${path}: ${response.status} ${message}${ray ? ` (request ${ray})` : ''}${hint}`);
   }
   return parsed;
 }

@@ -80,14 +80,14 @@ beforeAll(async () => {
   server = Bun.spawn([process.execPath, 'src/index.ts'], { cwd: root, env, stdout: 'pipe', stderr: 'pipe' });
   void collect(server.stdout as ReadableStream<Uint8Array>, (t) => (stdout += t));
   void collect(server.stderr as ReadableStream<Uint8Array>, (t) => (stderr += t));
-  adminKey = await until('the bootstrap key', () => /svc_[A-Za-z0-9_-]{43}/.exec(stderr)?.[0]);
+  adminKey = await until('the bootstrap key', () => /svc_[A-Za-z0-9_-]{43}/.exec(stderr)?.[0], 100_000);
   accountId = /Bootstrap account: ([0-9a-f-]{36})/.exec(stderr)![1]!;
   await until('the listening log line', () => stdout.includes('svc listening'));
   api = await until('the lock file', () => {
     const lock = join(dataDir, 'svc.lock.json');
     return existsSync(lock) ? (JSON.parse(readFileSync(lock, 'utf8')) as { url: string | null }).url : null;
   });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   server.kill('SIGKILL');
@@ -166,6 +166,20 @@ describe('operator CLI', () => {
     expect(usage).toBe(2);
     expect(text).toContain('usage: npm run admin');
   });
+
+  test('usage --limit N pages the usage history as documented', async () => {
+    const [code, out, err] = await cli(['usage', '--limit', '100'], { SVC_ADMIN_KEY: adminKey });
+    expect({ code, err }).toEqual({ code: 0, err: '' });
+    expect(Array.isArray(JSON.parse(out).data)).toBe(true);
+  });
+
+  test('a --url without the base path says where the API lives', async () => {
+    const origin = new URL(api).origin;
+    const [code, , err] = await cli(['keys', 'list', '--key', adminKey, '--url', origin]);
+    expect(code).toBe(1);
+    expect(err).toContain('404');
+    expect(err).toContain(`try --url ${origin}/api/v1`);
+  });
 });
 
 describe('graceful shutdown', () => {
@@ -194,6 +208,7 @@ describe('graceful shutdown', () => {
     expect(text).toMatch(/data: \{"error":\{"message":"The server is shutting down[^"]*"[^\n]*\n\ndata: \[DONE\]\n\n$/);
     for (const step of [
       'shutdown: started',
+      'shutdown: draining',
       'stopped accepting connections',
       'deadline reached, streams ended in-band and settled',
       'ledger flushed',
