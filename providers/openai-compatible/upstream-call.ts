@@ -48,7 +48,9 @@ export async function upstreamCall<T>(
   let timedOut = false;
   const timer = setTimeout(function upstreamFirstByteTimeout() {
     timedOut = true;
-    abort.abort();
+    // A TimeoutError, not the plain AbortError a client's departure gives: /metrics counts
+    // the failure as reason="timeout".
+    abort.abort(new DOMException(`no first byte within ${call.timeoutMs} ms`, 'TimeoutError'));
   }, call.timeoutMs);
   const end = () => call.signal.removeEventListener('abort', onClientAbort);
   try {

@@ -92,6 +92,22 @@ describe('metrics, access log, request id', () => {
     expect(sample(after, 'svc_upstream_errors_total', failed)).toBeGreaterThan(sample(before, 'svc_upstream_errors_total', failed));
   });
 
+  test('an upstream timeout is counted as reason="timeout", not as an abort', async () => {
+    const before = await metrics();
+    upstream.set({ hang: true });
+    const res = await t.request('/chat/completions', {
+      method: 'POST',
+      json: { model: 'obs-model', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    upstream.set({});
+    expect(res.status).toBe(504);
+    const after = await metrics();
+    const timedOut = { provider: 'obs-up', reason: 'timeout' };
+    expect(sample(after, 'svc_upstream_errors_total', timedOut)).toBe(sample(before, 'svc_upstream_errors_total', timedOut) + 1);
+    const aborted = { provider: 'obs-up', reason: 'aborted' };
+    expect(sample(after, 'svc_upstream_errors_total', aborted)).toBe(sample(before, 'svc_upstream_errors_total', aborted));
+  });
+
   test('one access-log line per request, with route, status, duration, account, model and tokens; a stream is logged at its end', async () => {
     const json = await t.request('/chat/completions', {
       method: 'POST',
