@@ -92,6 +92,9 @@ export function composeParameters(plugins: RequestPlugin[]): ParameterSet {
     resolve(body, suffix) {
       const params: Record<string, unknown> = { ...defaults };
       if (body) for (const key in body) if (key in properties && body[key] !== undefined) params[key] = body[key];
+      // Echo-only: no plugin serves end-to-end encryption, but a caller's explicit value is
+      // what the echo must show (the reference's default, true, only when none was sent).
+      if (typeof body?.enable_e2ee === 'boolean' && !('enable_e2ee' in properties)) params.enable_e2ee = body.enable_e2ee;
       if (suffix) Object.assign(params, parseSuffix(suffix, suffixSchemas));
       return params;
     },

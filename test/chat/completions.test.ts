@@ -75,6 +75,14 @@ describe('happy path', () => {
     expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 7, maxCompletionTokens: 4096 });
   });
 
+  test('svc_parameters.enable_e2ee is echoed as the caller sent it (true when absent)', async () => {
+    for (const sent of [false, true]) {
+      const res = await chat({ svc_parameters: { enable_e2ee: sent } });
+      expect(res.status).toBe(200);
+      expect((await res.json()).svc_parameters.enable_e2ee).toBe(sent);
+    }
+  });
+
   test("a prompt naming a model's special tokens is text: counted as text and answered, not a 500", async () => {
     const res = await chat({ messages: user('Why does <|endoftext|> end my prompt? <|im_start|>') });
     expect(res.status).toBe(200);
