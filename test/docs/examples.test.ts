@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '../../src/config';
+import { checkConfigSections } from '../../src/config-sections';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { documentationPages, fencedBlocks, pageText, ROOT } from './markdown';
 
@@ -12,6 +14,14 @@ const EXAMPLES = documentationPages().flatMap((page) =>
   fencedBlocks(pageText(page))
     .filter((b) => b.info === 'sh example' || b.info === 'ts example')
     .map((b) => ({ name: `${page}:${b.line} (${b.info.split(' ')[0]})`, ...b })),
+);
+
+// Every ```yaml block is a piece of svc.config.yaml (other YAML says so: ```yaml characters),
+// loaded and checked section by section as a start would.
+const CONFIG_SNIPPETS = documentationPages().flatMap((page) =>
+  fencedBlocks(pageText(page))
+    .filter((b) => b.info === 'yaml')
+    .map((b) => ({ name: `${page}:${b.line}`, ...b })),
 );
 
 let t: TestApp;
@@ -39,6 +49,16 @@ describe('documentation examples', () => {
   test('the README has runnable examples (curl and the OpenAI SDK)', () => {
     const readme = EXAMPLES.filter((e) => e.name.startsWith('README.md'));
     expect(readme.map((e) => e.info).sort()).toEqual(['sh example', 'ts example']);
+  });
+
+  test.each(CONFIG_SNIPPETS)('$name is a valid piece of the config file', ({ code, line }) => {
+    const file = join(ROOT, 'test', 'docs', `.example-${line}.yaml`);
+    writeFileSync(file, code);
+    try {
+      loadConfig({ SVC_CONFIG: file, VLLM_API_KEY: 'sk-example', OPENAI_API_KEY: 'sk-example' }, checkConfigSections);
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 
   test.each(EXAMPLES)(

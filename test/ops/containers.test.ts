@@ -87,7 +87,18 @@ describe('compose.yaml', () => {
     expect(Object.keys(lb.depends_on).sort()).toEqual(['svc-1', 'svc-2']);
     const caddyfile = lb.volumes[0]!.split(':')[0]!;
     expect(existsSync(join(root, caddyfile))).toBe(true);
-    expect(read(caddyfile)).toMatch(/reverse_proxy svc-1:8080 svc-2:8080/);
+    expect(read(caddyfile)).toContain('reverse_proxy {$SVC_UPSTREAMS:svc-1:8080 svc-2:8080}');
     expect(read(caddyfile)).toMatch(/health_uri \/ready/);
+  });
+
+  test('refuses to start without its secrets: no published default password or token secret', () => {
+    const text = read('compose.yaml');
+    for (const secret of ['POSTGRES_PASSWORD', 'SVC_TOKEN_SECRET']) {
+      const uses = [...text.matchAll(new RegExp(`\\$\\{${secret}([^}]*)\\}`, 'g'))].map((m) => m[1]!);
+      expect(uses.length).toBeGreaterThan(0);
+      // `${NAME:?message}`: Compose stops with the message when NAME is unset or empty.
+      for (const use of uses) expect(use.startsWith(':?')).toBe(true);
+      expect(read('.env.example')).toMatch(new RegExp(`^${secret}=`, 'm'));
+    }
   });
 });
