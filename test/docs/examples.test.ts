@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { loadConfig } from '../../src/config';
 import { checkConfigSections } from '../../src/config-sections';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -32,15 +34,29 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${t.app.server!.port}`;
 });
 afterAll(async () => {
+  if (photos) rmSync(photos, { recursive: true, force: true });
   await t.app.stop(true);
   await t.close();
 });
 
 const pointed = (code: string) => code.replaceAll('http://localhost:8080', base);
 
-/** Runs a command with $KEY set, and fails with what it printed when it exits non-zero. */
-async function run(cmd: string[]) {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, KEY: t.adminKey }, stdout: 'pipe', stderr: 'pipe' });
+let photos: string | undefined;
+/** A temporary folder with photo.jpg, a.jpg and b.jpg (512 x 512 gradients), made once. */
+async function photoFolder(): Promise<string> {
+  if (photos) return photos;
+  photos = mkdtempSync(join(tmpdir(), 'svc-doc-examples-'));
+  const pixels = Buffer.alloc(512 * 512 * 3, 0).map((_, i) => (i * 7) % 256);
+  const jpeg = await sharp(pixels, { raw: { width: 512, height: 512, channels: 3 } })
+    .jpeg()
+    .toBuffer();
+  for (const name of ['photo.jpg', 'a.jpg', 'b.jpg']) writeFileSync(join(photos, name), jpeg);
+  return photos;
+}
+
+/** Runs a command with $KEY set, in `cwd`; returns its exit code and what it printed. */
+async function run(cmd: string[], cwd = ROOT) {
+  const proc = Bun.spawn(cmd, { cwd, env: { ...process.env, KEY: t.adminKey }, stdout: 'pipe', stderr: 'pipe' });
   const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   return { code, stdout, stderr };
 }
@@ -65,7 +81,8 @@ describe('documentation examples', () => {
     '$name runs and gets no error',
     async (example) => {
       if (example.info === 'sh example') {
-        const { code, stdout, stderr } = await run(['bash', '-euo', 'pipefail', '-c', pointed(example.code)]);
+        // Shell examples run in a folder of their own holding the photos they name.
+        const { code, stdout, stderr } = await run(['bash', '-euo', 'pipefail', '-c', pointed(example.code)], await photoFolder());
         expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
         expect(stdout).not.toContain('"error"');
         expect(stdout.length).toBeGreaterThan(0);
