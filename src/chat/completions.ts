@@ -8,6 +8,7 @@ import type { ModelEntry } from '../models/catalog';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
 import { checkContentParts } from './multimodal';
+import { checkResponseFormat } from './response-format';
 import type { ParameterSet } from './parameters';
 import { cost, metered } from './settle';
 import { streamResponse } from './stream-response';
@@ -78,6 +79,7 @@ export function createChatHandler(
     const { model } = call;
     const params = parameters.resolve(body.svc_parameters, call.suffix);
     checkContentParts(body.messages, model);
+    checkResponseFormat(body.response_format, model);
     const stream = body.stream === true;
     const ctx: PluginContext = {
       request: call.request,

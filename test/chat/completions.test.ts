@@ -75,6 +75,16 @@ describe('happy path', () => {
     expect(m.calls.opened[0]).toMatchObject({ estimatedPromptTokens: 7, maxCompletionTokens: 4096 });
   });
 
+  test('json_schema on a model without supportsResponseSchema is a 400 naming response_format; json_object is served', async () => {
+    const schema = { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } };
+    const refused = await chat({ response_format: schema });
+    expect(refused.status).toBe(400);
+    const body = await refused.json();
+    expect(body.error).toStartWith('response_format.type: Model "fix-one" does not support json_schema output');
+    expect(body.details.response_format.type._errors.length).toBe(1);
+    expect((await chat({ response_format: { type: 'json_object' } })).status).toBe(200);
+  });
+
   test('svc_parameters.enable_e2ee is echoed as the caller sent it (true when absent)', async () => {
     for (const sent of [false, true]) {
       const res = await chat({ svc_parameters: { enable_e2ee: sent } });
