@@ -415,6 +415,29 @@ describe('openapi', () => {
   });
 });
 
+describe('OpenAI paths the service does not offer', () => {
+  test('/completions and /moderations are 404s that say so and name what to use, with the openai SDK showing it', async () => {
+    for (const [path, says] of [
+      ['/completions', 'use POST /api/v1/chat/completions'],
+      ['/moderations', 'does not offer a moderation endpoint'],
+    ] as const) {
+      const res = await t.request(path, { method: 'POST', json: { model: 'fix-one', prompt: 'x', input: 'x' } });
+      expect(res.status).toBe(404);
+      expect((await res.json()).error).toContain(says);
+      expect(res.headers.get('cf-ray')).toBeTruthy();
+    }
+    const sdk = new OpenAI({
+      apiKey: t.adminKey,
+      baseURL: 'http://localhost/api/v1',
+      fetch: (input, init) => t.app.handle(new Request(input as string, init as RequestInit)),
+      maxRetries: 0,
+    });
+    const refusal = await sdk.completions.create({ model: 'fix-one', prompt: 'x' }).catch((e: Error) => e);
+    expect(refusal).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((refusal as Error).message).toContain('legacy text-completions API');
+  });
+});
+
 describe('pipeline edges', () => {
   test('prompt_cache_key pins a conversation to one replica; different keys spread', async () => {
     const routerOf = async (key: string) => (await chat({ model: 'fix-two', prompt_cache_key: key })).headers.get('x-svc-model-router');
