@@ -46,6 +46,13 @@ export class LedgerOutbox {
     };
   }
 
+  /** Settlements of `accountId` not yet in the database. */
+  queuedFor(accountId: string): number {
+    let n = 0;
+    for (const item of this.queue) if (item.charge.accountId === accountId) n++;
+    return n;
+  }
+
   /** Settlements not yet in the database. */
   get size(): number {
     return this.queue.length;

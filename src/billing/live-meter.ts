@@ -276,6 +276,8 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       }
     },
     liveHolds: (accountId) => store.liveHolds(accountId),
+    unwrittenCharges: (accountId) => store.unwritten(accountId),
+    ledgerProblem: () => writer.problem(),
     async forget(accountId, extra) {
       mirrored.delete(accountId);
       for (const counter of extra.counters) counted.delete(counter);

@@ -12,6 +12,11 @@ import type { BillingStore, Charged, ReserveResult, SettleInput } from './store'
 
 /** How long a credit's "applied to the mirror" marker lives (retries come much sooner). */
 const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
+/**
+ * How long an account's unwritten-charge marks outlive their last settlement: a mark whose
+ * writer died with it in its journal lapses then, and the account can be deleted again.
+ */
+const UNWRITTEN_TTL_MS = 24 * 3_600_000;
 const RATE_TTL = rateTtl(WINDOW_MS);
 /** The ARGV of RESERVE's rate part when it has none. */
 const NO_RATE = ['', '', '0', '0'] as const;
@@ -31,6 +36,8 @@ export class AccountKeys {
   readonly hexp: string;
   /** The expiry at which the account was last written to the global hold index. */
   readonly ix: string;
+  /** Request ids of charges settled but not yet in the database (any instance's outbox). */
+  readonly unwritten: string;
   private readonly base: string;
   private readonly mirrors = new Map<string, string>();
 
@@ -40,6 +47,7 @@ export class AccountKeys {
     this.hreq = `${this.base}hreq`;
     this.hexp = `${this.base}hexp`;
     this.ix = `${this.base}ix`;
+    this.unwritten = `${this.base}unw`;
   }
 
   bal(currency: string): string {
@@ -104,7 +112,7 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
     const reply = (await runScript(
       redis,
       SETTLE,
-      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter, rateHash(k, tokens)],
+      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter, rateHash(k, tokens), k.unwritten],
       [
         input.requestId,
         input.currency,
@@ -114,6 +122,8 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         String(input.settledTtlMs),
         onlyIfHeld ? '1' : '0',
         delta(tokens),
+        // A replayed settlement's row went to the outbox long ago (maybe written already): no mark.
+        input.charge.lines.length > 0 && !onlyIfHeld ? String(UNWRITTEN_TTL_MS) : '0',
       ],
     )) as [number, string];
     return { applied: Number(reply[0]) === 1, charged: parseCharged(reply[1]) as Charged };
@@ -237,6 +247,15 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
     async liveHolds(accountId) {
       return Number(await redis.send('HLEN', [keysOf(accountId).hreq]));
     },
+    async unwritten(accountId) {
+      return Number(await redis.send('HLEN', [keysOf(accountId).unwritten]));
+    },
+    async written(charges) {
+      const byAccount = new Map<string, string[]>();
+      for (const c of charges) byAccount.set(c.accountId, [...(byAccount.get(c.accountId) ?? []), c.requestId]);
+      // One HDEL per account, sent in the same tick (Bun pipelines them).
+      await Promise.all([...byAccount].map(([accountId, ids]) => redis.send('HDEL', [keysOf(accountId).unwritten, ...ids])));
+    },
     async forget(accountId, extra) {
       const k = keysOf(accountId);
       names.delete(accountId);
@@ -246,6 +265,7 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         k.hreq,
         k.hexp,
         k.ix,
+        k.unwritten,
         ...CURRENCIES.map((c) => k.bal(c)),
         ...extra.counters.map((c) => prefix + c),
         ...extra.credits.map((id) => k.applied(id)),
