@@ -22,6 +22,8 @@ export const ConfigSchema = T.Object({
   publicUrl: T.Optional(T.String({ pattern: '^https?://', description: 'External base URL, used for SIWE domain checks' })),
   dataDir: T.String({ default: './data' }),
   databaseUrl: T.Optional(T.String({ minLength: 1 })),
+  /** Postgres: the deadline of every database call (a statement, a connection, a transaction's start); past it the request answers 503. */
+  databaseTimeoutMs: T.Integer({ minimum: 100, default: 1_500 }),
   redisUrl: T.Optional(T.String({ minLength: 1 })),
   /** A stream whose upstream sends nothing for this long ends with an in-band error (charged for what was forwarded). */
   streamIdleTimeoutMs: T.Integer({ minimum: 1_000, default: 60_000 }),
@@ -82,6 +84,7 @@ const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bo
   SVC_PUBLIC_URL: { key: 'publicUrl', kind: 'string' },
   SVC_DATA_DIR: { key: 'dataDir', kind: 'string' },
   DATABASE_URL: { key: 'databaseUrl', kind: 'string' },
+  SVC_DATABASE_TIMEOUT_MS: { key: 'databaseTimeoutMs', kind: 'int' },
   REDIS_URL: { key: 'redisUrl', kind: 'string' },
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
   SVC_BODY_TIMEOUT_MS: { key: 'bodyTimeoutMs', kind: 'int' },
