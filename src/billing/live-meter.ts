@@ -284,7 +284,15 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       await store.forget(accountId, extra);
     },
     resume: keeper.resume,
-    recover: keeper.recover,
+    async recover() {
+      const recovered = await keeper.recover();
+      const unjournaled = (await store.recoverUnjournaled?.()) ?? 0;
+      if (unjournaled > 0)
+        deps.log.warn('billing: settlements charged before a crash but missing from the journal were queued for the ledger', {
+          count: unjournaled,
+        });
+      return recovered;
+    },
     expireReservations: keeper.expire,
     flush: () => writer.flush(),
     async close() {
