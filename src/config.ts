@@ -26,6 +26,11 @@ export const ConfigSchema = T.Object({
   ),
   dataDir: T.String({ default: './data', description: 'Folder of the embedded database (PGlite) and the data lock' }),
   databaseUrl: T.Optional(T.String({ minLength: 1, description: 'Postgres instead of the embedded database' })),
+  databaseTimeoutMs: T.Integer({
+    minimum: 100,
+    default: 1_500,
+    description: 'Postgres: the deadline of every database call (a statement, a connection, a transaction start); past it the request answers 503',
+  }),
   redisUrl: T.Optional(T.String({ minLength: 1, description: 'Redis (single or Cluster) instead of in-memory limits and holds' })),
   streamIdleTimeoutMs: T.Integer({
     minimum: 1_000,
@@ -133,6 +138,7 @@ export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int
   SVC_PUBLIC_URL: { key: 'publicUrl', kind: 'string' },
   SVC_DATA_DIR: { key: 'dataDir', kind: 'string' },
   DATABASE_URL: { key: 'databaseUrl', kind: 'string' },
+  SVC_DATABASE_TIMEOUT_MS: { key: 'databaseTimeoutMs', kind: 'int' },
   REDIS_URL: { key: 'redisUrl', kind: 'string' },
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
   SVC_BODY_TIMEOUT_MS: { key: 'bodyTimeoutMs', kind: 'int' },

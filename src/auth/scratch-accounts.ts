@@ -53,6 +53,27 @@ export async function createScratchAccount(db: Database, opts: { displayName?: s
   });
 }
 
+/** How long a deletion waits for other instances to write the account's queued charges (they flush every few hundred ms). */
+const WRITTEN_WAIT_MS = 2_000;
+
+/**
+ * Waits until no instance holds unwritten charges of the account, or refuses with 409: a
+ * charge written after the account is gone would be refused by the database and kept aside,
+ * never in the ledger that was deleted with the account.
+ */
+async function awaitWrittenCharges(deps: ScratchDeps, accountId: string): Promise<void> {
+  const until = performance.now() + WRITTEN_WAIT_MS;
+  for (;;) {
+    const unwritten = await deps.meter.unwrittenCharges(accountId);
+    if (unwritten === 0) return;
+    if (performance.now() >= until)
+      throw conflict(`The account has ${unwritten} charge(s) not yet written to the ledger; its keys are revoked, retry in a moment`, {
+        'retry-after': '1',
+      });
+    await Bun.sleep(50);
+  }
+}
+
 /**
  * Deletes a scratch account and everything it holds, so nothing of it is left: its keys are
  * revoked first (every instance's key cache drops them, so they are 401 at once), the ledger
@@ -61,7 +82,9 @@ export async function createScratchAccount(db: Database, opts: { displayName?: s
  * account's balance lock, and last its live state in the KV (mirrors, holds, key counters).
  * 404 for an unknown account; 409 for an account that is not a scratch account (a real
  * account's ledger is append-only) and while requests of the account still hold balance
- * (its keys are revoked by then, so a retry a moment later succeeds).
+ * (its keys are revoked by then, so a retry a moment later succeeds) or while any instance
+ * still holds charges of the account not yet written to the ledger (after waiting for them
+ * a moment).
  */
 export async function deleteScratchAccount(deps: ScratchDeps, accountId: string): Promise<DeletedCounts> {
   const { db } = deps;
@@ -82,6 +105,7 @@ export async function deleteScratchAccount(deps: ScratchDeps, accountId: string)
       'retry-after': '1',
     });
   await deps.meter.flush();
+  await awaitWrittenCharges(deps, accountId);
 
   const credits: string[] = [];
   const counts = await db.transaction(async (tx) => {

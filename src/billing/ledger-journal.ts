@@ -12,6 +12,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { chargeOfJournal, type LedgerCharge } from './ledger-row';
 
@@ -32,6 +33,12 @@ export type JournalMark = number;
 export class LedgerJournal {
   /** Settlements read back from a previous run, oldest first, with their marks. */
   readonly recovered: { charge: LedgerCharge; mark: JournalMark }[] = [];
+  /**
+   * The journal's lasting name (kept in the directory, so the same after a restart): the
+   * live store marks each unwritten charge with it, so that the next start on this journal
+   * finds the charges a crash took before they reached the file.
+   */
+  readonly writerId: string;
   private readonly pending = new Map<JournalMark, number>();
   private fd = -1;
   private segment = 0;
@@ -40,6 +47,9 @@ export class LedgerJournal {
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
     this.lock();
+    const idFile = join(dir, 'writer-id');
+    if (!existsSync(idFile)) writeFileSync(idFile, randomUUID());
+    this.writerId = readFileSync(idFile, 'utf8').trim();
     const names = readdirSync(dir)
       .filter((n) => /^segment-\d+\.jsonl$/.test(n))
       .sort((a, b) => segmentNumber(a) - segmentNumber(b));

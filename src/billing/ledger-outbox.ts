@@ -46,6 +46,23 @@ export class LedgerOutbox {
     };
   }
 
+  /** The journal's lasting name, or null without a journal (a crash loses the queue then anyway). */
+  get writerId(): string | null {
+    return this.journal?.writerId ?? null;
+  }
+
+  /** Whether the settlement of `requestId` is queued (read back from the journal, or pushed since). */
+  holds(requestId: string): boolean {
+    return this.queue.some((item) => item.charge.requestId === requestId);
+  }
+
+  /** Settlements of `accountId` not yet in the database. */
+  queuedFor(accountId: string): number {
+    let n = 0;
+    for (const item of this.queue) if (item.charge.accountId === accountId) n++;
+    return n;
+  }
+
   /** Settlements not yet in the database. */
   get size(): number {
     return this.queue.length;

@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { balances, ledgerCharges, ledgerEntries } from '../db/schema';
 import type { Logger } from '../log';
-import { countBilledCharges, reportLedgerBacklog } from '../metrics';
+import { countBilledCharges, countDeadLetters, reportLedgerBacklog, reportLedgerFailing } from '../metrics';
 import { copyLedgerBatch, pgliteOf } from './ledger-copy';
+import { describeDbError, isRowError, writeDeadLetter } from './ledger-dead-letters';
 import type { LedgerCharge } from './ledger-row';
 import { SlicePacer } from './slice-pacer';
 import type { BillingStore } from './store';
@@ -12,6 +13,8 @@ import type { BillingStore } from './store';
 export interface LedgerWriter {
   /** Writes everything queued now (returns when the queue is empty or another writer holds it). */
   flush(): Promise<void>;
+  /** Why the ledger cannot write (its last attempt failed and nothing was written since), or null. */
+  problem(): string | null;
   /** Final flush, then stops the timer. */
   close(): Promise<void>;
 }
@@ -71,7 +74,11 @@ export async function writeLedgerBatch(
 
 /**
  * Starts the periodic writer (an unref'd timer, so it never keeps the process alive). A
- * failed batch stays queued and is retried on the next tick; nothing is lost or doubled.
+ * batch the database cannot take (connection lost, timeout) stays queued and is retried on
+ * the next tick; nothing is lost or doubled. A batch the database refuses for some of its
+ * rows (a foreign key, a bad value) is written row by row: the refused rows go to
+ * `ledger_dead_letters` with the error, counted and logged, and the others are written, so
+ * one bad row never blocks the rows behind it.
  */
 export function startLedgerWriter(opts: {
   db: Database;
@@ -84,7 +91,43 @@ export function startLedgerWriter(opts: {
 }): LedgerWriter {
   let running: Promise<void> | null = null;
   let closed = false;
+  let failing: string | null = null;
   const pacer = new SlicePacer(opts.sliceMs);
+
+  /** Writes the charges one by one, moving those the database refuses to the dead letters; returns those written. */
+  async function writeEach(charges: LedgerCharge[], replayed: boolean | undefined): Promise<LedgerCharge[]> {
+    const written: LedgerCharge[] = [];
+    for (const charge of charges) {
+      try {
+        await writeLedgerBatch(opts.db, [charge], { replayed });
+        written.push(charge);
+      } catch (error) {
+        if (!isRowError(error)) throw error;
+        await writeDeadLetter(opts.db, charge, error);
+        countDeadLetters(1);
+        const { requestId, accountId, currency, amount } = charge;
+        opts.log.error('billing: the database refused a settlement; it is kept in ledger_dead_letters', {
+          requestId,
+          accountId,
+          currency,
+          amount,
+          error: describeDbError(error),
+        });
+      }
+    }
+    return written;
+  }
+
+  /** Writes one batch; the charges written (all, unless some went to the dead letters). */
+  async function write(charges: LedgerCharge[], replayed: boolean | undefined): Promise<LedgerCharge[]> {
+    try {
+      await writeLedgerBatch(opts.db, charges, { pacer, replayed });
+      return charges;
+    } catch (error) {
+      if (!isRowError(error)) throw error;
+      return writeEach(charges, replayed);
+    }
+  }
 
   async function drain() {
     for (;;) {
@@ -93,13 +136,18 @@ export function startLedgerWriter(opts: {
       const batch = await opts.store.takeBatch(opts.batchSize);
       if (!batch) return;
       try {
-        await writeLedgerBatch(opts.db, batch.charges, { pacer, replayed: batch.replayed });
-        countBilledCharges(batch.charges);
+        countBilledCharges(await write(batch.charges, batch.replayed));
       } catch (error) {
+        failing = describeDbError(error);
         await batch.abandon();
         throw error;
       }
+      failing = null;
       await batch.ack();
+      // Best effort: a mark left behind only delays deleting a scratch account until it lapses.
+      await opts.store
+        .written(batch.charges)
+        .catch((error) => opts.log.warn('billing: unwritten marks not cleared', { error: String(error) }));
     }
   }
 
@@ -124,9 +172,11 @@ export function startLedgerWriter(opts: {
   }, opts.intervalMs);
   timer.unref?.();
   reportLedgerBacklog(() => opts.store.queued());
+  reportLedgerFailing(() => failing !== null);
 
   return {
     flush,
+    problem: () => failing,
     async close() {
       if (closed) return;
       closed = true;
@@ -135,6 +185,7 @@ export function startLedgerWriter(opts: {
         await flush();
       } finally {
         reportLedgerBacklog(null);
+        reportLedgerFailing(null);
         opts.store.close?.();
       }
     },

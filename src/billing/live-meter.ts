@@ -276,13 +276,23 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       }
     },
     liveHolds: (accountId) => store.liveHolds(accountId),
+    unwrittenCharges: (accountId) => store.unwritten(accountId),
+    ledgerProblem: () => writer.problem(),
     async forget(accountId, extra) {
       mirrored.delete(accountId);
       for (const counter of extra.counters) counted.delete(counter);
       await store.forget(accountId, extra);
     },
     resume: keeper.resume,
-    recover: keeper.recover,
+    async recover() {
+      const recovered = await keeper.recover();
+      const unjournaled = (await store.recoverUnjournaled?.()) ?? 0;
+      if (unjournaled > 0)
+        deps.log.warn('billing: settlements charged before a crash but missing from the journal were queued for the ledger', {
+          count: unjournaled,
+        });
+      return recovered;
+    },
     expireReservations: keeper.expire,
     flush: () => writer.flush(),
     async close() {

@@ -199,6 +199,10 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       for (const counter of extra.counters) (counters.delete(counter), counterHeld.delete(counter));
       for (const id of extra.credits) applied.delete(id);
     },
+    async unwritten(accountId) {
+      return outbox.queuedFor(accountId);
+    },
+    async written() {},
     async takeBatch(max) {
       return outbox.takeBatch(max);
     },

@@ -79,6 +79,10 @@ export interface UsageMeter {
   expireReservations(): Promise<number>;
   /** Requests of the account holding balance now (in flight, or kept for a queued job). */
   liveHolds(accountId: string): Promise<number>;
+  /** Charges of the account settled on any instance and not yet written to the database. */
+  unwrittenCharges(accountId: string): Promise<number>;
+  /** Why this instance's ledger writer cannot write (readiness, metrics), or null while it can. */
+  ledgerProblem(): string | null;
   /** Forgets a deleted scratch account's live state: mirrors, holds, the named key counters and credit markers. */
   forget(accountId: string, extra: { counters: string[]; credits: string[] }): Promise<void>;
   /** Writes pending ledger entries now (tests, shutdown). */
@@ -116,6 +120,10 @@ export const freeMeter: UsageMeter = {
   async liveHolds() {
     return 0;
   },
+  async unwrittenCharges() {
+    return 0;
+  },
+  ledgerProblem: () => null,
   async forget() {},
   async flush() {},
   async close() {},

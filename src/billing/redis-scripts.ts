@@ -159,11 +159,14 @@ return {2, 0, 0, req, tok, 0, unpack(bals)}
 
 /**
  * KEYS: hsum, hreq, hexp, done marker, mirror, key counter (hsum again when none), the
- * rate-limit window's hash (hsum again when none).
+ * rate-limit window's hash (hsum again when none), the account's unwritten-charges hash.
  * ARGV: requestId, currency, amount, hasCounter '1'/'0', counterTtlMs, settledTtlMs,
- * onlyIfHeld '1'/'0', token correction ('0' for none).
+ * onlyIfHeld '1'/'0', token correction ('0' for none), unwritten ttl ms ('0': no ledger row),
+ * the unwritten mark's value (the charge and its journal's name).
  * Exactly once per request id. Returns {1, "currency|amount"} when this call charged, {0, the
- * earlier result} otherwise. With onlyIfHeld (a settlement replayed after an outage) the
+ * earlier result} otherwise. A charge with a ledger row is marked unwritten in the same step
+ * (until the writer that queued it commits it), so an account deletion on any instance sees
+ * charges still queued anywhere. With onlyIfHeld (a settlement replayed after an outage) the
  * mirror and counter change only while the hold is still there: without it, Redis lost its
  * data, and the mirror is rebuilt from the database, where the outbox writes the charge.
  * The token correction (actual tokens less those reserved) goes to the window the tokens
@@ -186,6 +189,10 @@ if rec or ARGV[7] ~= '1' then
 end
 rate_correct(KEYS[7], ARGV[8])
 redis.call('SET', donek, res, 'PX', ARGV[6])
+if KEYS[8] and ARGV[9] and ARGV[9] ~= '0' then
+  redis.call('HSET', KEYS[8], ARGV[1], ARGV[10] or '1')
+  redis.call('PEXPIRE', KEYS[8], ARGV[9])
+end
 return {1, res}
 `);
 

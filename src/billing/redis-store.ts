@@ -6,12 +6,18 @@ import { WINDOW_MS, type TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
 import { CURRENCIES } from './mirror-init';
 import type { LedgerOutbox } from './ledger-outbox';
+import type { LedgerCharge } from './ledger-row';
 import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { SettleReplays } from './settle-replays';
 import type { BillingStore, Charged, ReserveResult, SettleInput } from './store';
 
 /** How long a credit's "applied to the mirror" marker lives (retries come much sooner). */
 const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
+/**
+ * How long an account's unwritten-charge marks outlive their last settlement: a mark whose
+ * writer died with it in its journal lapses then, and the account can be deleted again.
+ */
+const UNWRITTEN_TTL_MS = 24 * 3_600_000;
 const RATE_TTL = rateTtl(WINDOW_MS);
 /** The ARGV of RESERVE's rate part when it has none. */
 const NO_RATE = ['', '', '0', '0'] as const;
@@ -31,6 +37,8 @@ export class AccountKeys {
   readonly hexp: string;
   /** The expiry at which the account was last written to the global hold index. */
   readonly ix: string;
+  /** Request ids of charges settled but not yet in the database (any instance's outbox). */
+  readonly unwritten: string;
   private readonly base: string;
   private readonly mirrors = new Map<string, string>();
 
@@ -40,6 +48,7 @@ export class AccountKeys {
     this.hreq = `${this.base}hreq`;
     this.hexp = `${this.base}hexp`;
     this.ix = `${this.base}ix`;
+    this.unwritten = `${this.base}unw`;
   }
 
   bal(currency: string): string {
@@ -59,6 +68,26 @@ export class AccountKeys {
 
 /** The key names of an account's billing state. */
 export const accountKeys = (prefix: string, accountId: string) => new AccountKeys(prefix, accountId);
+
+/** The accounts a journal's instance settled charges of (the set the next start on that journal reads). */
+export const writerIndexKey = (prefix: string, writerId: string) => `${prefix}bill:writer:{${writerId}}`;
+
+/** An unwritten mark's value: the charge and the journal of the instance that queued it; null for a bare mark. */
+function parseMark(value: string): { writer: string; charge: LedgerCharge } | null {
+  try {
+    const mark = JSON.parse(value) as { writer?: unknown; charge?: LedgerCharge };
+    return typeof mark.writer === 'string' && mark.charge ? { writer: mark.writer, charge: mark.charge } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** [field, value] pairs of a flat HGETALL reply. */
+function pairs(flat: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+  return out;
+}
 
 /** The index of accounts with holds (account -> earliest expiry) that the hold sweep reads. */
 export const holdIndexKey = (prefix: string) => `${prefix}bill:holds`;
@@ -81,6 +110,43 @@ export const holdIndexKey = (prefix: string) => `${prefix}bill:holds`;
 export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox: LedgerOutbox): BillingStore & { close(): void } {
   const index = holdIndexKey(prefix);
   const names = new Map<string, AccountKeys>();
+  const writerId = outbox.writerId;
+  const writerIndex = writerId ? writerIndexKey(prefix, writerId) : '';
+  const indexed = new Set<string>();
+
+  /**
+   * Adds the account to this journal's index before its first settlement here (sent in the
+   * same tick as the script, so Bun pipelines them): the next start on the journal reads the
+   * unwritten marks of these accounts only.
+   */
+  function indexAccount(accountId: string) {
+    if (indexed.has(accountId)) return;
+    if (indexed.size >= 100_000) indexed.clear();
+    indexed.add(accountId);
+    redis.send('SADD', [writerIndex, accountId]).catch(() => indexed.delete(accountId));
+  }
+
+  /**
+   * The settlements a crash of the previous process on this journal took between Redis
+   * applying them (mirror charged, unwritten mark set) and their journal line: queued for the
+   * ledger now, so the database catches up with the mirror. Returns how many.
+   */
+  async function recoverUnjournaled(): Promise<number> {
+    if (!writerId) return 0;
+    const accounts = (await redis.send('SMEMBERS', [writerIndex])) as string[];
+    let found = 0;
+    for (const accountId of accounts) {
+      const flat = (await redis.send('HGETALL', [keysOf(accountId).unwritten])) as string[] | Record<string, string>;
+      const entries = Array.isArray(flat) ? pairs(flat) : Object.entries(flat ?? {});
+      for (const [requestId, value] of entries) {
+        const mark = parseMark(value);
+        if (mark?.writer !== writerId || outbox.holds(requestId)) continue;
+        outbox.push(mark.charge);
+        found++;
+      }
+    }
+    return found;
+  }
 
   /** The account's key names, built once per account (a request needs up to a dozen). */
   function keysOf(accountId: string): AccountKeys {
@@ -99,12 +165,13 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
 
   async function settleScript(input: SettleInput, onlyIfHeld: boolean) {
     const k = keysOf(input.accountId);
+    if (writerId) indexAccount(input.accountId);
     const counter = input.counter ? prefix + input.counter : k.hsum;
     const tokens = current(input.tokens);
     const reply = (await runScript(
       redis,
       SETTLE,
-      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter, rateHash(k, tokens)],
+      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter, rateHash(k, tokens), k.unwritten],
       [
         input.requestId,
         input.currency,
@@ -114,6 +181,9 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         String(input.settledTtlMs),
         onlyIfHeld ? '1' : '0',
         delta(tokens),
+        // A replayed settlement's row went to the outbox long ago (maybe written already): no mark.
+        input.charge.lines.length > 0 && !onlyIfHeld ? String(UNWRITTEN_TTL_MS) : '0',
+        writerId ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
       ],
     )) as [number, string];
     return { applied: Number(reply[0]) === 1, charged: parseCharged(reply[1]) as Charged };
@@ -234,8 +304,18 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       )) as (string | null)[];
       return reply.map((v) => (v === null ? null : Number(v)));
     },
+    recoverUnjournaled,
     async liveHolds(accountId) {
       return Number(await redis.send('HLEN', [keysOf(accountId).hreq]));
+    },
+    async unwritten(accountId) {
+      return Number(await redis.send('HLEN', [keysOf(accountId).unwritten]));
+    },
+    async written(charges) {
+      const byAccount = new Map<string, string[]>();
+      for (const c of charges) byAccount.set(c.accountId, [...(byAccount.get(c.accountId) ?? []), c.requestId]);
+      // One HDEL per account, sent in the same tick (Bun pipelines them).
+      await Promise.all([...byAccount].map(([accountId, ids]) => redis.send('HDEL', [keysOf(accountId).unwritten, ...ids])));
     },
     async forget(accountId, extra) {
       const k = keysOf(accountId);
@@ -246,6 +326,7 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         k.hreq,
         k.hexp,
         k.ix,
+        k.unwritten,
         ...CURRENCIES.map((c) => k.bal(c)),
         ...extra.counters.map((c) => prefix + c),
         ...extra.credits.map((id) => k.applied(id)),

@@ -107,6 +107,16 @@ export interface BillingStore {
   balances(accountId: string, currencies: readonly Currency[]): Promise<(number | null)[]>;
   /** Live holds of the account (requests in flight, kept reservations). */
   liveHolds(accountId: string): Promise<number>;
+  /** Charges of the account settled on any instance sharing this store and not yet in the database. */
+  unwritten(accountId: string): Promise<number>;
+  /**
+   * After a start on a journal: queues the settlements the previous process had charged in
+   * the shared store but not journaled (a crash between the two), so the ledger matches the
+   * live balance again. Returns how many; absent where a crash loses the live state with it (memory).
+   */
+  recoverUnjournaled?(): Promise<number>;
+  /** Clears the unwritten marks of charges now in the database (or moved to the dead letters). */
+  written(charges: readonly LedgerCharge[]): Promise<void>;
   /**
    * Drops what the store keeps for an account: its mirrors and holds, the key counters named
    * (in `counterName` form) and the credit markers of these credit request ids. For a deleted

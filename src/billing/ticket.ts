@@ -40,8 +40,25 @@ const FREE: SettledCost = Object.freeze({ usdMicros: 0, diemMicros: 0 });
 const toCost = (currency: Currency, amount: number): SettledCost =>
   currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 };
 
-/** The ledger row of a settlement in the held currency, and what it charges (the lines' sum, positive). */
-function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): { charge: LedgerCharge; charged: number } {
+/**
+ * Trims the lines' charges, last line first, so that they sum to at most `cap`: a request is
+ * never charged more than it reserved, so no request field (a prompt the estimate missed, an
+ * upstream past its limit) can take a balance below zero. Returns the micro-units trimmed.
+ */
+function capLines(lines: ChargeLine[], charged: number, cap: number): number {
+  let excess = charged - cap;
+  const trimmed = Math.max(0, excess);
+  for (let i = lines.length - 1; i >= 0 && excess > 0; i--) {
+    const line = lines[i]!;
+    const cut = Math.min(-line.amount, excess);
+    line.amount += cut;
+    excess -= cut;
+  }
+  return trimmed;
+}
+
+/** The ledger row of a settlement in the held currency, what it charges (the lines' sum, positive) and what the cap trimmed. */
+function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): { charge: LedgerCharge; charged: number; trimmed: number } {
   const p = pricingOf(r.model);
   const lines: ChargeLine[] = [];
   let charged = 0;
@@ -50,6 +67,8 @@ function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): 
     charged += micros;
     lines.push({ sku: line.sku, units: line.units, pricePerUnitUsd: line.pricePerUnitUsd, amount: -micros });
   }
+  const trimmed = capLines(lines, charged, r.held.amount);
+  charged -= trimmed;
   const charge: LedgerCharge = {
     accountId: r.accountId,
     apiKeyId: r.apiKeyId,
@@ -63,7 +82,7 @@ function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): 
     executionMs: usage.executionMs,
     at,
   };
-  return { charge, charged };
+  return { charge, charged, trimmed };
 }
 
 /** The key counter a settlement at `at` counts in: the window current then (a request that straddles a rollover counts in the new one, like its ledger entry). */
@@ -107,7 +126,14 @@ class Ticket implements MeterTicket {
   private async charge(usage: MeteredUsage): Promise<SettledCost> {
     const { deps, r } = this;
     const at = deps.now();
-    const { charge, charged: amount } = settlementCharge(r, usage, at);
+    const { charge, charged: amount, trimmed } = settlementCharge(r, usage, at);
+    if (trimmed > 0)
+      deps.log.warn('charge capped at its reservation', {
+        requestId: r.requestId,
+        currency: r.held.currency,
+        reserved: r.held.amount,
+        trimmed,
+      });
     const { counter, ttlMs } = settlementCounter(r, at);
     // The rate limiter's token correction goes with the settlement: one script on Redis.
     const charged = await deps.store.settle({

@@ -1,3 +1,4 @@
+import { badRequest } from '../http/errors';
 import type { ModelCall } from '../pipeline/model-call';
 import type { PluginServices, PluginContext } from '../pipeline/plugin';
 import type { AnyRequestPlugin } from '../pipeline/plugin';
@@ -15,6 +16,8 @@ import { streamResponse } from './stream-response';
 
 /** Completion tokens reserved when the request sets no limit and the model declares none. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
+/** The largest `n` of a model whose catalog entry sets no `maxChoices`. */
+export const DEFAULT_MAX_CHOICES = 8;
 
 /** The validated request body (the schema in ./schema.ts). */
 export interface ChatRequestBody {
@@ -24,6 +27,7 @@ export interface ChatRequestBody {
   stream_options?: { include_usage?: boolean };
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
+  n?: number;
   prompt_cache_key?: string;
   svc_parameters?: Record<string, unknown>;
   [field: string]: unknown;
@@ -46,10 +50,22 @@ function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): 
   return req;
 }
 
-/** Completion tokens to reserve: the request's limit, else the model's, else the default. */
-function completionBudget(body: ChatRequestBody, model: ModelEntry): number {
+/** The choices a request asks for (`n`), within the model's bound (400 naming `n` above it). */
+function choicesOf(body: ChatRequestBody, model: ModelEntry): number {
+  const n = body.n ?? 1;
+  const max = model.config.maxChoices ?? DEFAULT_MAX_CHOICES;
+  if (n > max)
+    throw badRequest(`n: ${model.id} generates at most ${max} choices per request`, [{ path: ['n'], message: `Expected at most ${max}` }]);
+  return n;
+}
+
+/**
+ * Completion tokens to reserve: the request's limit, else the model's, else the default, for
+ * each of the `choices` (the upstream's limits apply per choice and it charges them all).
+ */
+function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: number): number {
   const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : undefined;
-  return body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS;
+  return choices * (body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS);
 }
 
 /** Resolves once `p` settles or `ms` pass; null when the time ran out first. */
@@ -80,6 +96,7 @@ export function createChatHandler(
     const params = parameters.resolve(body.svc_parameters, call.suffix);
     checkContentParts(body.messages, model);
     checkResponseFormat(body.response_format, model);
+    const choices = choicesOf(body, model);
     const stream = body.stream === true;
     const ctx: PluginContext = {
       request: call.request,
@@ -96,7 +113,7 @@ export function createChatHandler(
     const estimatedPromptTokens = chatPromptTokens(body.messages);
 
     // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
-    await call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model) });
+    await call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
     let active: AnyRequestPlugin[] = [];
     let transforms: ChunkTransformer[] = [];
     let routed: Promise<Routed<ProviderChatResult>>;

@@ -77,7 +77,8 @@ export function chatRequestSchema(svcParameters: TSchema) {
       max_completion_tokens: t.Optional(t.Union([Integer({ minimum: 1 }), t.Null()])),
       // 0 is accepted and ignored, as the reference does; a negative value is refused.
       max_tokens: t.Optional(t.Union([Integer({ minimum: 0 }), t.Null()])),
-      n: t.Optional(Integer({ minimum: 1 })),
+      // Each choice is reserved in full; the model's catalog entry may bound it lower (maxChoices).
+      n: t.Optional(Integer({ minimum: 1, maximum: 128 })),
       seed: t.Optional(Integer()),
       stop: t.Optional(t.Union([t.String(), t.Array(t.String(), { maxItems: 4 }), t.Null()])),
       stop_token_ids: t.Optional(t.Array(t.Number())),

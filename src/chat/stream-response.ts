@@ -75,7 +75,8 @@ function countedUsage(s: StreamResponseInput, outcome: StreamOutcome): ChatUsage
  * The SSE response of a chat (DESIGN "Streams"): our headers only, the proxied body, and
  * settlement exactly once when it ends: with the upstream's usage, or with what was
  * forwarded when the stream broke or the client left; released when the upstream call
- * itself failed (nothing was produced).
+ * itself failed or delivered nothing (nothing was produced). A stream cut after it was
+ * charged ends with its usage and cost, then the error and `[DONE]`.
  */
 export function streamResponse(s: StreamResponseInput): Response {
   async function finish(outcome: StreamOutcome): Promise<ChatChunk | null> {
@@ -87,13 +88,21 @@ export function streamResponse(s: StreamResponseInput): Response {
     }
     result.done();
     const usage: ChatUsage = outcome.usage ?? countedUsage(s, outcome);
+    // An upstream that reported no usage and delivered nothing the client could read (a 200
+    // of garbage, an empty stream) produced nothing: the reservation goes back, uncharged.
+    if (!outcome.usage && !outcome.aborted && usage.completion_tokens === 0 && s.ctx.leadingChunks.length === 0) {
+      await s.call.release();
+      return null;
+    }
     let charged = { usd: 0, diem: 0 };
     try {
       charged = cost(await s.call.settle(metered(usage, s.ctx)));
     } catch (error) {
       s.ctx.services.log.error('chat: settlement failed', { requestId: s.ctx.request.requestId, error: String(error) });
     }
-    if (outcome.aborted || outcome.error || !s.includeUsage) return null;
+    // A client that asked for usage gets it; so does one whose stream was cut (an upstream
+    // failure, the idle timeout, a shutdown) and charged: it is shown what it paid, before the error.
+    if (outcome.aborted || !(s.includeUsage || (outcome.error && (charged.usd > 0 || charged.diem > 0)))) return null;
     const base: ChatChunk = outcome.usageChunk ?? {
       id: `chatcmpl-${s.ctx.request.requestId}`,
       object: 'chat.completion.chunk',

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../lifecycle/lazy-module';
 import type { Database, Storage } from './database';
+import { withDeadlines } from './deadline';
 import * as schema from './schema';
 
 // Each driver is loaded only by the backend that uses it (~5 MB of RSS each, idle).
@@ -25,13 +26,21 @@ const loadPglite = lazyModule(async () => {
 /** Where drizzle-kit writes the migrations that both drivers run at start. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
-/** Opens Postgres at `url` and applies pending migrations. */
-export async function openPostgres(url: string, opts: { max?: number; onStep?: OnStep } = {}): Promise<Storage> {
+/** The default deadline of a Postgres call (config `databaseTimeoutMs`). */
+export const DATABASE_TIMEOUT_MS = 1_500;
+
+/**
+ * Opens Postgres at `url` and applies pending migrations (without a deadline: a migration
+ * may take long). Every later call has a deadline of `timeoutMs` (see withDeadlines), and a
+ * new connection gives up after as long, so an outage answers 503 within about that.
+ */
+export async function openPostgres(url: string, opts: { max?: number; onStep?: OnStep; timeoutMs?: number } = {}): Promise<Storage> {
   const { postgres, drizzle, migrate } = await loadPostgres();
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {} });
-  const db = drizzle(client, { schema });
+  const timeoutMs = opts.timeoutMs ?? DATABASE_TIMEOUT_MS;
+  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)) });
   opts.onStep?.('connecting to Postgres and applying migrations');
-  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  const db = drizzle(withDeadlines(client, timeoutMs), { schema });
   return { db: db as unknown as Database, backend: 'postgres', close: () => client.end({ timeout: 5 }) };
 }
 
@@ -72,6 +81,11 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | 
 export type OnStep = (step: string) => void;
 
 /** Opens the configured storage: Postgres when DATABASE_URL is set, else PGlite in dataDir. */
-export function openStorage(config: { databaseUrl?: string; dataDir: string }, onStep?: OnStep): Promise<Storage> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, { onStep }) : openPglite({ dataDir: `${config.dataDir}/pglite`, onStep });
+export function openStorage(
+  config: { databaseUrl?: string; databaseTimeoutMs?: number; dataDir: string },
+  onStep?: OnStep,
+): Promise<Storage> {
+  return config.databaseUrl
+    ? openPostgres(config.databaseUrl, { onStep, timeoutMs: config.databaseTimeoutMs })
+    : openPglite({ dataDir: `${config.dataDir}/pglite`, onStep });
 }

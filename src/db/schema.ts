@@ -244,6 +244,21 @@ export const reservations = pgTable(
   (t) => [index('reservations_expires_idx').on(t.expiresAt)],
 );
 
+/**
+ * Settlements the ledger writer could not write (a row the database refuses, such as the
+ * charge of an account deleted meanwhile), moved aside with the database's error so that
+ * later rows are not blocked behind them. No foreign key: the account may be gone. The
+ * request id is the key, so a journal replaying the same row does not add it twice.
+ */
+export const ledgerDeadLetters = pgTable('ledger_dead_letters', {
+  requestId: text('request_id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  /** The settlement as the meter queued it (LedgerCharge). */
+  charge: jsonb('charge').notNull(),
+  error: text('error').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /** A public character: a named system prompt with a default model. */
 export const characters = pgTable('characters', {
   id: uuid('id').primaryKey().defaultRandom(),

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { dbUnavailable } from '../db/unavailable';
 import { KvUnavailableError } from '../kv/unavailable';
 import type { Logger } from '../log';
 import { detailsFrom, invalidFields, payloadTooLarge, serviceUnavailable, ServiceError, type ErrorBody } from './errors';
@@ -34,6 +35,12 @@ export function errorHandler(log: Logger) {
         'Service temporarily unavailable: the rate-limit and balance store is unreachable, retry shortly',
         error.retryAfterSeconds,
       );
+    // Postgres down or past a call's deadline: retryable, and nothing was charged.
+    const dbDown = error instanceof ServiceError ? null : dbUnavailable(error);
+    if (dbDown) {
+      log.warn('database unavailable', { requestId, error: dbDown.message });
+      error = serviceUnavailable('Service temporarily unavailable: the database is unreachable, retry shortly', dbDown.retryAfterSeconds);
+    }
     if (error instanceof ServiceError) {
       Object.assign(set.headers, error.headers);
       set.status = error.status;

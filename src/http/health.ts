@@ -47,7 +47,7 @@ function notReady(set: { status?: number | string }, checks: Record<string, Chec
  * outside every limit: `GET /health` and `GET /health/live` (liveness: the process
  * answers), `GET /ready` (the database and the KV store answer, and the process is not
  * shutting down) and `GET /health/ready` (the same, plus every migration applied and the
- * ledger backlog under LEDGER_BACKLOG_LIMIT). Each answers 503 otherwise, so a balancer stops
+ * ledger writer able to write with its backlog under LEDGER_BACKLOG_LIMIT). Each answers 503 otherwise, so a balancer stops
  * sending traffic to an instance that could only answer 503, and sends it again after.
  */
 export function healthRoutes(
@@ -108,6 +108,8 @@ export function healthRoutes(
           check(applied, true),
           backlog
             ? check(async () => {
+                // The cause is in the logs and the metrics, not here: probes may be public.
+                if (deps.meter?.ledgerProblem()) return 'cannot write';
                 const n = await backlog.queued();
                 return n < LEDGER_BACKLOG_LIMIT ? 'ok' : `${n} settlements waiting`;
               }, true)

@@ -99,6 +99,32 @@ new Gauge({
   },
 });
 
+const deadLetters = new Counter({
+  name: 'svc_ledger_dead_letters_total',
+  help: 'Settlements the database refused, moved to ledger_dead_letters so later ones are written',
+  registers: [metricsRegistry],
+});
+
+let ledgerFailing: (() => boolean) | null = null;
+new Gauge({
+  name: 'svc_ledger_write_failing',
+  help: '1 while the ledger writer cannot write (its last attempt failed), else 0',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(ledgerFailing?.() ? 1 : 0);
+  },
+});
+
+/** Counts settlements moved to the dead letters. */
+export function countDeadLetters(n: number): void {
+  deadLetters.inc(n);
+}
+
+/** Where the ledger-failing gauge reads its state; null when no writer runs. */
+export function reportLedgerFailing(failing: (() => boolean) | null): void {
+  ledgerFailing = failing;
+}
+
 /** Counts and times one answered request (`route` is the route pattern, never the raw path; `seconds` null: untimed). */
 export function observeRequest(method: string, route: string, status: number, seconds: number | null): void {
   const key = `${method} ${route}`;

@@ -85,6 +85,8 @@ export const ModelConfigSchema = T.Object({
   capabilities: T.Optional(CapabilitiesSchema),
   contextLength: T.Optional(T.Integer({ minimum: 1 })),
   maxCompletionTokens: T.Optional(T.Integer({ minimum: 1 })),
+  /** Text models: the largest `n` (choices per request) accepted; each choice is reserved in full. */
+  maxChoices: T.Optional(T.Integer({ minimum: 1, maximum: 128 })),
   promptCharacterLimit: T.Optional(T.Integer({ minimum: 1 })),
   /** Embedding models: the vector size, and the largest `dimensions` a request may ask for. */
   dimensions: T.Optional(T.Integer({ minimum: 1 })),

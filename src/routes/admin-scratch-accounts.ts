@@ -84,7 +84,8 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
           description:
             'Revokes its keys (401 at once on every instance), then removes its keys, ledger rows, balances, reservations and ' +
             'live balance state. 409 for an account that is not a scratch account (other ledgers are append-only), and while ' +
-            'requests of the account still hold balance (Retry-After).',
+            'requests of the account still hold balance or any instance still holds charges of it not yet written to the ledger ' +
+            '(after waiting up to 2 s for them; Retry-After).',
           tags,
           responses: errorResponses(400, 401, 403, 404, 409, 429) as never,
         },

@@ -87,7 +87,8 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
           'OpenAI-compatible chat completions, streaming (SSE, ending with `data: [DONE]`) or not. ' +
           '`svc_parameters` may also be given as a model suffix `<model>:<option>=<value>&...` (URL-decoded); suffix values override the body. ' +
           'Responses carry `cost {usd, diem}` and the `svc_parameters` echo; streams end with a usage chunk (with cost) when `stream_options.include_usage` is set. ' +
-          'A failure after the stream started arrives in-band as `data: {"error": {...}}` followed by `data: [DONE]`.',
+          'A failure after the stream started arrives in-band as `data: {"error": {...}}` followed by `data: [DONE]`, after a usage chunk with cost when it was charged. ' +
+          "Every choice (`n`) is reserved in full and never charged beyond that reservation; `n` above the model's bound (default 8) is a 400.",
       },
     },
   );

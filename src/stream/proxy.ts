@@ -157,7 +157,8 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
  * The client-facing body of a streaming chat (DESIGN "Streams", STYLE "Streaming lifecycle"):
  * leading chunks, then the upstream (zero-copy or transformed), keep-alive pings while the
  * upstream is silent, then the usage chunk from `finish` and `[DONE]`. A mid-stream failure
- * becomes an in-band error event and `[DONE]`; a cancel (client gone) aborts the upstream.
+ * (or a shutdown) becomes the usage chunk `finish` returns, if any, an in-band error event
+ * and `[DONE]`; a cancel (client gone) aborts the upstream.
  * `finish` runs exactly once on every path.
  */
 export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
@@ -165,6 +166,7 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
   let keepAlive: KeepAlive | null = null;
   let closed = false;
   let finished = false;
+  let ending = false;
   let drain: Promise<number> | null = null;
   const source = o.transforms.length > 0 ? transformSource(o.upstream, o.transforms) : tapSource(o.upstream);
 
@@ -211,12 +213,17 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
   }
 
   async function end(error: string | null) {
+    // Once: a shutdown's end and the upstream read it cancels must not both end the stream.
+    if (ending) return;
+    ending = true;
     const failure = error ?? source.outcome().error;
     if (failure) {
+      // Settled before the end, so what it cost (the route's usage chunk) goes out ahead of the error.
+      const charged = await finish(false, failure);
+      if (charged) write(encodeEvent(charged));
       write(encodeStreamError(failure));
       write(DONE_BYTES);
       close();
-      await finish(false, failure);
       return;
     }
     const last = await finish(false, null);

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import type { Storage } from '../../src/db/database';
+import { balances } from '../../src/db/schema';
+import type { KeyValueStore } from '../../src/kv/store';
+import { createRedisStore } from '../../src/kv/redis';
+import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
+import { BACKENDS } from '../helpers/backends';
+import { backendPair, charges, closeInstance, COST, instance, newAccount, type MeterInstance } from './meter-helpers';
+
+// Redis applies a settlement (mirror charged) before the process journals it: a kill -9 in
+// between used to leave the live balance below the ledger for good.
+let up: FixtureUpstream;
+const dirs: string[] = [];
+beforeAll(() => {
+  up = startUpstream('crash-reconcile');
+});
+afterAll(async () => {
+  await up.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Drops the journal's last settlement, as a crash between Redis applying it and its journal line leaves the directory. */
+function loseLastJournalLine(dir: string) {
+  const [segment] = readdirSync(dir).filter((n) => n.endsWith('.jsonl'));
+  const path = join(dir, segment!);
+  const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+  writeFileSync(
+    path,
+    lines
+      .slice(0, -1)
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
+  return lines.length;
+}
+
+describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the journal after a kill -9', (backend) => {
+  let storage: Storage;
+  let kv: KeyValueStore;
+  const opened: KeyValueStore[] = [];
+  let next: MeterInstance | null = null;
+
+  beforeAll(async () => {
+    ({ storage, kv } = await backendPair(backend));
+  });
+  afterAll(async () => {
+    if (next) await closeInstance(next);
+    for (const k of opened) await k.close().catch(() => {});
+    await kv.close();
+    await storage.close();
+  });
+
+  const connection = async () => {
+    const own = await createRedisStore(process.env.REDIS_URL as string, { prefix: kv.prefix });
+    opened.push(own);
+    return own;
+  };
+
+  test('reconciles the live balance with the ledger: the charge Redis applied but the journal missed is written', async () => {
+    const journalDir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
+    dirs.push(journalDir);
+    const crashedKv = await connection();
+    const crashed = await instance({ storage, kv: crashedKv, upstreamUrl: up.url, billing: { journalDir } });
+    const { accountId, secret } = await newAccount(storage);
+    await crashed.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${accountId}` });
+    for (let i = 0; i < 2; i++) {
+      const res = await crashed.chat(secret);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    // kill -9: the process is gone with its queue; its journal holds the first charge only.
+    expect(loseLastJournalLine(journalDir)).toBe(2);
+    await crashedKv.close();
+
+    next = await instance({ storage, kv: await connection(), upstreamUrl: up.url, billing: { journalDir } });
+    await next.meter.flush();
+    const rows = await charges(storage, accountId);
+    expect(new Set(rows.map((r) => r.requestId)).size).toBe(2);
+    const [db] = await storage.db
+      .select()
+      .from(balances)
+      .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
+    expect(db!.amountMicros).toBe(1_000_000 - 2 * COST);
+    expect((await next.meter.balances(accountId)).USD).toBe(db!.amountMicros);
+    expect(await next.meter.unwrittenCharges(accountId)).toBe(0);
+  }, 30_000);
+});
