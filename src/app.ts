@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
 import { pipelineStages } from './gates';
 import { abuseGuardGate } from './gates/abuse-guard';
-import type { WalletAuthenticator } from './gates/auth';
+import type { WalletAuthenticator } from './auth/wallet-authenticator';
 import { bodyLimit } from './gates/body-limit';
 import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';

@@ -1,4 +1,4 @@
-import { Kind, type TSchema } from '@sinclair/typebox';
+import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { closest, distance } from 'fastest-levenshtein';
 
@@ -90,4 +90,39 @@ export function firstViolation(schema: TSchema, value: unknown): ConfigIssue | n
     return { path, message: `${given} is not one of: ${options.join(', ')}${hint}` };
   }
   return { path, message: first.message };
+}
+
+/** Thrown at start when the config is invalid; its message names the offending field. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(
+    message: string,
+    /** The dotted path of the offending field, when one is to blame (used to find its line in the file). */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Validates `value` against `schema` after defaults: unknown fields first (a typo also looks like a missing field), then values. */
+export function validated<S extends TSchema>(schema: S, raw: unknown, source: string, prefix: (string | number)[]): Static<S> {
+  const value = Value.Default(schema, Value.Clone(raw ?? {}));
+  const unknown = unknownField(schema, value, prefix);
+  if (unknown) throw new ConfigError(`${source}: unknown field "${unknown.path}"${unknown.hint}`, unknown.path);
+  const bad = firstViolation(schema, value);
+  if (bad) throw configError(source, { ...bad, path: [...prefix, bad.path].filter((p) => p !== '(root)').join('.') || '(root)' });
+  return value as Static<S>;
+}
+
+/** The ConfigError of one bad field. */
+export const configError = (source: string, issue: ConfigIssue) =>
+  new ConfigError(`${source}: invalid field "${issue.path}": ${issue.message}`, issue.path);
+
+/**
+ * Validates one free-form section of the config (`search`, `wallets`, `rateLimits`, ...)
+ * against the schema its owner declares, applying defaults; throws ConfigError naming the
+ * bad or unknown field as `<section>.<path>`, so a broken section stops the start.
+ */
+export function parseConfigSection<S extends TSchema>(schema: S, raw: unknown, section: string): Static<S> {
+  return validated(schema, raw, 'config', [section]);
 }

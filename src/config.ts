@@ -1,11 +1,13 @@
-import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type as T, type Static } from '@sinclair/typebox';
 import { existsSync, readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
-import { didYouMean, firstViolation, unknownField, type ConfigIssue } from './config-fields';
+import { ConfigError, configError, didYouMean, validated } from './config-fields';
 import { SIMULATOR_PROVIDER } from './models/default-catalog';
 import { ModelConfigSchema } from './models/schema';
 import { ProviderConfigSchema } from './models/provider-config';
+
+// Section parsers import these from here; they live below config.ts so providers can use them too.
+export { ConfigError, parseConfigSection } from './config-fields';
 
 /**
  * The provider kinds that build a model provider (providers/registry.ts BUILDERS). A kind
@@ -29,7 +31,8 @@ export const ConfigSchema = T.Object({
   databaseTimeoutMs: T.Integer({
     minimum: 100,
     default: 1_500,
-    description: 'Postgres: the deadline of every database call (a statement, a connection, a transaction start); past it the request answers 503',
+    description:
+      'Postgres: the deadline of every database call (a statement, a connection, a transaction start); past it the request answers 503',
   }),
   redisUrl: T.Optional(T.String({ minLength: 1, description: 'Redis (single or Cluster) instead of in-memory limits and holds' })),
   streamIdleTimeoutMs: T.Integer({
@@ -118,18 +121,6 @@ export const ConfigSchema = T.Object({
 /** The validated service configuration. */
 export type Config = Static<typeof ConfigSchema>;
 
-/** Thrown at start when the config is invalid; its message names the offending field. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  constructor(
-    message: string,
-    /** The dotted path of the offending field, when one is to blame (used to find its line in the file). */
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
 /** The environment variables that set top-level fields (they win over the file). */
 export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int' | 'bool' }> = {
   PORT: { key: 'port', kind: 'int' },
@@ -208,19 +199,6 @@ function withEnvironment(value: unknown, env: Record<string, string | undefined>
   return value;
 }
 
-/** Validates `value` against `schema` after defaults: unknown fields first (a typo also looks like a missing field), then values. */
-function validated<S extends TSchema>(schema: S, raw: unknown, source: string, prefix: (string | number)[]): Static<S> {
-  const value = Value.Default(schema, Value.Clone(raw ?? {}));
-  const unknown = unknownField(schema, value, prefix);
-  if (unknown) throw new ConfigError(`${source}: unknown field "${unknown.path}"${unknown.hint}`, unknown.path);
-  const bad = firstViolation(schema, value);
-  if (bad) throw configError(source, { ...bad, path: [...prefix, bad.path].filter((p) => p !== '(root)').join('.') || '(root)' });
-  return value as Static<S>;
-}
-
-const configError = (source: string, issue: ConfigIssue) =>
-  new ConfigError(`${source}: invalid field "${issue.path}": ${issue.message}`, issue.path);
-
 /** Provider kinds exist and every model route names a configured provider. */
 function checkReferences(config: Config, source: string) {
   config.providers.forEach((p, i) => {
@@ -248,15 +226,6 @@ export function parseConfig(raw: Record<string, unknown>, source = 'config'): Co
   const config = validated(ConfigSchema, raw, source, []);
   checkReferences(config, source);
   return config;
-}
-
-/**
- * Validates one free-form section of the config (`search`, `wallets`, `rateLimits`, ...)
- * against the schema its owner declares, applying defaults; throws ConfigError naming the
- * bad or unknown field as `<section>.<path>`, so a broken section stops the start.
- */
-export function parseConfigSection<S extends TSchema>(schema: S, raw: unknown, section: string): Static<S> {
-  return validated(schema, raw, 'config', [section]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
-import { ConfigError, parseConfigSection } from '../../src/config';
+import { ConfigError, parseConfigSection } from '../../src/config-fields';
 
 /** Limits and price of scraping URLs from user messages (enable_web_scraping). */
 const ScrapingSchema = T.Object({

@@ -1,4 +1,3 @@
-import type { AppDeps } from '../../src/deps';
 import { braveProvider } from './brave';
 import { parseSearchConfig, type SearchConfig } from './config';
 import { searxngProvider } from './searxng';
@@ -34,14 +33,23 @@ export function createSearchProvider(
   return null;
 }
 
-const byDeps = new WeakMap<AppDeps, WebTools>();
+/** What building the web tools needs from the app: its `search` section, `fetch`, clock and text models. */
+export interface WebToolsDeps {
+  config: { search?: Record<string, unknown> };
+  fetch: typeof fetch;
+  now: () => number;
+  /** Absent in hand-built deps of plugin unit tests. */
+  models?: { list(type: 'text'): { simulated: boolean }[] };
+}
+
+const byDeps = new WeakMap<WebToolsDeps, WebTools>();
 
 /**
  * The web tools of an app, built once per deps from `config.search` with the injected
  * `fetch` (tests point it at fixture engines). createApp calls this so a bad `search`
  * section stops the start.
  */
-export function webToolsOf(deps: AppDeps): WebTools {
+export function webToolsOf(deps: WebToolsDeps): WebTools {
   let tools = byDeps.get(deps);
   if (!tools) {
     const config = parseSearchConfig(deps.config.search);

@@ -1,4 +1,6 @@
-import type { AppDeps } from '../deps';
+import type { Config } from '../config';
+import type { Storage } from '../db/database';
+import type { Logger } from '../log';
 import { loadSeed, readSeedFile } from './seed';
 import { characterStore, type CharacterStore } from './store';
 
@@ -11,14 +13,21 @@ export interface Characters {
   ready: Promise<void>;
 }
 
-const byDeps = new WeakMap<AppDeps, Characters>();
+/** What the character store needs from the app: the seed file's path, the database and the log. */
+export interface CharactersDeps {
+  config: Pick<Config, 'charactersFile'>;
+  storage: Pick<Storage, 'db'>;
+  log: Logger;
+}
+
+const byDeps = new WeakMap<CharactersDeps, Characters>();
 
 /**
  * The characters of an app: one store per deps, seeded once from `config.charactersFile`.
  * The file is read and validated synchronously here, so a broken seed fails createApp;
  * the inserts run in the background and every query awaits `ready`.
  */
-export function charactersOf(deps: AppDeps): Characters {
+export function charactersOf(deps: CharactersDeps): Characters {
   let found = byDeps.get(deps);
   if (found) return found;
   const seed = readSeedFile(deps.config.charactersFile);

@@ -1,3 +1,4 @@
+import type { WalletAuthenticator } from '../auth/wallet-authenticator';
 import { Elysia } from 'elysia';
 import { hashSecret } from '../auth/api-keys';
 import { bearerToken } from '../auth/bearer';
@@ -14,9 +15,6 @@ import { requestContext } from './request-id';
  * - `OPTIONAL`: public, but a presented credential is still checked.
  */
 export type Access = 'OPERATOR' | 'ADMIN' | 'INFERENCE' | 'OPTIONAL';
-
-/** Alternative authenticators (SIGN-IN-WITH-X) tried when no bearer key is sent. */
-export type WalletAuthenticator = (request: Request, ctx: RequestContext) => Promise<Caller | null>;
 
 /** What authentication needs: the key cache, the clock, and the wallet sign-in when enabled. */
 export interface AuthDeps {

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import { abuseGuardGate } from './abuse-guard';
-import { authGate, type AuthDeps, type WalletAuthenticator } from './auth';
+import type { WalletAuthenticator } from '../auth/wallet-authenticator';
+import { authGate, type AuthDeps } from './auth';
 import { balanceHeadersGate } from './balance-headers';
 import { meteredCallGate } from './metered-call';
 import { nulGuardGate } from './nul-guard';

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { ChannelListeners, type RedisLink, type RedisLinkOptions } from './redis-link';
+import { ChannelListeners, type RedisLink, type RedisLinkOptions } from './redis-contract';
 import { isTransientReply, KvUnavailableError } from './unavailable';
 
 /**

@@ -1,5 +1,5 @@
 import { RedisClient } from 'bun';
-import { ChannelListeners, type RedisLink, type RedisLinkOptions } from './redis-link';
+import { ChannelListeners, type RedisLink, type RedisLinkOptions } from './redis-contract';
 import { isTransientReply, KvUnavailableError } from './unavailable';
 
 /** How often the watchdog looks for a command past its deadline. */

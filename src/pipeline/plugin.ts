@@ -1,7 +1,6 @@
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
 import type { ExtraCharge } from '../billing/meter';
 import type { Characters } from '../characters';
-import type { Config } from '../config';
 import type { RequestContext } from '../http/request-context';
 import type { Logger } from '../log';
 import type { ModelEntry } from '../models/catalog';
@@ -14,7 +13,8 @@ import type { WebTools } from '../../providers/search';
  * fetch settings, web search and characters. Never the database or the whole app.
  */
 export interface PluginServices {
-  config: Pick<Config, 'systemPrompt' | 'allowPrivateUrls'>;
+  /** The settings a plugin reads, named here rather than the app's whole config. */
+  config: { systemPrompt: string; allowPrivateUrls: boolean };
   log: Logger;
   /** Wall clock in epoch ms (tests inject a fake one). */
   now: () => number;

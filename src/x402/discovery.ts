@@ -1,9 +1,8 @@
 import type { PaymentRequired } from '@x402/core/types';
 import { allowedDomains, publicOrigin } from '../auth/wallet-config';
-import type { AppDeps } from '../deps';
 import { paymentRequired, type ServiceError } from '../http/errors';
 import { paymentRequiredHeader, signInExtension } from './challenges';
-import { x402Of } from './service';
+import { x402Of, type X402Deps } from './service';
 
 /** The origin a challenge names: the request's own when it is one of ours (so clients bind it), else the public one. */
 export function challengeOrigin(request: Request, domains: Set<string>, fallback: string): string {
@@ -18,7 +17,7 @@ export function challengeOrigin(request: Request, domains: Set<string>, fallback
  * also base64-encoded in PAYMENT-REQUIRED. The auth gate asks for it on INFERENCE routes
  * (the metered ones); null (the gate keeps its 401) when wallet sign-in or payments are off.
  */
-export function discoveryFor(deps: AppDeps, listenPort: () => number | undefined) {
+export function discoveryFor(deps: X402Deps, listenPort: () => number | undefined) {
   const { config } = deps;
   return function discovery(request: Request): ServiceError | null {
     const x402 = x402Of(deps);

@@ -1,7 +1,10 @@
 import { parseBillingConfig } from '../billing/config';
 import { toMicros } from '../billing/money';
 import { parseWalletsConfig, type WalletsConfig } from '../auth/wallet-config';
-import type { AppDeps } from '../deps';
+import type { UsageMeter } from '../billing/meter';
+import type { Config } from '../config';
+import type { Storage } from '../db/database';
+import type { Logger } from '../log';
 import type { PaymentsConfig } from './config';
 import { createPaymentOptions, type PaymentOptions } from './payment-options';
 import { recoverPayments } from './recovery';
@@ -19,10 +22,19 @@ export interface X402Service {
   recovered: Promise<number>;
 }
 
-const services = new WeakMap<AppDeps, X402Service>();
+/** What the x402 parts need from the app: its config, database, meter, log and clock. */
+export interface X402Deps {
+  config: Config;
+  storage: Pick<Storage, 'db'>;
+  meter: UsageMeter;
+  log: Logger;
+  now: () => number;
+}
+
+const services = new WeakMap<X402Deps, X402Service>();
 
 /** The x402 service of an app's deps, built (and its recovery started) on first use. */
-export function x402Of(deps: AppDeps): X402Service {
+export function x402Of(deps: X402Deps): X402Service {
   let service = services.get(deps);
   if (service) return service;
   const wallets = parseWalletsConfig(deps.config);

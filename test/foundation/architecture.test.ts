@@ -16,11 +16,18 @@ function sources(dir: string): string[] {
   return out;
 }
 
-/** The project files a file imports (type-only imports included: a type cycle is still a cycle). */
+/**
+ * The project files a file imports: static imports and re-exports (type-only ones included: a
+ * type cycle is still a cycle) and modules loaded on demand with `import('./x')`.
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const out: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/gm)) {
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/gm),
+    ...text.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g),
+  ];
+  for (const m of specifiers) {
     const target = resolve(dirname(file), m[1] as string);
     for (const candidate of [`${target}.ts`, join(target, 'index.ts'), target])
       if (candidate.endsWith('.ts') && statSafe(candidate)) {
@@ -93,6 +100,30 @@ describe('architecture', () => {
       .filter((f) => graph.get(f)?.some((g) => rel(g) === 'src/deps.ts'))
       .map(rel);
     expect(offenders).toEqual([]);
+  });
+
+  // The wiring (start-up, the app, its gates and routes, the HTTP layer, the CLI) may import
+  // anything; providers, plugins and the domain below them see only what they are handed.
+  const WIRING = ['src/app.ts', 'src/boot.ts', 'src/index.ts', 'src/deps.ts', 'src/gates/', 'src/routes/', 'src/http/', 'src/cli/'];
+  const FORBIDDEN = ['src/deps.ts', 'src/app.ts', 'src/boot.ts', 'src/gates/'];
+
+  test('providers, plugins and domain code import neither the app wiring nor a gate', () => {
+    const offenders = files
+      .filter((f) => !WIRING.some((w) => rel(f).startsWith(w)))
+      .flatMap((f) => (graph.get(f) ?? []).filter((g) => FORBIDDEN.some((x) => rel(g).startsWith(x))).map((g) => `${rel(f)} -> ${rel(g)}`));
+    expect(offenders).toEqual([]);
+  });
+
+  test('the direction check sees an offending import (so it can fail)', () => {
+    const search = join(ROOT, 'providers/search/index.ts');
+    expect(FORBIDDEN.some((x) => rel(search).startsWith(x))).toBe(false);
+    expect(WIRING.some((w) => 'providers/search/index.ts'.startsWith(w))).toBe(false);
+    expect(graph.get(join(ROOT, 'src/kv/redis-link.ts'))?.map(rel)).toContain('src/kv/redis-single.ts');
+  });
+
+  test('providers parse their config sections without src/config.ts, and the plugin contract names its settings', () => {
+    expect(graph.get(join(ROOT, 'providers/search/config.ts'))?.map(rel)).not.toContain('src/config.ts');
+    expect(graph.get(join(ROOT, 'src/pipeline/plugin.ts'))?.map(rel)).not.toContain('src/config.ts');
   });
 
   test('src/gates/index.ts lists the stages in pipeline order', () => {

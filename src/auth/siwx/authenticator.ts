@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database';
-import type { WalletAuthenticator } from '../../gates/auth';
+import type { WalletAuthenticator } from '../wallet-authenticator';
 import type { Caller } from '../../http/request-context';
 import type { KeyValueStore } from '../../kv/store';
 import { ensureWalletAccount, normalizeWalletAddress, type WalletAccount } from '../wallet-accounts';
