@@ -117,9 +117,11 @@ export const Tool = t.Object(
     type: t.String({ minLength: 1 }),
     name: t.Optional(t.String()),
     description: t.Optional(t.Union([t.String(), t.Null()])),
-    parameters: t.Optional(t.Union([t.Record(t.String(), t.Unknown()), t.Null()])),
+    // Unknown here and checked when translated: Elysia's normalizer would turn a string given
+    // for an object into an object of its characters before validation (DESIGN "Traps").
+    parameters: t.Optional(t.Unknown({ description: 'A JSON Schema object' })),
     strict: t.Optional(t.Union([t.Boolean(), t.Null()])),
-    function: t.Optional(t.Record(t.String(), t.Unknown())),
+    function: t.Optional(t.Unknown({ description: 'The chat shape: {name, description?, parameters?, strict?}' })),
   },
   { additionalProperties: true },
 );
@@ -145,7 +147,8 @@ export const TextFormat = t.Union([
       type: t.Literal('json_schema'),
       name: t.Optional(t.String()),
       description: t.Optional(t.String()),
-      schema: t.Record(t.String(), t.Unknown(), { description: 'A JSON Schema object' }),
+      // Checked when translated, as tool parameters are (the normalizer would mangle a string).
+      schema: t.Unknown({ description: 'A JSON Schema object' }),
       strict: t.Optional(t.Union([t.Boolean(), t.Null()])),
     },
     { additionalProperties: true },

@@ -3,6 +3,9 @@ import { invalidField } from '../http/errors';
 import { chatMessagesOf } from './input';
 import type { ResponsesRequest, Tool } from './schema';
 
+/** Whether a value is a JSON object (a JSON Schema must be one). */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const STATELESS = 'is not supported: this API is stateless (nothing is stored); send the whole conversation in `input`';
 
 /** Refuses the fields that need server-side state (the reference answers them with a 400 too). */
@@ -18,11 +21,15 @@ function chatTool(tool: Tool, i: number): Record<string, unknown> | null {
   if (tool.type === 'web_search' || tool.type === 'web_search_preview') return null;
   if (tool.type !== 'function')
     throw invalidField(['tools', i, 'type'], `"${tool.type}" is not supported; svc runs function tools and web_search`, 'body');
+  if (tool.function !== undefined && !isObject(tool.function)) throw invalidField(['tools', i, 'function'], 'must be an object', 'body');
+  const nested = tool.function !== undefined;
   const fn = (tool.function ?? tool) as { name?: unknown; description?: unknown; parameters?: unknown; strict?: unknown };
-  if (typeof fn.name !== 'string' || fn.name === '') throw invalidField(['tools', i, 'name'], 'is required for a function tool', 'body');
+  const at = (field: string) => (nested ? ['tools', i, 'function', field] : ['tools', i, field]);
+  if (typeof fn.name !== 'string' || fn.name === '') throw invalidField(at('name'), 'is required for a function tool', 'body');
   const out: Record<string, unknown> = { name: fn.name };
   if (typeof fn.description === 'string') out.description = fn.description;
-  if (fn.parameters && typeof fn.parameters === 'object') out.parameters = fn.parameters;
+  if (fn.parameters != null && !isObject(fn.parameters)) throw invalidField(at('parameters'), 'must be a JSON Schema object', 'body');
+  if (fn.parameters) out.parameters = fn.parameters;
   if (typeof fn.strict === 'boolean') out.strict = fn.strict;
   return { type: 'function', function: out };
 }
@@ -41,6 +48,7 @@ function responseFormat(format: NonNullable<ResponsesRequest['text']>['format'])
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'json_object' };
   const { name, description, schema, strict } = format;
+  if (!isObject(schema)) throw invalidField(['text', 'format', 'schema'], 'must be a JSON Schema object', 'body');
   return {
     type: 'json_schema',
     json_schema: { name: name ?? 'response', schema, ...(description ? { description } : {}), ...(strict != null ? { strict } : {}) },
