@@ -282,3 +282,29 @@ describe('LangChain ChatOpenAI with useResponsesApi', () => {
     up.set({});
   });
 });
+
+describe('client disconnect', () => {
+  test('leaving mid-stream aborts the upstream and settles once, for what was produced', async () => {
+    up.set({ chunkDelayMs: 100, tokens: Array.from({ length: 50 }, (_, i) => `t${i} `) });
+    const before = m.calls.settled.length;
+    const upstreamAborted = up.nextAbort();
+    const controller = new AbortController();
+    const res = await fetch(`${baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fix-resp', input: 'Hi', stream: true }),
+      signal: controller.signal,
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    while (!seen.includes('response.output_text.delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await upstreamAborted;
+    for (let i = 0; i < 100 && m.calls.settled.length === before; i++) await Bun.sleep(10);
+    await Bun.sleep(50);
+    expect(m.calls.settled.length - before).toBe(1);
+    expect(m.calls.settled.at(-1)!.completionTokens).toBeGreaterThan(0);
+    expect(m.calls.settled.at(-1)!.completionTokens).toBeLessThan(50);
+    up.set({});
+  });
+});
