@@ -203,8 +203,8 @@ export function responsesRequestSchema(svcParameters: TSchema) {
       background: t.Optional(t.Union([t.Boolean(), t.Null()], { description: 'Refused: the API is stateless' })),
       conversation: anything(),
       prompt_cache_key: t.Optional(t.String()),
+      // Accepted for compatibility and not used (output logprobs are not translated).
       top_logprobs: t.Optional(t.Union([Integer({ minimum: 0, maximum: 20 }), t.Null()])),
-      // Accepted for compatibility and not used.
       metadata: anything(),
       user: anything(),
       truncation: anything(),

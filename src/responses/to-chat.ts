@@ -87,7 +87,6 @@ export function toChatRequest(req: ResponsesRequest): ChatRequestBody {
   if (req.max_output_tokens != null) body.max_completion_tokens = req.max_output_tokens;
   if (req.temperature != null) body.temperature = req.temperature;
   if (req.top_p != null) body.top_p = req.top_p;
-  if (req.top_logprobs != null && req.top_logprobs > 0) Object.assign(body, { logprobs: true, top_logprobs: req.top_logprobs });
   if (req.reasoning) {
     const { effort, summary } = req.reasoning;
     body.reasoning = { ...(effort ? { effort } : {}), ...(summary ? { summary } : {}) };

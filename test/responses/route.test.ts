@@ -44,12 +44,23 @@ for (const backend of BACKENDS)
 
     const post = (json: Record<string, unknown>, key: string | null = t.adminKey) =>
       t.request('/responses', { method: 'POST', json: { model: 'fix-r', input: 'Hi', ...json }, key });
-    const chargesOf = async (res: Response) => {
+    const chargesNow = async (res: Response) => {
       await t.deps.meter.flush();
       return t.deps.storage.db
         .select()
         .from(ledgerCharges)
         .where(eq(ledgerCharges.requestId, res.headers.get('cf-ray') as string));
+    };
+    /** The ledger charges of a response; a stream that failed settles just after its last byte, so wait for `expected` a moment. */
+    const chargesOf = async (res: Response, expected = 0) => {
+      // Expecting none: give a late settlement the same moment to show up, so the check can fail.
+      if (expected === 0) await Bun.sleep(200);
+      let rows = await chargesNow(res);
+      for (let i = 0; i < 50 && rows.length < expected; i++) {
+        await Bun.sleep(20);
+        rows = await chargesNow(res);
+      }
+      return rows;
     };
 
     describe('bad input: a 400 DetailedError naming the field', () => {
@@ -161,7 +172,7 @@ for (const backend of BACKENDS)
         expect(res.headers.get('x-svc-model-id')).toBe('fix-r');
         expect(res.headers.get('x-ratelimit-remaining-requests')).toBeString();
         const body = await res.json();
-        const charges = await chargesOf(res);
+        const charges = await chargesOf(res, 1);
         expect(charges).toHaveLength(1);
         // 10 prompt tokens at 1 USD/M and 5 completion tokens at 2 USD/M.
         expect(charges[0]).toMatchObject({ modelId: 'fix-r', amountMicros: -20 });
@@ -180,7 +191,7 @@ for (const backend of BACKENDS)
           cost: { usd: 0.00002 },
         });
         expect(all.every((e) => e.name === e.data.type)).toBe(true);
-        expect(await chargesOf(res)).toHaveLength(1);
+        expect(await chargesOf(res, 1)).toHaveLength(1);
       });
 
       for (const stream of [false, true]) {
@@ -223,7 +234,7 @@ for (const backend of BACKENDS)
         const delivered = all.filter((e) => e.name === 'response.output_text.delta').map((e) => e.data.delta);
         expect(delivered.length).toBeGreaterThan(0);
         expect(delivered.length).toBeLessThan(6);
-        const charges = await chargesOf(res);
+        const charges = await chargesOf(res, 1);
         expect(charges).toHaveLength(1);
         expect(charges[0]!.completionTokens).toBeLessThan(6);
       });
@@ -239,6 +250,25 @@ for (const backend of BACKENDS)
       ]);
       await post({ svc_parameters: { include_svc_system_prompt: false } });
       expect(up.requests.at(-1)?.body.messages).toEqual([{ role: 'user', content: 'Hi' }]);
+    });
+
+    test('<think> blocks become a reasoning item, or are removed with strip_thinking_response (a stream transform)', async () => {
+      up.set({ tokens: ['<thi', 'nk>Plan', '.</think>', '\n\nAns', 'wer'] });
+      for (const stream of [false, true]) {
+        const kept = await post({ stream });
+        const output = stream ? ((await events(kept)).at(-1)!.data.response as { output: unknown[] }).output : (await kept.json()).output;
+        expect(output).toMatchObject([
+          { type: 'reasoning', summary: [{ text: 'Plan.' }] },
+          { type: 'message', content: [{ text: 'Answer' }] },
+        ]);
+        const stripped = await post({ stream, model: 'fix-r:strip_thinking_response=true' });
+        const only = stream
+          ? ((await events(stripped)).at(-1)!.data.response as { output: unknown[] }).output
+          : (await stripped.json()).output;
+        expect(only).toMatchObject([{ type: 'message', content: [{ text: 'Answer' }] }]);
+        expect(only).toHaveLength(1);
+      }
+      up.set({});
     });
 
     test('fallbacks (ids or {model}) are forwarded as the chat request field', async () => {
@@ -273,7 +303,7 @@ for (const backend of BACKENDS)
             end_index: start + 12,
           },
         ]);
-        const [charge] = await chargesOf(res);
+        const [charge] = await chargesOf(res, 1);
         expect(charge!.lines.map((l) => l.sku)).toContain('web-search');
       }
       up.set({});
