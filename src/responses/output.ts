@@ -11,11 +11,9 @@ export interface OutputText {
 
 /** An item of a response's `output`. */
 export type OutputItem =
-  | { type: 'message'; id: string; status: ItemStatus; role: 'assistant'; content: OutputText[] }
-  | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: null; status?: ItemStatus }
-  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: ItemStatus };
-
-type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
+  | { type: 'message'; id: string; status: 'in_progress' | 'completed' | 'failed'; role: 'assistant'; content: OutputText[] }
+  | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: null }
+  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'in_progress' | 'completed' };
 
 /** Receives each typed event (without `type` and `sequence_number`, which the encoder adds). */
 export type EmitEvent = (type: string, payload: Record<string, unknown>) => void;
@@ -39,7 +37,7 @@ interface ToolCallDelta {
 type Open =
   | { kind: 'message'; index: number; item: Extract<OutputItem, { type: 'message' }>; part: OutputText }
   | { kind: 'reasoning'; index: number; item: Extract<OutputItem, { type: 'reasoning' }>; text: string }
-  | { kind: 'call'; index: number; item: Extract<OutputItem, { type: 'function_call' }>; key: number };
+  | { kind: 'call'; index: number; item: Extract<OutputItem, { type: 'function_call' }>; key: number; done: boolean };
 
 /**
  * Chat-completions output as Responses output items, in one pass: reasoning (the
@@ -72,11 +70,15 @@ export class OutputBuilder {
     if (Array.isArray(d.tool_calls)) for (const call of d.tool_calls as ToolCallDelta[]) this.toolCall(call);
   }
 
-  /** Ends the output: held-back text goes out, every open item is closed (`incomplete` when the answer was cut). */
-  finish(status: ItemStatus = 'completed'): void {
+  /**
+   * Ends the output: held-back text goes out and every open item is closed. When the stream
+   * failed, the open message is `failed` and an unfinished call stays `in_progress` (the
+   * reference's item statuses; a cut answer is told by the response's `incomplete_details`).
+   */
+  finish(failed = false): void {
     this.split(this.think.end());
-    this.close(status);
-    for (const call of this.callItems.values()) if (call.item.status === 'in_progress') this.closeCall(call, status);
+    this.close(failed);
+    for (const call of this.callItems.values()) if (!call.done) this.closeCall(call, failed);
   }
 
   private id(prefix: string): string {
@@ -90,7 +92,7 @@ export class OutputBuilder {
 
   private reasoningText(delta: string): void {
     if (this.open?.kind !== 'reasoning') {
-      this.close('completed');
+      this.close(false);
       const item: Extract<OutputItem, { type: 'reasoning' }> = {
         type: 'reasoning',
         id: this.id('rs'),
@@ -111,7 +113,7 @@ export class OutputBuilder {
 
   private text(delta: string): void {
     if (this.open?.kind !== 'message') {
-      this.close('completed');
+      this.close(false);
       const item: Extract<OutputItem, { type: 'message' }> = {
         type: 'message',
         id: this.id('msg'),
@@ -134,7 +136,7 @@ export class OutputBuilder {
     const key = typeof d.index === 'number' ? d.index : this.callItems.size;
     let call = this.callItems.get(key);
     if (!call) {
-      this.close('completed');
+      this.close(false);
       const item: Extract<OutputItem, { type: 'function_call' }> = {
         type: 'function_call',
         id: this.id('fc'),
@@ -143,7 +145,7 @@ export class OutputBuilder {
         arguments: '',
         status: 'in_progress',
       };
-      call = { kind: 'call', index: this.push(item), item, key };
+      call = { kind: 'call', index: this.push(item), item, key, done: false };
       this.callItems.set(key, call);
       this.open = call;
     } else if (d.function?.name && !call.item.name) call.item.name = d.function.name;
@@ -163,20 +165,20 @@ export class OutputBuilder {
   }
 
   /** Closes the open text or reasoning item (calls stay open until the end: their arguments may still come). */
-  private close(status: ItemStatus): void {
+  private close(failed: boolean): void {
     const open = this.open;
     this.open = null;
     if (!open) return;
     if (open.kind === 'call') return;
-    const { item, index } = open;
     if (open.kind === 'reasoning') {
+      const { item, index } = open;
       const part = { type: 'summary_text', text: open.text };
       this.emit('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: open.text });
       this.emit('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part });
       this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
       return;
     }
-    const part = open.part;
+    const { item, index, part } = open;
     part.annotations = urlCitations(part.text, this.sources());
     part.annotations.forEach((annotation, annotation_index) =>
       this.emit('response.output_text.annotation.added', {
@@ -189,13 +191,14 @@ export class OutputBuilder {
     );
     this.emit('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] });
     this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: structuredClone(part) });
-    item.status = status;
+    item.status = failed ? 'failed' : 'completed';
     this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
   }
 
-  private closeCall(call: Open & { kind: 'call' }, status: ItemStatus): void {
+  private closeCall(call: Open & { kind: 'call' }, failed: boolean): void {
     const { item, index } = call;
-    item.status = status;
+    call.done = true;
+    if (!failed) item.status = 'completed';
     this.emit('response.function_call_arguments.done', {
       item_id: item.id,
       output_index: index,

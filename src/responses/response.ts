@@ -17,10 +17,11 @@ export interface ResponseObject {
   id: string;
   object: 'response';
   created_at: number;
-  status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
+  status: 'in_progress' | 'completed' | 'failed';
   model: string;
   output: OutputItem[];
-  error: { code: string; message: string } | null;
+  /** Only on a failed response: the reference's `error` is an object, never null. */
+  error?: { code: string; message: string };
   incomplete_details: { reason: string } | null;
   usage: ResponseUsage | null;
   [field: string]: unknown;
@@ -46,7 +47,6 @@ export function responseShell(req: ResponsesRequest, id: string, model: string, 
     status: 'in_progress',
     model,
     output: [],
-    error: null,
     incomplete_details: null,
     instructions: req.instructions ?? null,
     max_output_tokens: req.max_output_tokens ?? null,
@@ -65,11 +65,15 @@ export function responseShell(req: ResponsesRequest, id: string, model: string, 
   };
 }
 
-/** A chat finish reason as the response's status: a cut answer is `incomplete`, with the reason. */
-export function finishStatus(finishReason: string | null | undefined): Pick<ResponseObject, 'status' | 'incomplete_details'> {
-  if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
-  if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
-  return { status: 'completed', incomplete_details: null };
+/**
+ * A chat finish reason as the response's `incomplete_details`: a cut answer says why. Its
+ * status stays `completed`: the reference's statuses have no `incomplete` (OpenAI's do); the
+ * AI SDK reads the reason for its finish reason.
+ */
+export function incompleteDetails(finishReason: string | null | undefined): ResponseObject['incomplete_details'] {
+  if (finishReason === 'length') return { reason: 'max_output_tokens' };
+  if (finishReason === 'content_filter') return { reason: 'content_filter' };
+  return null;
 }
 
 /** What the chat pipeline answers without a stream: the completion with svc's `cost` and echo. */
@@ -86,7 +90,6 @@ export function responseFromChat(shell: ResponseObject, answer: ChatAnswer, idBa
     () => {},
     () => citedSources(answer.svc_parameters),
   );
-  const finish = finishStatus(choice?.finish_reason);
   if (choice) {
     const { content, reasoning_content, reasoning, tool_calls } = choice.message;
     builder.delta({
@@ -96,10 +99,11 @@ export function responseFromChat(shell: ResponseObject, answer: ChatAnswer, idBa
       tool_calls: tool_calls?.map((call, index) => ({ index, ...(call as object) })),
     });
   }
-  builder.finish(finish.status === 'completed' ? 'completed' : 'incomplete');
+  builder.finish();
   return {
     ...shell,
-    ...finish,
+    status: 'completed',
+    incomplete_details: incompleteDetails(choice?.finish_reason),
     output: builder.output,
     usage: responseUsage(answer.usage),
     cost: answer.cost,

@@ -2,12 +2,12 @@ import { namedEventText, type StreamEncoder } from '../stream/encoder';
 import type { ChatChunk } from '../stream/wire';
 import type { CitedSource } from './citations';
 import { OutputBuilder } from './output';
-import { finishStatus, responseUsage, type ResponseObject } from './response';
+import { incompleteDetails, responseUsage, type ResponseObject } from './response';
 
 /**
  * The Responses API's typed event stream, encoded from the chat chunks the proxy decoded:
  * `response.created` and `response.in_progress`, the output items' events (OutputBuilder),
- * then `response.completed` (or `response.incomplete` for a cut answer) carrying usage and
+ * then `response.completed` (a cut answer says so in `incomplete_details`) carrying usage and
  * svc's `cost`, or `response.failed` when the upstream broke mid-stream. Every event is a
  * named SSE event with a `sequence_number` counting from 0; there is no `[DONE]`.
  */
@@ -41,21 +41,21 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   end(last: ChatChunk | null): string {
-    const finish = finishStatus(this.finishReason);
-    this.builder.finish(finish.status === 'completed' ? 'completed' : 'incomplete');
+    this.builder.finish();
     const response: ResponseObject = {
       ...this.shell,
-      ...finish,
+      status: 'completed',
+      incomplete_details: incompleteDetails(this.finishReason),
       output: this.builder.output,
       usage: last?.usage ? responseUsage(last.usage) : null,
       ...(last?.cost ? { cost: last.cost } : {}),
     };
-    this.add(finish.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
+    this.add('response.completed', { response });
     return this.take();
   }
 
   error(message: string): string {
-    this.builder.finish('incomplete');
+    this.builder.finish(true);
     const response: ResponseObject = {
       ...this.shell,
       status: 'failed',

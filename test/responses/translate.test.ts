@@ -257,12 +257,13 @@ describe('chat answer -> Response object', () => {
     expect(res.usage?.output_tokens).toBe(4);
   });
 
-  test('<think> content becomes a reasoning item; a cut answer is incomplete', () => {
+  test('<think> content becomes a reasoning item; a cut answer says why in incomplete_details', () => {
     const res = responseFromChat(shell, answer({ content: '<think>why</think>\n\nBecause' }, 'length'), 'y');
-    expect(res.status).toBe('incomplete');
+    // The reference's statuses have no `incomplete`.
+    expect(res.status).toBe('completed');
     expect(res.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(res.output.map((o) => o.type)).toEqual(['reasoning', 'message']);
-    expect(res.output[1]).toMatchObject({ status: 'incomplete', content: [{ text: 'Because' }] });
+    expect(res.output[1]).toMatchObject({ status: 'completed', content: [{ text: 'Because' }] });
   });
 });
 
@@ -331,16 +332,16 @@ describe('the typed event stream', () => {
     const enc = new ResponsesStreamEncoder(responseShell(req({}), 'resp_f', 'm', 1), 'f', () => undefined);
     const events = decode(enc.start() + enc.chunk(chunk({ content: 'Par' })) + enc.error('The upstream broke'));
     expect(events.slice(-2).map((e) => e.type)).toEqual(['response.output_item.done', 'response.failed']);
-    expect(events.at(-2)!.item.status).toBe('incomplete');
+    expect(events.at(-2)!.item.status).toBe('failed');
     expect(events.at(-1)!.response).toMatchObject({ status: 'failed', error: { code: 'server_error', message: 'The upstream broke' } });
   });
 
-  test('a cut answer ends with response.incomplete', () => {
+  test('a cut answer completes with incomplete_details', () => {
     const enc = new ResponsesStreamEncoder(responseShell(req({}), 'resp_l', 'm', 1), 'l', () => undefined);
     const events = decode(enc.start() + enc.chunk(chunk({ content: 'Par' }, 'length')) + enc.end(null));
     expect(events.at(-1)).toMatchObject({
-      type: 'response.incomplete',
-      response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } },
+      type: 'response.completed',
+      response: { status: 'completed', incomplete_details: { reason: 'max_output_tokens' } },
     });
   });
 
