@@ -1,15 +1,8 @@
+import { partialTagLength as heldBack } from '../stream/partial-tag';
 const OPEN = '<think>';
 const CLOSE = '</think>';
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
-
-/** Length of the tail of `s` (from `from` on) that may be the start of `tag`, completed by the next piece. */
-function heldBack(s: string, from: number, tag: string): number {
-  const lt = s.lastIndexOf('<');
-  if (lt < from || lt < s.length - (tag.length - 1)) return 0;
-  for (let i = lt + 1, j = 1; i < s.length; i++, j++) if (s.charCodeAt(i) !== tag.charCodeAt(j)) return 0;
-  return s.length - lt;
-}
 
 /** Text split into what the model thought (inside `<think>` blocks) and what it answered. */
 export interface SplitText {
