@@ -173,7 +173,7 @@ export function responsesRequestSchema(svcParameters: TSchema) {
       temperature: t.Optional(t.Union([t.Number({ minimum: 0, maximum: 2 }), t.Null()])),
       top_p: t.Optional(t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()])),
       fallbacks: t.Optional(
-        t.Array(t.Union([t.String({ minLength: 1 }), t.Object({ model: t.String({ minLength: 1 }) })]), {
+        t.Array(t.Union([t.String({ minLength: 1, maxLength: 256 }), t.Object({ model: t.String({ minLength: 1, maxLength: 256 }) })]), {
           maxItems: MAX_FALLBACKS,
           description: 'Models to try in order when the first is at capacity: ids, or `{model}` objects as the reference sends them',
         }),
