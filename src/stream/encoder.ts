@@ -30,17 +30,12 @@ export function namedEventText(name: string, payload: Record<string, unknown>): 
   return `event: ${name}\n${eventText(payload)}`;
 }
 
-/** The text of the in-band error event of a chat stream (API-NOTES section 1): OpenAI's error object. */
+/**
+ * The in-band error event of a chat stream that fails after its headers went out
+ * (API-NOTES section 1): OpenAI's error object, followed by `[DONE]`.
+ */
 function streamErrorText(message: string, code = 'upstream_error'): string {
   return eventText({ error: { message, type: 'server_error', code, param: null } });
-}
-
-/**
- * The in-band error event sent when a stream fails after its headers went out
- * (API-NOTES section 1): OpenAI's error object, followed by `[DONE]` from the caller.
- */
-export function encodeStreamError(message: string, code = 'upstream_error'): Uint8Array {
-  return utf8.encode(streamErrorText(message, code));
 }
 
 /**
