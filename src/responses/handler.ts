@@ -1,4 +1,5 @@
 import type { ChatOutput, ChatRequestBody } from '../chat/completions';
+import { checkContentParts } from '../chat/multimodal';
 import type { ModelCall } from '../pipeline/model-call';
 import { citedSources, responseFromChat, responseShell, type ChatAnswer } from './response';
 import type { ResponsesRequest } from './schema';
@@ -16,7 +17,9 @@ type ChatHandler = (body: ChatRequestBody, call: ModelCall, output?: ChatOutput)
  */
 export function createResponsesHandler(chat: ChatHandler, now: () => number) {
   return async function createResponse(req: ResponsesRequest, call: ModelCall): Promise<unknown> {
-    const chatRequest = toChatRequest(req);
+    const { body: chatRequest, partPath } = toChatRequest(req);
+    // Chat checks the parts too, but would name `messages.*`: here the 400 names the input item.
+    checkContentParts(chatRequest.messages, call.model, partPath);
     const idBase = call.request.requestId;
     const shell = responseShell(req, `resp_${idBase}`, call.model.id, Math.floor(now() / 1000));
     const answer = await chat(chatRequest, call, {

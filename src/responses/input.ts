@@ -7,6 +7,13 @@ import { ITEM_SCHEMAS, type FunctionCallItem, type InputPart, type MessageItem, 
 type ItemType = keyof typeof ITEM_SCHEMAS;
 const ITEM_TYPES = Object.keys(ITEM_SCHEMAS).join(', ');
 
+/** The chat messages of a Responses request, and where each content part came from in `input`. */
+export interface ChatMessages {
+  messages: ChatMessage[];
+  /** The `input` path of message `message`'s content part `part` (for a 400 about it). */
+  partPath(message: number, part: number): (string | number)[];
+}
+
 /** A tool call of an assistant message in the chat-completions shape. */
 interface ChatToolCall {
   id: string;
@@ -92,12 +99,18 @@ function outputText(output: unknown): string {
  * `reasoning_content`. `item_reference` items are skipped: svc stores nothing to refer to
  * (the AI SDK sends them for its own earlier text unless `store: false`).
  */
-export function chatMessagesOf(instructions: string | null | undefined, input: string | Record<string, unknown>[]): ChatMessage[] {
+export function chatMessagesOf(instructions: string | null | undefined, input: string | Record<string, unknown>[]): ChatMessages {
   const messages: ChatMessage[] = [];
-  if (instructions) messages.push({ role: 'system', content: instructions });
+  // The input item each chat message came from (-1: instructions), for errors about its parts.
+  const origins: number[] = [];
+  const partPath = (message: number, part: number) => ['input', origins[message] ?? 0, 'content', part, 'type'];
+  if (instructions) {
+    messages.push({ role: 'system', content: instructions });
+    origins.push(-1);
+  }
   if (typeof input === 'string') {
     messages.push({ role: 'user', content: input });
-    return messages;
+    return { messages, partPath };
   }
   let reasoning: string | null = null;
   const assistant = (): ChatMessage => {
@@ -127,8 +140,9 @@ export function chatMessagesOf(instructions: string | null | undefined, input: s
       const text = reasoningText(item as ReasoningItem);
       if (text) reasoning = reasoning ? `${reasoning}\n\n${text}` : text;
     }
+    while (origins.length < messages.length) origins.push(i);
   });
   if (!messages.some((m) => m.role !== 'system' && m.role !== 'developer'))
     throw invalidField(['input'], 'must hold at least one message or function call output', 'body');
-  return messages;
+  return { messages, partPath };
 }

@@ -1,6 +1,6 @@
 import type { ChatRequestBody } from '../chat/completions';
 import { invalidField } from '../http/errors';
-import { chatMessagesOf } from './input';
+import { chatMessagesOf, type ChatMessages } from './input';
 import type { ResponsesRequest, Tool } from './schema';
 
 /** Whether a value is a JSON object (a JSON Schema must be one). */
@@ -66,9 +66,10 @@ const fallbackIds = (fallbacks: ResponsesRequest['fallbacks']) => fallbacks?.map
  * `fallbacks` as ids; usage is always asked for (the response carries it). The stateful
  * fields are refused.
  */
-export function toChatRequest(req: ResponsesRequest): ChatRequestBody {
+export function toChatRequest(req: ResponsesRequest): { body: ChatRequestBody; partPath: ChatMessages['partPath'] } {
   refuseStateful(req);
-  const body: ChatRequestBody = { model: req.model, messages: chatMessagesOf(req.instructions, req.input) };
+  const { messages, partPath } = chatMessagesOf(req.instructions, req.input);
+  const body: ChatRequestBody = { model: req.model, messages };
   const tools: Record<string, unknown>[] = [];
   let webSearch = req.web_search === true;
   req.tools?.forEach((tool, i) => {
@@ -103,5 +104,5 @@ export function toChatRequest(req: ResponsesRequest): ChatRequestBody {
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  return body;
+  return { body, partPath };
 }

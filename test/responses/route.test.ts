@@ -79,6 +79,25 @@ for (const backend of BACKENDS)
           { input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] },
           'input.0.content.0.image_url',
         ],
+        [
+          'an image for a model without vision (named by its input item)',
+          {
+            instructions: 'Look.',
+            input: [
+              { role: 'user', content: 'x' },
+              { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
+              { type: 'function_call_output', call_id: 'c', output: 'y' },
+              {
+                role: 'user',
+                content: [
+                  { type: 'input_text', text: 'a' },
+                  { type: 'input_image', image_url: 'https://x.test/a.png' },
+                ],
+              },
+            ],
+          },
+          'input.3.content.1.type',
+        ],
         ['a function call output without call_id', { input: [{ type: 'function_call_output', output: 'x' }] }, 'input.0.call_id'],
         ['a function tool without a name', { tools: [{ type: 'function', parameters: { type: 'object' } }] }, 'tools.0.name'],
         ['a hosted tool svc does not run', { tools: [{ type: 'file_search' }] }, 'tools.0.type'],

@@ -10,12 +10,14 @@ import { toChatRequest } from '../../src/responses/to-chat';
 import { SseDecoder } from '../../src/stream/events';
 import type { ChatChunk } from '../../src/stream/wire';
 
+/** The chat request body a Responses request becomes. */
+const toChat = (r: ResponsesRequest) => toChatRequest(r).body;
 const req = (fields: Partial<ResponsesRequest>): ResponsesRequest => ({ model: 'm', input: 'Hi', ...fields }) as ResponsesRequest;
 
 /** The 400's field path (details) of a translation that must fail. */
 function refusal(fields: Partial<ResponsesRequest>): { error: string; field: string } {
   try {
-    toChatRequest(req(fields));
+    toChat(req(fields));
   } catch (e) {
     if (!(e instanceof ServiceError)) throw e;
     const path: string[] = [];
@@ -33,7 +35,7 @@ function refusal(fields: Partial<ResponsesRequest>): { error: string; field: str
 
 describe('Responses request -> chat request', () => {
   test('a string input with instructions, sampling, limits, reasoning and format', () => {
-    const chat = toChatRequest(
+    const chat = toChat(
       req({
         instructions: 'Be brief.',
         max_output_tokens: 64,
@@ -66,7 +68,7 @@ describe('Responses request -> chat request', () => {
   });
 
   test('message items with text, image and file parts; assistant history as text', () => {
-    const chat = toChatRequest(
+    const chat = toChat(
       req({
         input: [
           { type: 'message', role: 'developer', content: 'Rules.' },
@@ -97,7 +99,7 @@ describe('Responses request -> chat request', () => {
   });
 
   test('a tool round trip: reasoning, parallel function calls, outputs; item references skipped', () => {
-    const chat = toChatRequest(
+    const chat = toChat(
       req({
         input: [
           { role: 'user', content: 'Weather in A and B?' },
@@ -139,10 +141,10 @@ describe('Responses request -> chat request', () => {
   });
 
   test('web_search (flag or tool) turns web search on unless svc_parameters says otherwise', () => {
-    expect(toChatRequest(req({ web_search: true })).svc_parameters).toEqual({ enable_web_search: 'on' });
-    expect(toChatRequest(req({ tools: [{ type: 'web_search' }] })).svc_parameters).toEqual({ enable_web_search: 'on' });
-    expect(toChatRequest(req({ tools: [{ type: 'web_search' }] })).tools).toBeUndefined();
-    expect(toChatRequest(req({ web_search: true, svc_parameters: { enable_web_search: 'auto' } })).svc_parameters).toEqual({
+    expect(toChat(req({ web_search: true })).svc_parameters).toEqual({ enable_web_search: 'on' });
+    expect(toChat(req({ tools: [{ type: 'web_search' }] })).svc_parameters).toEqual({ enable_web_search: 'on' });
+    expect(toChat(req({ tools: [{ type: 'web_search' }] })).tools).toBeUndefined();
+    expect(toChat(req({ web_search: true, svc_parameters: { enable_web_search: 'auto' } })).svc_parameters).toEqual({
       enable_web_search: 'auto',
     });
   });
