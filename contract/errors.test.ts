@@ -37,7 +37,7 @@ describe('error shapes (spec 2.5)', () => {
 });
 
 describe('bad input per field, generated from the request schemas', () => {
-  for (const id of ['createChatCompletion', 'createEmbedding', 'simpleGenerateImage', 'generateImage']) badInputSuite(id);
+  for (const id of ['createChatCompletion', 'createResponse', 'createEmbedding', 'simpleGenerateImage', 'generateImage']) badInputSuite(id);
 });
 
 describe('bad input per field of the image upload routes, as JSON and as multipart', () => {

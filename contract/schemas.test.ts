@@ -72,6 +72,14 @@ describe('inference operations answer bodies their schemas accept', () => {
     if (d.reference) conforms(d.reference, 'createChatCompletion', a, 'the reference');
   });
 
+  test('createResponse: a short response', async () => {
+    if (!d.textModel) return skipped('createResponse', 'the deployment lists no text model');
+    const a = await call('/responses', { method: 'POST', json: { model: d.textModel, input: 'Hi', max_output_tokens: 8 } });
+    expect(a.status === 200 ? '' : `createResponse: ${show(a)}`).toBe('');
+    conforms(d.own, 'createResponse', a, "svc's /openapi.yaml");
+    if (d.reference) conforms(d.reference, 'createResponse', a, 'the reference');
+  });
+
   test('createEmbedding: one input', async () => {
     if (!d.embeddingModel) return skipped('createEmbedding', 'the deployment lists no embedding model');
     const a = await call('/embeddings', { method: 'POST', json: { model: d.embeddingModel, input: 'contract' } });

@@ -15,6 +15,7 @@ import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
+import { responsesRoutes } from './routes/responses-api';
 import { embeddingRoutes } from './routes/embeddings';
 import { imageRoutes } from './routes/images';
 import { keyRoutes } from './routes/keys';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(stages) // 2-9 per route: auth, abuse guard, rate limit, metered call, balance headers (src/gates/index.ts)
     .use(modelRoutes(deps, stages))
     .use(chatRoutes(deps, stages, extras.chat))
+    .use(responsesRoutes(deps, stages, extras.chat))
     .use(embeddingRoutes(deps, stages))
     .use(imageRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))

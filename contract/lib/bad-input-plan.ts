@@ -51,6 +51,12 @@ export function badInputOperations(d: Deployment): BadInputOperation[] {
     },
   );
   add(
+    'createResponse',
+    '/responses',
+    { model: d.textModel, input: 'x', max_output_tokens: 4 },
+    { skip: d.textModel ? undefined : 'no text model' },
+  );
+  add(
     'createEmbedding',
     '/embeddings',
     { model: d.embeddingModel, input: ['x'] },

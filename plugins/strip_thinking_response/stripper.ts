@@ -1,20 +1,8 @@
+import { partialTagLength as heldBack } from '../../src/stream/partial-tag';
 const OPEN = '<think>';
 const CLOSE = '</think>';
 
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
-
-/**
- * Length of the tail of `s` (from `from` on) that is a proper prefix of `tag`, i.e. a tag
- * that may be completed by the next chunk. Tags hold '<' only at position 0, so the last
- * '<' is the only candidate: one lastIndexOf and at most tag.length compares.
- */
-function heldBack(s: string, from: number, tag: string): number {
-  const n = s.length;
-  const lt = s.lastIndexOf('<');
-  if (lt < from || lt < n - (tag.length - 1)) return 0;
-  for (let i = lt + 1, j = 1; i < n; i++, j++) if (s.charCodeAt(i) !== tag.charCodeAt(j)) return 0;
-  return n - lt;
-}
 
 /**
  * Removes `<think>...</think>` blocks (and the whitespace right after a block) from text that

@@ -13,6 +13,7 @@ import { checkResponseFormat } from './response-format';
 import type { ParameterSet } from './parameters';
 import { cost, metered } from './settle';
 import { streamResponse } from './stream-response';
+import type { StreamEncoder } from '../stream/encoder';
 
 /** Completion tokens reserved when the request sets no limit and the model declares none. */
 export const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
@@ -31,6 +32,12 @@ export interface ChatRequestBody {
   prompt_cache_key?: string;
   svc_parameters?: Record<string, unknown>;
   [field: string]: unknown;
+}
+
+/** How another API on the chat pipeline (the Responses API) writes a chat's stream; chat chunks when absent. */
+export interface ChatOutput {
+  /** The stream's wire format, made per request (it may read the plugins' context: citations). */
+  streamEncoder?(ctx: PluginContext): StreamEncoder;
 }
 
 // Fields the reference accepts but discards; the rest of the body goes upstream as sent.
@@ -91,7 +98,7 @@ export function createChatHandler(
   parameters: ParameterSet,
   opts: { pingIntervalMs: number; idleTimeoutMs?: number },
 ) {
-  return async function chatCompletion(body: ChatRequestBody, call: ModelCall): Promise<unknown> {
+  return async function chatCompletion(body: ChatRequestBody, call: ModelCall, output: ChatOutput = {}): Promise<unknown> {
     const { model } = call;
     const params = parameters.resolve(body.svc_parameters, call.suffix);
     checkContentParts(body.messages, model);
@@ -150,6 +157,7 @@ export function createChatHandler(
       promptTokensAsSent: () => chatPromptTokens(upstreamReq.messages),
       pingIntervalMs: opts.pingIntervalMs,
       idleTimeoutMs: opts.idleTimeoutMs,
+      encoder: output.streamEncoder?.(ctx),
     });
   };
 }

@@ -11,9 +11,10 @@ const PART_CAPABILITY: Record<string, 'supportsVision' | 'supportsAudioInput' | 
 
 /**
  * Refuses image, audio and video parts for models whose catalog entry does not support
- * them (400 naming the part), instead of letting the upstream fail or ignore them.
+ * them (400 naming the part, at `pathOf` when the messages were translated from another
+ * request shape), instead of letting the upstream fail or ignore them.
  */
-export function checkContentParts(messages: ChatMessage[], model: ModelEntry): void {
+export function checkContentParts(messages: ChatMessage[], model: ModelEntry, pathOf = chatPartPath): void {
   const caps = model.config.capabilities;
   for (let i = 0; i < messages.length; i++) {
     const content = (messages[i] as ChatMessage).content;
@@ -23,8 +24,14 @@ export function checkContentParts(messages: ChatMessage[], model: ModelEntry): v
       const needed = PART_CAPABILITY[type];
       if (needed && !caps?.[needed]) {
         const message = `Model "${model.id}" does not accept ${type} content`;
-        throw badRequest(`messages.${i}.content.${j}.type: ${message}`, [{ path: ['messages', i, 'content', j, 'type'], message }]);
+        const path = pathOf(i, j);
+        throw badRequest(`${path.join('.')}: ${message}`, [{ path, message }]);
       }
     }
   }
+}
+
+/** Where a chat request's content part is: `messages.<i>.content.<j>.type`. */
+function chatPartPath(message: number, part: number): (string | number)[] {
+  return ['messages', message, 'content', part, 'type'];
 }

@@ -7,6 +7,7 @@ import type { ProviderChatResult } from '../../providers/types';
 import { UpstreamStreamError } from '../stream/chunks';
 import { byteReader, readerStream, type ByteReader } from '../stream/prefetched';
 import { proxyStream, type StreamOutcome } from '../stream/proxy';
+import type { StreamEncoder } from '../stream/encoder';
 import { textTokens } from '../pipeline/tokens';
 import { cost, metered } from './settle';
 
@@ -24,6 +25,8 @@ export interface StreamResponseInput {
   pingIntervalMs: number;
   /** Upstream idle timeout (proxyStream's default when absent). */
   idleTimeoutMs?: number;
+  /** The wire format of the stream when it is not chat chunks (the Responses API's events). */
+  encoder?: StreamEncoder;
 }
 
 /** The stream's own headers; the route's (CF-RAY, model, rate limits, balance) are merged in by Elysia from `set.headers`. */
@@ -122,6 +125,7 @@ export function streamResponse(s: StreamResponseInput): Response {
     idleTimeoutMs: s.idleTimeoutMs,
     abortUpstream: () => s.call.cancel(),
     finish,
+    encoder: s.encoder,
   });
   return new Response(body, { headers: SSE_HEADERS });
 }

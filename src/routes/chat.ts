@@ -56,15 +56,25 @@ export interface ChatRouteOptions {
   idleTimeoutMs?: number;
 }
 
-/** POST /chat/completions, with its request schema composed from the plugins. */
-export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
+/**
+ * The chat pipeline of a route: the plugins' composed `svc_parameters` schema and the chat
+ * handler over them. Chat completions and the Responses API (which translates to chat) each
+ * build theirs from the same options, so both run the same plugins and suffix parser.
+ */
+export function chatPipeline(deps: AppDeps, opts: ChatRouteOptions = {}) {
   const plugins = opts.plugins ?? PLUGINS;
   const parameters = composeParameters(plugins);
   const handle = createChatHandler(pluginServices(deps), new PluginRunner(plugins), parameters, {
     pingIntervalMs: opts.pingIntervalMs ?? 15_000,
     idleTimeoutMs: opts.idleTimeoutMs ?? deps.config.streamIdleTimeoutMs,
   });
-  const schema = chatRequestSchema(svcParametersSchema(parameters.properties));
+  return { handle, svcParameters: svcParametersSchema(parameters.properties) };
+}
+
+/** POST /chat/completions, with its request schema composed from the plugins. */
+export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
+  const { handle, svcParameters } = chatPipeline(deps, opts);
+  const schema = chatRequestSchema(svcParameters);
   return new Elysia({ name: 'svc.routes.chat' }).use(stages).post(
     '/chat/completions',
     // Destructured: Elysia reads which context fields a handler uses from its source, and a

@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
 import { carriesContent, classifyEvent, UpstreamStreamError } from './chunks';
-import { DONE_BYTES, encodeEvent, encodeStreamError, eventText, utf8 } from './encoder';
+import { chatEncoder, utf8, type StreamEncoder } from './encoder';
 import { SseDecoder } from './events';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
 import { trackOpenStream } from './open-streams';
@@ -38,6 +38,8 @@ export interface ProxyStreamOptions {
   abortUpstream(): void;
   /** Called once at the end (metering); returns the final usage chunk to send, or null. */
   finish(outcome: StreamOutcome): Promise<ChatChunk | null>;
+  /** Writes the stream in another wire format (decoding it even without transforms); chat chunks by default. */
+  encoder?: StreamEncoder;
 }
 
 /** One step of reading the upstream: false once it has ended. */
@@ -90,7 +92,7 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
  * the last stage encodes and writes), and the proxy flushes once per read, as on the
  * zero-copy path, instead of once per chunk.
  */
-function transformSource(upstream: ReadableStream<Uint8Array>, transformers: ChunkTransformer[]): Source {
+function transformSource(upstream: ReadableStream<Uint8Array>, transformers: ChunkTransformer[], encoder: StreamEncoder): Source {
   const reader = byteReader(upstream);
   const decoder = new SseDecoder();
   let usage: ChatUsage | null = null;
@@ -107,7 +109,7 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
       forwarded++;
       kept.keepChunk(chunk);
     }
-    out += eventText(chunk);
+    out += encoder.chunk(chunk);
   };
   for (let i = transformers.length - 1; i >= 0; i--) {
     const transformer = transformers[i]!;
@@ -168,7 +170,8 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
   let finished = false;
   let ending = false;
   let drain: Promise<number> | null = null;
-  const source = o.transforms.length > 0 ? transformSource(o.upstream, o.transforms) : tapSource(o.upstream);
+  const encoder = o.encoder ?? chatEncoder;
+  const source = o.transforms.length > 0 || o.encoder ? transformSource(o.upstream, o.transforms, encoder) : tapSource(o.upstream);
 
   function write(bytes: Uint8Array) {
     if (closed) return;
@@ -220,15 +223,13 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     if (failure) {
       // Settled before the end, so what it cost (the route's usage chunk) goes out ahead of the error.
       const charged = await finish(false, failure);
-      if (charged) write(encodeEvent(charged));
-      write(encodeStreamError(failure));
-      write(DONE_BYTES);
+      if (charged) write(utf8.encode(encoder.chunk(charged)));
+      write(utf8.encode(encoder.error(failure)));
       close();
       return;
     }
     const last = await finish(false, null);
-    if (last) write(encodeEvent(last));
-    write(DONE_BYTES);
+    write(utf8.encode(encoder.end(last)));
     close();
   }
 
@@ -265,9 +266,11 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
         },
         { ticks: Math.max(1, Math.ceil(idleMs / o.pingIntervalMs)), onIdle: () => void idle(idleMs) },
       );
-      for (const chunk of o.leading) write(encodeEvent(chunk));
+      const head = encoder.start();
+      if (head) write(utf8.encode(head));
+      for (const chunk of o.leading) write(utf8.encode(encoder.chunk(chunk)));
       try {
-        if (o.leading.length > 0) await flush();
+        if (o.leading.length > 0 || head) await flush();
         while (!closed && (await source.step(write))) {
           keepAlive.upstream();
           await flush();

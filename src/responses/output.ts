@@ -1,0 +1,210 @@
+import { urlCitations, type CitedSource, type UrlCitation } from './citations';
+import { ThinkSplitter, type SplitText } from './think-split';
+
+/** An `output_text` content part. */
+export interface OutputText {
+  type: 'output_text';
+  text: string;
+  annotations: UrlCitation[];
+  logprobs: unknown[];
+}
+
+/** An item of a response's `output`. */
+export type OutputItem =
+  | { type: 'message'; id: string; status: 'in_progress' | 'completed' | 'failed'; role: 'assistant'; content: OutputText[] }
+  | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: null }
+  | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'in_progress' | 'completed' };
+
+/** Receives each typed event (without `type` and `sequence_number`, which the encoder adds). */
+export type EmitEvent = (type: string, payload: Record<string, unknown>) => void;
+
+/** The chat delta fields the builder reads (a stream chunk's `delta`, or a whole message). */
+export interface ChatDelta {
+  content?: string | null;
+  reasoning_content?: string | null;
+  /** Some upstreams (OpenRouter, vLLM) name it `reasoning`. */
+  reasoning?: unknown;
+  tool_calls?: unknown[];
+}
+
+/** A chat tool-call delta: `index` says which call, the first delta of a call carries id and name. */
+interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+type Open =
+  | { kind: 'message'; index: number; item: Extract<OutputItem, { type: 'message' }>; part: OutputText }
+  | { kind: 'reasoning'; index: number; item: Extract<OutputItem, { type: 'reasoning' }>; text: string }
+  | { kind: 'call'; index: number; item: Extract<OutputItem, { type: 'function_call' }>; key: number; done: boolean };
+
+/**
+ * Chat-completions output as Responses output items, in one pass: reasoning (the
+ * upstream's `reasoning_content`, or `<think>` blocks in its content) becomes a `reasoning`
+ * item with a summary, text a `message` item with one `output_text` part (its `[REF]i[/REF]`
+ * markers annotated as url_citations when the item closes), each tool call a
+ * `function_call` item. Every change is also reported through `emit` as the typed event the
+ * streaming API sends; a non-streamed answer passes a no-op and reads `output`.
+ */
+export class OutputBuilder {
+  /** The output items so far, in order. */
+  readonly output: OutputItem[] = [];
+  private open: Open | null = null;
+  private readonly callItems = new Map<number, Open & { kind: 'call' }>();
+  private readonly think = new ThinkSplitter();
+  private count = 0;
+
+  constructor(
+    private readonly idBase: string,
+    private readonly emit: EmitEvent,
+    /** The search results the answer may cite, read when a message closes. */
+    private readonly sources: () => readonly CitedSource[] | undefined,
+  ) {}
+
+  /** Takes one chat delta. */
+  delta(d: ChatDelta): void {
+    const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
+    if (reasoning) this.reasoningText(reasoning);
+    if (typeof d.content === 'string' && d.content !== '') this.split(this.think.push(d.content));
+    if (Array.isArray(d.tool_calls)) for (const call of d.tool_calls as ToolCallDelta[]) this.toolCall(call);
+  }
+
+  /**
+   * Ends the output: held-back text goes out and every open item is closed. When the stream
+   * failed, the open message is `failed` and an unfinished call stays `in_progress` (the
+   * reference's item statuses; a cut answer is told by the response's `incomplete_details`).
+   */
+  finish(failed = false): void {
+    this.split(this.think.end());
+    this.close(failed);
+    for (const call of this.callItems.values()) if (!call.done) this.closeCall(call, failed);
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}_${this.idBase}_${this.count++}`;
+  }
+
+  private split(s: SplitText): void {
+    if (s.thought) this.reasoningText(s.thought);
+    if (s.answer) this.text(s.answer);
+  }
+
+  private reasoningText(delta: string): void {
+    if (this.open?.kind !== 'reasoning') {
+      this.close(false);
+      const item: Extract<OutputItem, { type: 'reasoning' }> = {
+        type: 'reasoning',
+        id: this.id('rs'),
+        summary: [],
+        encrypted_content: null,
+      };
+      const index = this.push(item);
+      this.open = { kind: 'reasoning', index, item, text: '' };
+      const part = { type: 'summary_text', text: '' };
+      this.emit('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part });
+      item.summary.push({ type: 'summary_text', text: '' });
+    }
+    const open = this.open;
+    open.text += delta;
+    open.item.summary[0]!.text = open.text;
+    this.emit('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta });
+  }
+
+  private text(delta: string): void {
+    if (this.open?.kind !== 'message') {
+      this.close(false);
+      const item: Extract<OutputItem, { type: 'message' }> = {
+        type: 'message',
+        id: this.id('msg'),
+        status: 'in_progress',
+        role: 'assistant',
+        content: [],
+      };
+      const index = this.push(item);
+      const part: OutputText = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+      this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { ...part } });
+      item.content.push(part);
+      this.open = { kind: 'message', index, item, part };
+    }
+    const open = this.open;
+    open.part.text += delta;
+    this.emit('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta, logprobs: [] });
+  }
+
+  private toolCall(d: ToolCallDelta): void {
+    const key = typeof d.index === 'number' ? d.index : this.callItems.size;
+    let call = this.callItems.get(key);
+    if (!call) {
+      this.close(false);
+      const item: Extract<OutputItem, { type: 'function_call' }> = {
+        type: 'function_call',
+        id: this.id('fc'),
+        call_id: d.id || `call_${this.idBase}_${key}`,
+        name: d.function?.name ?? '',
+        arguments: '',
+        status: 'in_progress',
+      };
+      call = { kind: 'call', index: this.push(item), item, key, done: false };
+      this.callItems.set(key, call);
+      this.open = call;
+    } else if (d.function?.name && !call.item.name) call.item.name = d.function.name;
+    const delta = d.function?.arguments;
+    if (delta) {
+      call.item.arguments += delta;
+      this.emit('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta });
+    }
+  }
+
+  /** Appends an item as in progress and announces it. */
+  private push(item: OutputItem): number {
+    const index = this.output.length;
+    this.output.push(item);
+    this.emit('response.output_item.added', { output_index: index, item: structuredClone(item) });
+    return index;
+  }
+
+  /** Closes the open text or reasoning item (calls stay open until the end: their arguments may still come). */
+  private close(failed: boolean): void {
+    const open = this.open;
+    this.open = null;
+    if (!open) return;
+    if (open.kind === 'call') return;
+    if (open.kind === 'reasoning') {
+      const { item, index } = open;
+      const part = { type: 'summary_text', text: open.text };
+      this.emit('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: open.text });
+      this.emit('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part });
+      this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
+      return;
+    }
+    const { item, index, part } = open;
+    part.annotations = urlCitations(part.text, this.sources());
+    part.annotations.forEach((annotation, annotation_index) =>
+      this.emit('response.output_text.annotation.added', {
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        annotation_index,
+        annotation,
+      }),
+    );
+    this.emit('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] });
+    this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: structuredClone(part) });
+    item.status = failed ? 'failed' : 'completed';
+    this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
+  }
+
+  private closeCall(call: Open & { kind: 'call' }, failed: boolean): void {
+    const { item, index } = call;
+    call.done = true;
+    if (!failed) item.status = 'completed';
+    this.emit('response.function_call_arguments.done', {
+      item_id: item.id,
+      output_index: index,
+      name: item.name,
+      arguments: item.arguments,
+    });
+    this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
+  }
+}

@@ -1,0 +1,68 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '../deps';
+import type { Stages } from '../gates';
+import { createResponsesHandler } from '../responses/handler';
+import { responsesRequestSchema, type ResponsesRequest } from '../responses/schema';
+import { chatPipeline, type ChatRouteOptions } from './chat';
+import { errorResponse, errorResponses } from './responses';
+
+// Documentation only: responses are not validated on the hot path.
+const RESPONSES = {
+  200: {
+    description:
+      'A Response object (`object: "response"`, `output` items, `usage`, svc `cost`), or with `stream: true` an SSE stream of typed events ' +
+      '(`response.created` ... `response.completed`), each with a `sequence_number`.',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['id', 'object', 'created_at', 'model', 'status', 'output'],
+          properties: {
+            id: { type: 'string' },
+            object: { type: 'string', enum: ['response'] },
+            created_at: { type: 'integer' },
+            model: { type: 'string' },
+            status: { type: 'string', enum: ['completed', 'failed', 'in_progress', 'incomplete'] },
+            output: { type: 'array', items: { type: 'object' } },
+            usage: { type: 'object' },
+            cost: { type: 'object', properties: { usd: { type: 'number' }, diem: { type: 'number' } } },
+          },
+        },
+      },
+      'text/event-stream': { schema: { type: 'string' } },
+    },
+  },
+  ...errorResponses(400, 401, 402, 429, 502, 503, 504),
+  404: errorResponse('Model or character not found'),
+};
+
+/** POST /responses (the Responses API, stateless) over the chat pipeline, with the same plugins and options as chat. */
+export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
+  const { handle, svcParameters } = chatPipeline(deps, opts);
+  const createResponse = createResponsesHandler(handle, deps.now);
+  return new Elysia({ name: 'svc.routes.responses' }).use(stages).post(
+    '/responses',
+    function createResponseRoute({ body, call }) {
+      return createResponse(body as ResponsesRequest, call);
+    },
+    {
+      meter: { type: 'text' },
+      parse: 'json',
+      body: responsesRequestSchema(svcParameters),
+      detail: {
+        operationId: 'createResponse',
+        summary: 'Create a response (Responses API)',
+        tags: ['Responses (Alpha)'],
+        security: [{ BearerAuth: [] }, { siwx: [] }],
+        responses: RESPONSES as never,
+        description:
+          'The Responses API (OpenAI-compatible, stateless) over the chat pipeline: `input` as a string or items (messages with text, image and file parts; ' +
+          '`function_call` and `function_call_output` for tool round trips), `instructions`, function `tools`, `tool_choice`, `text.format`, `reasoning`, ' +
+          '`max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
+          '`previous_response_id`, `store: true`, `background` and `conversation` are refused with a 400: nothing is stored. ' +
+          'Charged as the same chat call: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +
+          'See docs/responses.md.',
+      },
+    },
+  );
+}
