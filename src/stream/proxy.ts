@@ -174,7 +174,9 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
   const source = o.transforms.length > 0 || o.encoder ? transformSource(o.upstream, o.transforms, encoder) : tapSource(o.upstream);
 
   function write(bytes: Uint8Array) {
-    if (closed) return;
+    // Nothing to send (an encoder that writes nothing for a chunk): Bun's write would return 0,
+    // which below means the client has gone.
+    if (closed || bytes.length === 0) return;
     const n = controller.write(bytes);
     // 0 means the client has gone away: stop as a cancel would.
     if (n === 0) return void gone();
