@@ -28,6 +28,7 @@ import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 import { x402Routes } from './routes/x402';
+import { rpcRoutes } from './routes/rpc';
 import { discoveryFor } from './x402/discovery';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
@@ -76,7 +77,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(adminAccountRoutes(deps, stages))
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))
-    .use(x402Routes(deps, stages));
+    .use(x402Routes(deps, stages))
+    .use(rpcRoutes(deps, stages));
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY

@@ -65,6 +65,8 @@ export const ConfigSchema = T.Object({
   redis: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
   images: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** Crypto JSON-RPC networks, node URLs, method allow-lists and credits (src/rpc/config.ts). */
+  rpc: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
 /** The validated service configuration. */
