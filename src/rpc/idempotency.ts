@@ -32,71 +32,53 @@ export function checkIdempotencyKey(value: string): void {
  * request runs the call itself.
  */
 export class IdempotencyKeys {
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private subscribed: Promise<unknown> | null = null;
-
   constructor(
     private readonly kv: KeyValueStore,
     private readonly o: { ttlMs: number; pendingMs: number },
   ) {}
 
-  private listen(): Promise<unknown> {
-    this.subscribed ??= this.kv.subscribe(CHANNEL, (name) => {
-      const set = this.waiters.get(name);
-      if (!set) return;
-      this.waiters.delete(name);
-      for (const wake of set) wake();
-    });
-    return this.subscribed;
-  }
-
-  /** A promise that settles when `name` is answered or freed, or after `ms`; and its cancel. */
-  private wake(name: string, ms: number): { done: Promise<void>; cancel(): void } {
+  /**
+   * Listens for `name`'s answer: a promise that settles when it is stored or freed, or after
+   * `ms`, and the function that stops listening. Only a request that finds a key claimed
+   * listens (on the key's own channel), so nothing stays subscribed.
+   */
+  private async listen(name: string, ms: number): Promise<{ done: Promise<void>; stop(): Promise<void> }> {
     let wake!: () => void;
     const done = new Promise<void>((resolve) => (wake = resolve));
-    const set = this.waiters.get(name) ?? new Set();
-    set.add(wake);
-    this.waiters.set(name, set);
+    const unsubscribe = await this.kv.subscribe(`${CHANNEL}:${name}`, () => wake());
     const timer = setTimeout(wake, ms);
-    const cancel = () => {
-      clearTimeout(timer);
-      set.delete(wake);
-      if (set.size === 0 && this.waiters.get(name) === set) this.waiters.delete(name);
+    return {
+      done,
+      async stop() {
+        clearTimeout(timer);
+        await unsubscribe();
+      },
     };
-    return { done: done.then(cancel), cancel };
   }
 
   /** Claims `key` of `accountId` for a request whose body hashes to `hash` (see the class comment). */
   async claim(accountId: string, key: string, hash: string): Promise<Claim> {
-    await this.listen();
     const name = `rpc-idem:${accountId}:${key}`;
     const deadline = Date.now() + this.o.pendingMs;
     for (;;) {
       if (await this.kv.setIfAbsent(name, JSON.stringify({ state: 'pending', hash } satisfies Entry), this.o.pendingMs))
         return { replay: null, finish: (answer) => this.finish(name, hash, answer) };
       // Listen before reading, so an answer stored in between is not missed.
-      const waiting = this.wake(name, Math.max(1, deadline - Date.now()));
-      const raw = await this.kv.get(name);
-      if (raw === null) {
-        waiting.cancel();
-        continue;
+      const waiting = await this.listen(name, Math.max(1, deadline - Date.now()));
+      try {
+        const raw = await this.kv.get(name);
+        if (raw === null) continue;
+        const entry = JSON.parse(raw) as Entry;
+        if (entry.hash !== hash)
+          throw badRequest('Idempotency-Key: was already used with a different request body; use a new key for a new request', [
+            { path: ['Idempotency-Key'], message: 'was used with a different request body' },
+          ]);
+        if (entry.state === 'done') return { replay: { text: entry.text, credits: entry.credits, costUsd: entry.costUsd } };
+        if (Date.now() >= deadline) throw conflict('Idempotency-Key: a request with this key is still running; retry later');
+        await waiting.done;
+      } finally {
+        await waiting.stop();
       }
-      const entry = JSON.parse(raw) as Entry;
-      if (entry.hash !== hash) {
-        waiting.cancel();
-        throw badRequest('Idempotency-Key: was already used with a different request body; use a new key for a new request', [
-          { path: ['Idempotency-Key'], message: 'was used with a different request body' },
-        ]);
-      }
-      if (entry.state === 'done') {
-        waiting.cancel();
-        return { replay: { text: entry.text, credits: entry.credits, costUsd: entry.costUsd } };
-      }
-      if (Date.now() >= deadline) {
-        waiting.cancel();
-        throw conflict('Idempotency-Key: a request with this key is still running; retry later');
-      }
-      await waiting.done;
     }
   }
 
@@ -104,7 +86,7 @@ export class IdempotencyKeys {
   private async finish(name: string, hash: string, answer: StoredAnswer | null): Promise<void> {
     if (answer) await this.kv.set(name, JSON.stringify({ state: 'done', hash, ...answer } satisfies Entry), this.o.ttlMs);
     else await this.kv.del(name);
-    await this.kv.publish(CHANNEL, name);
+    await this.kv.publish(`${CHANNEL}:${name}`, '');
   }
 }
 
