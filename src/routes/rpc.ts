@@ -19,7 +19,10 @@ const RPC_HEADERS = {
   'X-Svc-RPC-Credits': { description: 'Credits charged for the request', schema: { type: 'integer' } },
   'X-Svc-RPC-Cost-USD': { description: 'USD charged for the request, 8 decimal places', schema: { type: 'string' } },
   'X-Request-ID': { description: 'The request id', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '"true" when the answer is a stored one (Idempotency-Key)', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: 'Present, "true", when the answer is a stored one (Idempotency-Key)',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'X-Balance-Remaining': { description: "A wallet's USDC balance after the charge", schema: { type: 'string' } },
 };
 
@@ -34,7 +37,7 @@ function send(set: Context['set'], answer: StoredAnswer, replayed: boolean, simu
   set.headers['content-type'] = 'application/json';
   set.headers['x-svc-rpc-credits'] = String(answer.credits);
   set.headers['x-svc-rpc-cost-usd'] = answer.costUsd;
-  set.headers['idempotent-replayed'] = String(replayed);
+  if (replayed) set.headers['idempotent-replayed'] = 'true';
   if (simulated) set.headers['x-svc-simulated'] = 'true';
   return answer.text;
 }
@@ -131,9 +134,14 @@ export function rpcRoutes(deps: AppDeps, stages: Stages) {
               headers: RPC_HEADERS,
               content: { 'application/json': {} },
             },
-            ...errorResponses(400, 401, 402, 409),
+            ...errorResponses(400, 401, 402),
             413: errorResponse('Request body too large'),
-            429: { ...errorResponse('Rate limit exceeded (requests per minute, or the daily credit cap)'), headers: RATE_LIMIT_HEADERS },
+            429: {
+              ...errorResponse(
+                'Rate limit exceeded: requests per minute, the daily credit cap, or a request with the same Idempotency-Key still running',
+              ),
+              headers: RATE_LIMIT_HEADERS,
+            },
             500: errorResponse('Internal error'),
             502: errorResponse('No node answered, or the answers were not JSON-RPC; nothing was charged'),
           } as never,

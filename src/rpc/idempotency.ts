@@ -1,4 +1,4 @@
-import { badRequest, conflict, invalidField } from '../http/errors';
+import { badRequest, invalidField, tooManyRequests } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 
 /** The `Idempotency-Key` header's pattern (API-NOTES 11). */
@@ -74,7 +74,7 @@ export class IdempotencyKeys {
             { path: ['Idempotency-Key'], message: 'was used with a different request body' },
           ]);
         if (entry.state === 'done') return { replay: { text: entry.text, credits: entry.credits, costUsd: entry.costUsd } };
-        if (Date.now() >= deadline) throw conflict('Idempotency-Key: a request with this key is still running; retry later');
+        if (Date.now() >= deadline) throw tooManyRequests('Idempotency-Key: a request with this key is still running; retry it later');
         await waiting.done;
       } finally {
         await waiting.stop();

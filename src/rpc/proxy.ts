@@ -1,4 +1,4 @@
-import { ServiceError, upstreamError } from '../http/errors';
+import { invalidFields, ServiceError, upstreamError, type FieldProblem } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import type { MeteredCall } from '../pipeline/metered-call';
 import type { RpcNetwork } from '../../providers/rpc/networks';
@@ -19,14 +19,20 @@ export interface ProxyDeps {
   creditPico: bigint;
 }
 
-/** The credits of each call if it succeeds (its method's tier × the family's base); throws the 400 of a refused method. */
+/**
+ * The credits of each call if it succeeds (its method's tier × the family's base). Throws
+ * one 400 that names every refused method of the request (a batch is refused whole).
+ */
 export function plannedCredits(network: RpcNetwork, request: RpcRequest): number[] {
   const base = BASE_CREDITS[network.family];
-  return request.calls.map((call, i) => {
-    const tier = methodTier(call.method, network.family, network.allowed, network.id, request.batch ? [i, 'method'] : ['method']);
-    if (tier instanceof ServiceError) throw tier;
-    return base * tier;
+  const refused: FieldProblem[] = [];
+  const credits = request.calls.map((call, i) => {
+    const tier = methodTier(call.method, network.family, network.allowed, network.id);
+    if (typeof tier === 'string') refused.push({ path: request.batch ? [i, 'method'] : ['method'], message: tier });
+    return typeof tier === 'number' ? base * tier : 0;
   });
+  if (refused.length > 0) throw invalidFields(refused);
+  return credits;
 }
 
 /** The 502 of a call no node answered, with the last node's reason. */
@@ -35,7 +41,7 @@ function nodesFailed(network: RpcNetwork, last: NodeFailure): ServiceError {
   return upstreamError(502, `Upstream error: ${which} (${last.body.error}); nothing was charged. Please retry.`);
 }
 
-/** `X-RateLimit-Limit/Remaining/Reset` (the reference's RPC names) from the meter's request-limit headers. */
+/** `X-RateLimit-Limit/Remaining/Reset` of a 429 (the reference's names, set only when refused) from the meter's request-limit headers. */
 function aliasRateLimitHeaders(headers: Record<string, string | number>): void {
   const limit = headers['x-ratelimit-limit-requests'];
   if (limit === undefined) return;
@@ -71,7 +77,6 @@ export async function proxyRpc(deps: ProxyDeps, network: RpcNetwork, request: Rp
     if (error instanceof ServiceError) aliasRateLimitHeaders(error.headers);
     throw error;
   }
-  aliasRateLimitHeaders(call.headers);
   let answer: RpcAnswer;
   try {
     const o = { signal: call.signal, timeoutMs: deps.config.timeoutMs, maxBytes: deps.config.maxResponseBytes };

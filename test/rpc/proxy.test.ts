@@ -64,9 +64,9 @@ for (const backend of BACKENDS) {
       expect(res.headers.get('x-svc-rpc-credits')).toBe('20');
       // 20 credits at $0.0000007: 14 micro-USD.
       expect(res.headers.get('x-svc-rpc-cost-usd')).toBe('0.00001400');
-      expect(res.headers.get('idempotent-replayed')).toBe('false');
+      expect(res.headers.get('idempotent-replayed')).toBeNull();
       expect(res.headers.get('x-request-id')).toBeString();
-      expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+      expect(res.headers.get('x-ratelimit-limit-requests')).toBe('100');
       expect(await usdOf(t, accountId)).toBe(before - 14);
       const lines = await linesOf(t, res.headers.get('cf-ray'));
       expect(lines).toMatchObject([{ sku: 'rpc-ethereum-mainnet-20cr', units: '1', amountMicros: -14, modelId: null }]);
@@ -110,8 +110,13 @@ for (const backend of BACKENDS) {
       expect(await linesOf(t, res.headers.get('cf-ray'))).toMatchObject([
         { sku: 'rpc-ethereum-mainnet-20cr', units: '3', amountMicros: -42 },
       ]);
-      // eth_getLogs (2×) and eth_sendRawTransaction (4×) reserve 40 and 80; the fixture answers them with errors (5 each).
-      const heavy = await rpc(t, 'ethereum-mainnet', [call(1, 'eth_getLogs', [{}]), call(2, 'eth_sendRawTransaction', ['0x00'])], { key });
+      // trace_block (2×) and trace_replayTransaction (4×) reserve 40 and 80; the fixture answers them with errors (5 each).
+      const heavy = await rpc(
+        t,
+        'ethereum-mainnet',
+        [call(1, 'trace_block', ['latest']), call(2, 'trace_replayTransaction', ['0x01', ['trace']])],
+        { key },
+      );
       expect(heavy.headers.get('x-svc-rpc-credits')).toBe('10');
     });
 
@@ -149,6 +154,7 @@ for (const backend of BACKENDS) {
         ['ethereum-mainnet', call(1, 'starknet_call', []), 'method'],
         ['ethereum-mainnet', call(1, 'zks_L1ChainId'), 'method'],
         ['ethereum-mainnet', call(1, 'admin_peers'), 'method'],
+        ['ethereum-mainnet', call(1, 'eth_newFilter', [{}]), 'method'],
         ['ethereum-mainnet', [call(1, 'eth_chainId'), call(2, 'eth_unsubscribe', ['0x1'])], '1'],
         ['ethereum-mainnet', [call(1, 'eth_chainId'), call(1, 'eth_blockNumber')], '1'],
         ['starknet-mainnet', call(1, 'eth_getBalance', [ADDRESS]), 'method'],
@@ -164,6 +170,14 @@ for (const backend of BACKENDS) {
       expect(nodes.eth!.bodies.length).toBe(seen);
       const crossFamily = await rpc(t, 'ethereum-mainnet', call(1, 'starknet_call', []), { key });
       expect((await crossFamily.json()).error).toContain('Starknet method');
+      // A batch is refused whole, naming every refused method.
+      const batch = [call(1, 'eth_chainId'), call(2, 'eth_subscribe', ['newHeads']), call(3, 'eth_blockNumber'), call(4, 'starknet_call')];
+      const refused = await rpc(t, 'ethereum-mainnet', batch, { key });
+      expect(refused.status).toBe(400);
+      const { error, details } = await refused.json();
+      expect(error).toContain('1.method');
+      expect(error).toContain('3.method');
+      expect(Object.keys(details).sort()).toEqual(['1', '3', '_errors']);
     });
 
     test('authentication: no key or a wrong key is a 401, and nothing reaches a node', async () => {
