@@ -47,7 +47,11 @@ export const RpcConfigSchema = T.Object(
     ),
     timeoutMs: T.Integer({ minimum: 100, default: 10_000, description: 'Time one node has to answer in full' }),
     maxResponseBytes: T.Integer({ minimum: 1024, default: 10 * 1024 * 1024, description: 'Larger node answers are refused (502)' }),
-    maxRequestBytes: T.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Larger request bodies are refused (413)' }),
+    maxRequestBytes: T.Integer({
+      minimum: 1024,
+      default: 4 * 1024 * 1024,
+      description: 'Larger request bodies are refused (413); a blob transaction in hex runs to about 1.6 MB',
+    }),
     unhealthyMs: T.Integer({ minimum: 0, default: 30_000, description: 'How long a failed or slow node is skipped' }),
     requestsPerMinute: T.Integer({ minimum: 1, default: 100, description: 'Requests per minute per account (a batch is one request)' }),
     dailyCreditCap: T.Integer({ minimum: 0, default: 10_000_000, description: 'Credits per account per UTC day; 0 for no cap' }),

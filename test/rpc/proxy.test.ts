@@ -180,6 +180,18 @@ for (const backend of BACKENDS) {
       expect(Object.keys(details).sort()).toEqual(['1', '3', '_errors']);
     });
 
+    test('a 1 MB run of letters is a 400 naming the field; a body over rpc.maxRequestBytes (4 MiB) is a 413', async () => {
+      const { key } = await newCaller(t);
+      const letters = await rpc(t, 'ethereum-mainnet', { ...call(1, 'eth_chainId'), note: 'a'.repeat(1_000_000) }, { key });
+      expect(letters.status).toBe(400);
+      expect((await letters.json()).details).toHaveProperty('note');
+      const raw = await rpc(t, 'ethereum-mainnet', 'a'.repeat(1_000_000), { key });
+      expect(raw.status).toBe(400);
+      const big = await rpc(t, 'ethereum-mainnet', call(1, 'eth_sendRawTransaction', [`0x${'ab'.repeat(2 * 1024 * 1024)}`]), { key });
+      expect(big.status).toBe(413);
+      expect((await big.json()).error).toContain('4194304');
+    });
+
     test('authentication: no key or a wrong key is a 401, and nothing reaches a node', async () => {
       const seen = nodes.eth!.bodies.length;
       expect((await rpc(t, 'ethereum-mainnet', call(1, 'eth_chainId'), { key: null })).status).toBe(401);
