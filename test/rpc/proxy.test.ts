@@ -11,7 +11,7 @@ for (const backend of BACKENDS) {
     let t: TestApp;
     const nodes: Record<string, RpcNodeFixture> = {};
     beforeAll(async () => {
-      for (const name of ['eth', 'failA', 'failB', 'base', 'stark', 'zk', 'down1', 'down2'])
+      for (const name of ['eth', 'failA', 'failB', 'base', 'stark', 'zk', 'down1', 'down2', 'slow', 'fast'])
         nodes[name] = startRpcNode(name === 'stark' ? 'starknet' : 'evm');
       nodes.eth!.balances.set(ADDRESS, 10n ** 18n);
       t = await startTestApp({
@@ -29,6 +29,7 @@ for (const backend of BACKENDS) {
               { id: 'starknet-mainnet', family: 'starknet', urls: [nodes.stark!.url] },
               { id: 'zksync-mainnet', family: 'zksync', urls: [nodes.zk!.url] },
               { id: 'polygon-mainnet', family: 'evm', urls: [nodes.down1!.url, nodes.down2!.url] },
+              { id: 'optimism-mainnet', family: 'evm', urls: [nodes.slow!.url, nodes.fast!.url] },
             ],
           },
         },
@@ -47,6 +48,7 @@ for (const backend of BACKENDS) {
           'arbitrum-mainnet',
           'base-mainnet',
           'ethereum-mainnet',
+          'optimism-mainnet',
           'polygon-mainnet',
           'starknet-mainnet',
           'svc-sim-mainnet',
@@ -225,6 +227,18 @@ for (const backend of BACKENDS) {
       // A stays skipped: B answered all three.
       expect(nodes.failA!.bodies.length).toBe(seenA);
       expect(await usdOf(t, accountId)).toBe(before - 4 * 14);
+      expect(await entriesOf(t, accountId)).toHaveLength(4);
+    });
+
+    test('two nodes, one slow: the call that meets it is answered by the other, and later calls skip it', async () => {
+      const { accountId, key } = await newCaller(t);
+      nodes.slow!.mode = 'hang';
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await rpc(t, 'optimism-mainnet', call(i, 'eth_blockNumber'), { key }));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      // Round robin would have sent two of the four to the slow node; it was asked once.
+      expect(nodes.slow!.bodies).toHaveLength(1);
+      expect(nodes.fast!.bodies).toHaveLength(4);
       expect(await entriesOf(t, accountId)).toHaveLength(4);
     });
 
