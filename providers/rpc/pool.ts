@@ -37,11 +37,6 @@ export class NodePool {
     return [...healthy, ...down];
   }
 
-  /** Whether node `i` is being skipped now (tests, metrics). */
-  isDown(i: number): boolean {
-    return this.downUntil[i]! > this.o.now();
-  }
-
   /**
    * Sends `body` and returns what `accept` makes of the answer; a node that fails, or whose
    * answer `accept` throws on, is marked down and the next is tried. Throws the last failure

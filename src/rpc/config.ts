@@ -11,7 +11,7 @@ export type RpcFamily = Static<typeof RpcFamilySchema>;
 export const CreditTierSchema = T.Union([T.Literal(1), T.Literal(2), T.Literal(4)]);
 
 /** An allow-list: method name to its credit tier. */
-const AllowListSchema = T.Record(T.String({ pattern: '^[A-Za-z0-9_]{1,100}$' }), CreditTierSchema);
+export const AllowListSchema = T.Record(T.String({ pattern: '^[A-Za-z0-9_]{1,100}$' }), CreditTierSchema);
 
 /** One proxied network and the nodes that serve it. */
 export const RpcNetworkSchema = T.Object(

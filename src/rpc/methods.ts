@@ -1,10 +1,11 @@
-import type { RpcFamily } from './config';
+import type { Static } from '@sinclair/typebox';
+import type { AllowListSchema, CreditTierSchema, RpcFamily } from './config';
 
-/** A method's credit multiplier over its family's base credits. */
-export type CreditTier = 1 | 2 | 4;
+/** A method's credit multiplier over its family's base credits: 1, 2 or 4. */
+export type CreditTier = Static<typeof CreditTierSchema>;
 
 /** An allow-list: method name to its credit tier. */
-export type AllowList = Readonly<Record<string, CreditTier>>;
+export type AllowList = Readonly<Static<typeof AllowListSchema>>;
 
 /** Credits of a 1× call per family (API-NOTES 11: 20 for EVM and Starknet, 30 for zkSync). */
 export const BASE_CREDITS: Readonly<Record<RpcFamily, number>> = { evm: 20, starknet: 20, zksync: 30 };

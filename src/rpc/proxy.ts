@@ -35,6 +35,12 @@ export function plannedCredits(network: RpcNetwork, request: RpcRequest): number
   return credits;
 }
 
+/**
+ * A failed correction of the daily cap is left alone: the request keeps counting what it
+ * reserved (at least what it used), and the client's answer or error is the one that matters.
+ */
+const ignore = () => {};
+
 /** The 502 of a call no node answered, with the last node's reason. */
 function nodesFailed(network: RpcNetwork, last: NodeFailure): ServiceError {
   const which = last.skip ? `no node of ${network.id} answered` : `the call to ${network.id} failed`;
@@ -73,7 +79,7 @@ export async function proxyRpc(deps: ProxyDeps, network: RpcNetwork, request: Rp
       routeLimit: { scope: 'rpc', rpm: deps.config.requestsPerMinute },
     });
   } catch (error) {
-    await cap.release();
+    await cap.release().catch(ignore);
     if (error instanceof ServiceError) aliasRateLimitHeaders(error.headers);
     throw error;
   }
@@ -82,12 +88,11 @@ export async function proxyRpc(deps: ProxyDeps, network: RpcNetwork, request: Rp
     const o = { signal: call.signal, timeoutMs: deps.config.timeoutMs, maxBytes: deps.config.maxResponseBytes };
     answer = await network.pool.call(request.text, o, (text) => relayAnswer(request, text));
   } catch (error) {
-    await cap.release();
+    await cap.release().catch(ignore);
     return call.fail(error instanceof NodeFailure ? nodesFailed(network, error) : error);
   }
   const credits = planned.map((c, i) => (answer.errors[i] ? Math.min(c, ERROR_CREDITS) : c));
   const total = sumCredits(credits);
-  await cap.settle(total);
   const executionMs = Math.round(performance.now() - call.request.startedAt);
   const settled = await call.settle({
     promptTokens: 0,
@@ -96,5 +101,6 @@ export async function proxyRpc(deps: ProxyDeps, network: RpcNetwork, request: Rp
     executionMs,
   });
   call.chargeBeforeHeaders(settled);
+  await cap.settle(total).catch(ignore);
   return { text: answer.text, credits: total, costUsd: costHeader(settled.usdMicros) };
 }
