@@ -249,7 +249,7 @@ for (const backend of BACKENDS) {
       expect(new Set(nodes.base!.ports.slice(from)).size).toBe(1);
     });
 
-    for (const mode of ['hang', 'garbage', 'wrong-id', 'huge', 'http500'] as const)
+    for (const mode of ['hang', 'garbage', 'wrong-id', 'huge', 'http500', 'truncated'] as const)
       test(`a node that is ${mode}: 502 with a clear error, nothing charged`, async () => {
         const { accountId, key } = await newCaller(t);
         nodes.down1!.mode = mode;
@@ -264,6 +264,7 @@ for (const backend of BACKENDS) {
             hang: 'did not answer within 300 ms',
             garbage: 'not JSON-RPC',
             'wrong-id': 'not JSON-RPC',
+            truncated: 'not JSON-RPC',
             huge: 'larger than',
             http500: 'HTTP 500',
           }[mode],
