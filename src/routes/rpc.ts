@@ -5,7 +5,7 @@ import type { Stages } from '../gates';
 import { invalidField, payloadTooLarge } from '../http/errors';
 import type { MeteredCall } from '../pipeline/metered-call';
 import { parseRpcConfig } from '../rpc/config';
-import { bodyHash, checkIdempotencyKey, IdempotencyKeys, type StoredAnswer } from '../rpc/idempotency';
+import { bodyHash, checkIdempotencyKey, IDEMPOTENCY_KEY, IdempotencyKeys, type StoredAnswer } from '../rpc/idempotency';
 import { picoUsd } from '../rpc/pricing';
 import { proxyRpc, type ProxyDeps } from '../rpc/proxy';
 import { parseRpcBody, RpcBodySchema } from '../rpc/request';
@@ -107,7 +107,15 @@ export function rpcRoutes(deps: AppDeps, stages: Stages) {
       {
         meterWithoutModel: true,
         parse: 'text',
-        params: T.Object({ network: T.String() }),
+        // Declared for the OpenAPI description (Elysia documents header parameters from this schema only).
+        headers: T.Object({
+          'idempotency-key': T.Optional(
+            T.String({
+              pattern: IDEMPOTENCY_KEY.source,
+              description: '1 to 255 letters, digits, "_" or "-"',
+            }),
+          ),
+        }),
         detail: {
           operationId: 'cryptoRpcProxy',
           summary: 'Proxy a JSON-RPC call to a blockchain node',
@@ -119,14 +127,6 @@ export function rpcRoutes(deps: AppDeps, stages: Stages) {
             "(EVM, Starknet, zkSync); WebSocket-only methods (eth_subscribe) and other families' methods are refused. " +
             'Each call costs its tier (1×, 2× or 4×) of 20 credits (30 on zkSync); a call answered with an error costs 5. ' +
             'With an `Idempotency-Key`, a repeated request within 24 h gets the stored answer (`Idempotent-Replayed: true`) and is not charged again.',
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,255}$' },
-            },
-          ],
           requestBody: { required: true, content: { 'application/json': { schema: RpcBodySchema } } } as never,
           responses: {
             200: {
