@@ -30,6 +30,7 @@ import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 import { x402Routes } from './routes/x402';
 import { notOfferedRoutes } from './routes/not-offered';
+import { rpcRoutes } from './routes/rpc';
 import { discoveryFor } from './x402/discovery';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))
     .use(x402Routes(deps, stages))
+    .use(rpcRoutes(deps, stages))
     .use(notOfferedRoutes(config.basePath));
 
   const app: Elysia = new Elysia({ name: 'svc' })

@@ -7,6 +7,7 @@ import { imagesConfigOf, ImagesConfigSchema } from './images/classifier';
 import { parseRedisConfig, RedisConfigSchema } from './kv/redis-config';
 import { AbuseGuardConfigSchema, parseAbuseGuardConfig } from './limits/abuse-guard';
 import { parseRateLimitsConfig, RateLimitsConfigSchema } from './limits/config';
+import { parseRpcConfig, RpcConfigSchema } from './rpc/config';
 
 /** Each section's schema, by its key in the file (the configuration reference walks them). */
 export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
@@ -17,6 +18,7 @@ export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
   redis: RedisConfigSchema,
   wallets: WalletsConfigSchema,
   images: ImagesConfigSchema,
+  rpc: RpcConfigSchema,
 };
 
 /**
@@ -32,4 +34,5 @@ export function checkConfigSections(config: Config): void {
   parseRedisConfig(config);
   parseWalletsConfig(config);
   imagesConfigOf(config);
+  parseRpcConfig(config.rpc);
 }

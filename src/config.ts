@@ -116,6 +116,9 @@ export const ConfigSchema = T.Object({
   redis: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Redis timeouts and reconnection' })),
   wallets: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Wallet sign-in, web3 keys and x402 payments' })),
   images: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Image safety classifier' })),
+  rpc: T.Optional(
+    T.Record(T.String(), T.Unknown(), { description: 'Crypto JSON-RPC networks, node URLs, method allow-lists and credits' }),
+  ),
 });
 
 /** The validated service configuration. */

@@ -156,6 +156,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       model,
       input.endpoint ?? 'unmetered',
       input.estimatedPromptTokens + input.maxCompletionTokens,
+      input.routeLimit,
     );
     const reserve: ReserveInput = {
       accountId: caller.accountId,

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
+import type { RouteLimit } from '../limits/types';
 import type { CreditInput, Currency } from './credit';
 
 export type { CreditInput } from './credit';
@@ -34,6 +35,8 @@ export interface MeterOpenInput {
   model: ModelEntry | null;
   /** Without a model: the endpoint whose account-wide rate limit admits the call (e.g. `/crypto/rpc/{network}`). */
   endpoint?: string;
+  /** Without a model: the route's own account-wide limit, instead of `rateLimits.apiRpm`. */
+  routeLimit?: RouteLimit;
   /**
    * Keep the reservation past this request until this time (epoch ms): a charge that settles
    * later (a queued job). It is stored, restored after a restart, and refunded when it expires.

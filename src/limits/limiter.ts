@@ -14,7 +14,7 @@ import { createRedisLimitStore } from './redis-store';
 import { createRefusalLog } from './refusal-log';
 import type { AdmitResult, LimitKey, LimitStore, TokenCorrection } from './store';
 import { modelLimits, type VideoOperation } from './tables';
-import type { LimitPlan, RateLimitAdmission, RateLimiter } from './types';
+import type { LimitPlan, RateLimitAdmission, RateLimiter, RouteLimit } from './types';
 
 /** The 400 for a request whose prompt plus max_tokens exceeds the model's tokens-per-minute limit. */
 function tooLargeForTpm(tokens: number, tpm: number) {
@@ -95,14 +95,15 @@ export async function createRateLimiter(deps: {
     };
   }
 
-  async function planRoute(caller: Caller, path: string): Promise<LimitPlan> {
+  async function planRoute(caller: Caller, path: string, route?: RouteLimit): Promise<LimitPlan> {
     const account = await accounts.get(caller.accountId);
+    const limits = route ? { rpm: route.rpm, tpm: null } : routeLimits;
     return {
-      key: { account: caller.accountId, scope: 'api' },
-      rpm: routeLimits.rpm,
+      key: { account: caller.accountId, scope: route ? route.scope : 'api' },
+      rpm: limits.rpm,
       tokens: null,
       caller,
-      limits: routeLimits,
+      limits,
       model: null,
       path,
       tier: account.tier,
@@ -144,8 +145,8 @@ export async function createRateLimiter(deps: {
       admit(await planModel(caller, model, 'queue', reservedTokens), requestId),
     admitVideo: async (caller, model, operation, requestId) => admit(await planModel(caller, model, operation, 0), requestId),
     store,
-    plan: async (caller, model, path, reservedTokens) =>
-      model ? planModel(caller, model, 'queue', reservedTokens) : planRoute(caller, path),
+    plan: async (caller, model, path, reservedTokens, route) =>
+      model ? planModel(caller, model, 'queue', reservedTokens) : planRoute(caller, path, route),
     conclude,
     async limitsFor(accountId) {
       const account = await accounts.get(accountId);

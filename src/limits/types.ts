@@ -35,6 +35,13 @@ export interface LimitPlan extends RateCount {
   readonly tier: AccountTier;
 }
 
+/** A route's own account-wide limit, counted apart from `rateLimits.apiRpm` (e.g. crypto RPC's requests per minute). */
+export interface RouteLimit {
+  /** The counters' name, e.g. `rpc`. */
+  readonly scope: string;
+  readonly rpm: number;
+}
+
 /** A request refused by a limit, as GET /api_keys/rate_limits/log lists it. */
 export interface RateLimitRefusal {
   accountId: string;
@@ -95,10 +102,10 @@ export interface RateLimiter {
   readonly store: LimitStore | null;
   /**
    * Prepares the count of a model call, or with a null model of a call against the route's
-   * account-wide limit (`path`); null when nothing limits it. Throws the 400 of a request
-   * larger than a whole minute's tokens.
+   * account-wide limit (`path`, or `route` when the route has its own); null when nothing
+   * limits it. Throws the 400 of a request larger than a whole minute's tokens.
    */
-  plan(caller: Caller, model: ModelEntry | null, path: string, reservedTokens: number): Promise<LimitPlan | null>;
+  plan(caller: Caller, model: ModelEntry | null, path: string, reservedTokens: number, route?: RouteLimit): Promise<LimitPlan | null>;
   /**
    * The admission of a plan the store has counted: writes the 8.2 headers into `headers`;
    * throws the 429 (and logs the refusal) when a limit refused.

@@ -2,6 +2,7 @@ import type { ExtraCharge, MeteredUsage, MeterOpenInput, MeterTicket, SettledCos
 import { formatMicros } from '../billing/money';
 import { ServiceError } from '../http/errors';
 import type { RequestContext } from '../http/request-context';
+import type { RouteLimit } from '../limits/types';
 import type { Logger } from '../log';
 import type { ModelCatalog } from '../models/catalog';
 import { asServiceError } from '../../providers/errors';
@@ -33,6 +34,8 @@ export interface CallEstimate {
   extras?: ExtraCharge[];
   /** Keep the reservation past this request until then (epoch ms): a job that settles later (`meter.resume`). */
   holdUntil?: number;
+  /** A call without a model: the route's own account-wide limit (crypto RPC), instead of `rateLimits.apiRpm`. */
+  routeLimit?: RouteLimit;
 }
 
 /**
@@ -95,6 +98,7 @@ export class MeteredCall {
       maxCompletionTokens: estimate.completionTokens,
       extras: estimate.extras ?? [],
       holdUntil: estimate.holdUntil,
+      routeLimit: estimate.routeLimit,
     });
     Object.assign(this.ctx.set.headers, this.ticket.headers);
   }

@@ -174,6 +174,29 @@ add('embeddings', { method: 'POST', path: '/embeddings', json: { model: 'text-em
 add('embeddings, no input', { method: 'POST', path: '/embeddings', json: { model: 'text-embedding-bge-m3' } }, 400);
 add('embeddings, no key', { method: 'POST', path: '/embeddings', key: null, json: { model: 'text-embedding-bge-m3', input: 'a' } }, 401);
 // Billing.
+const rpcCall = (id: number, method: string) => ({ jsonrpc: '2.0', id, method, params: [] });
+add('rpc networks', { method: 'GET', path: '/crypto/rpc/networks', key: null }, 200);
+add('rpc call', { method: 'POST', path: '/crypto/rpc/{network}', json: rpcCall(1, 'eth_chainId') }, 200, '/crypto/rpc/svc-sim-mainnet');
+add(
+  'rpc batch with an RPC error',
+  { method: 'POST', path: '/crypto/rpc/{network}', json: [rpcCall(1, 'eth_chainId'), rpcCall(2, 'eth_getLogs')] },
+  200,
+  '/crypto/rpc/svc-sim-mainnet',
+);
+add('rpc, unknown network', { method: 'POST', path: '/crypto/rpc/{network}', json: rpcCall(1, 'eth_chainId') }, 400, '/crypto/rpc/nowhere');
+add(
+  'rpc, eth_subscribe',
+  { method: 'POST', path: '/crypto/rpc/{network}', json: rpcCall(1, 'eth_subscribe') },
+  400,
+  '/crypto/rpc/svc-sim-mainnet',
+);
+add(
+  'rpc, no key',
+  { method: 'POST', path: '/crypto/rpc/{network}', key: null, json: rpcCall(1, 'eth_chainId') },
+  401,
+  '/crypto/rpc/svc-sim-mainnet',
+);
+
 add('balance', { method: 'GET', path: '/billing/balance' }, 200);
 add('balance, no key', { method: 'GET', path: '/billing/balance', key: null }, 401);
 add('usage', { method: 'GET', path: '/billing/usage' }, 200);
