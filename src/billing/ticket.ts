@@ -42,10 +42,12 @@ const toCost = (currency: Currency, amount: number): SettledCost =>
 
 /** The ledger row of a settlement in the held currency, and what it charges (the lines' sum, positive). */
 function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): { charge: LedgerCharge; charged: number } {
-  const p = pricingOf(r.model);
+  // A call that fell back to another model is priced and recorded as the model that answered.
+  const model = usage.model ?? r.model;
+  const p = pricingOf(model);
   const lines: ChargeLine[] = [];
   let charged = 0;
-  for (const line of costLines(r.model, p, usage)) {
+  for (const line of costLines(model, p, usage)) {
     const micros = inCurrency(p, r.held.currency, line.usdMicros);
     charged += micros;
     lines.push({ sku: line.sku, units: line.units, pricePerUnitUsd: line.pricePerUnitUsd, amount: -micros });
@@ -55,7 +57,7 @@ function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): 
     apiKeyId: r.apiKeyId,
     requestId: r.requestId,
     currency: r.held.currency,
-    modelId: r.model?.id ?? null,
+    modelId: model?.id ?? null,
     lines,
     amount: -charged,
     promptTokens: usage.promptTokens,

@@ -1,4 +1,4 @@
-import type { ModelCall } from '../pipeline/model-call';
+import type { FallbackName, ModelCall } from '../pipeline/model-call';
 import type { PluginServices, PluginContext } from '../pipeline/plugin';
 import type { AnyRequestPlugin } from '../pipeline/plugin';
 import type { PluginRunner } from '../pipeline/plugin-runner';
@@ -24,12 +24,13 @@ export interface ChatRequestBody {
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
   prompt_cache_key?: string;
+  fallbacks?: FallbackName[];
   svc_parameters?: Record<string, unknown>;
   [field: string]: unknown;
 }
 
 // Fields the reference accepts but discards; the rest of the body goes upstream as sent.
-const DISCARDED = ['svc_parameters', 'user', 'store'] as const;
+const DISCARDED = ['svc_parameters', 'user', 'store', 'fallbacks'] as const;
 
 function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): UpstreamChatRequest {
   const req = { ...body, model: model.id } as UpstreamChatRequest;
@@ -78,6 +79,7 @@ export function createChatHandler(
     const { model } = call;
     const params = parameters.resolve(body.svc_parameters, call.suffix);
     checkContentParts(body.messages, model);
+    call.useFallbacks(body.fallbacks, 'fallbacks');
     const stream = body.stream === true;
     const ctx: PluginContext = {
       request: call.request,
@@ -119,7 +121,7 @@ export function createChatHandler(
       const settled = await call.settle(metered(usage, ctx));
       const answer = await runner.transformResponse(active, completion, ctx);
       call.chargeBeforeHeaders(settled);
-      return { ...answer, model: model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
+      return { ...answer, model: call.answered.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
     }
     return streamResponse({
       routed,
