@@ -11,7 +11,7 @@ import { ProviderConfigSchema } from './models/provider-config';
  * The provider kinds that build a model provider (providers/registry.ts BUILDERS). A kind
  * outside this list would start and then fail every request, so the config refuses it.
  */
-export const PROVIDER_KINDS = ['openai-compatible', 'simulator'] as const;
+export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'gemini', 'simulator'] as const;
 
 /** Rate-limit, billing and search settings are grouped so the config file reads like the README. */
 export const ConfigSchema = T.Object({
