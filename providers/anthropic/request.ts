@@ -9,6 +9,7 @@ import type {
   Tool,
   ToolChoice,
 } from '@anthropic-ai/sdk/resources/messages';
+import { clientIndexOf } from '../../src/chat/message-index';
 import type { ChatMessage, ContentPart, UpstreamChatRequest } from '../../src/stream/wire';
 import {
   functionToolsOf,
@@ -57,7 +58,8 @@ function contentOf(m: ChatMessage, i: number): string | ContentBlockParam[] {
 /** The system blocks: every system and developer message, in the order they came (svc's own prompt first when it put one there). */
 function systemOf(messages: ChatMessage[]): TextBlockParam[] {
   const blocks: TextBlockParam[] = [];
-  messages.forEach((m, i) => {
+  messages.forEach((m, at) => {
+    const i = clientIndexOf(m, at);
     if (m.role !== 'system' && m.role !== 'developer') return;
     if (typeof m.content === 'string' || !m.content) blocks.push({ type: 'text', text: m.content ?? '' });
     else
@@ -80,7 +82,8 @@ function pushTurn(turns: MessageParam[], role: 'user' | 'assistant', blocks: Con
 /** The user and assistant turns: tool results become user turns, assistant tool calls `tool_use` blocks. */
 function turnsOf(messages: ChatMessage[]): MessageParam[] {
   const turns: MessageParam[] = [];
-  messages.forEach((m, i) => {
+  messages.forEach((m, at) => {
+    const i = clientIndexOf(m, at);
     if (m.role === 'system' || m.role === 'developer') return;
     if (m.role === 'tool') {
       if (typeof m.tool_call_id !== 'string') throw unsupported(['messages', i, 'tool_call_id'], 'is required on a tool message');

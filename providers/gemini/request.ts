@@ -1,4 +1,5 @@
 import type { Content, FunctionCallingConfig, FunctionCallingConfigMode, GenerationConfig, Part, Tool } from '@google/genai';
+import { clientIndexOf } from '../../src/chat/message-index';
 import type { ChatMessage, ContentPart, UpstreamChatRequest } from '../../src/stream/wire';
 import {
   functionToolsOf,
@@ -62,7 +63,8 @@ function pushTurn(turns: Content[], role: 'user' | 'model', parts: Part[]): void
 function contentsOf(messages: ChatMessage[]): Content[] {
   const turns: Content[] = [];
   const callNames = new Map<string, string>();
-  messages.forEach((m, i) => {
+  messages.forEach((m, at) => {
+    const i = clientIndexOf(m, at);
     if (m.role === 'system' || m.role === 'developer') return;
     if (m.role === 'tool') {
       const name = typeof m.tool_call_id === 'string' ? callNames.get(m.tool_call_id) : undefined;

@@ -7,6 +7,7 @@ import type { ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../stre
 import type { ModelEntry } from '../models/catalog';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
+import { rememberClientIndexes } from './message-index';
 import { checkContentParts } from './multimodal';
 import type { ParameterSet } from './parameters';
 import { cost, metered } from './settle';
@@ -93,6 +94,7 @@ export function createChatHandler(
       leadingChunks: [],
     };
     const upstreamReq = toUpstream(body, model, stream);
+    rememberClientIndexes(body.messages);
     const estimatedPromptTokens = chatPromptTokens(body.messages);
 
     // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
