@@ -147,7 +147,7 @@ function fallbacksOf(models: ModelCatalog, model: ModelEntry, names: readonly Fa
     const found = models.resolve(name);
     if (!found || found.type !== model.type) {
       if (field === null) return;
-      const why = found ? `is a ${found.type} model, not ${model.type}` : 'is not a model of the catalog';
+      const why = found ? `is of type ${found.type}, not ${model.type}` : 'is not a model of the catalog';
       throw badRequest(`${field}[${i}]: "${name}" ${why}`, [{ path: [field, i], message: `Expected a ${model.type} model id` }]);
     }
     if (!out.includes(found)) out.push(found);
