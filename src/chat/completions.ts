@@ -7,14 +7,14 @@ import type { ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../stre
 import type { ModelEntry } from '../models/catalog';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
+import { DEFAULT_MAX_COMPLETION_TOKENS } from './max-tokens';
 import { rememberClientIndexes } from './message-index';
 import { checkContentParts } from './multimodal';
 import type { ParameterSet } from './parameters';
 import { cost, metered } from './settle';
 import { streamResponse } from './stream-response';
 
-/** Completion tokens reserved when the request sets no limit and the model declares none. */
-export const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
+export { DEFAULT_MAX_COMPLETION_TOKENS } from './max-tokens';
 
 /** The validated request body (the schema in ./schema.ts). */
 export interface ChatRequestBody {
