@@ -17,10 +17,15 @@ export interface EmbedCall {
  */
 export function embedCall(req: UpstreamEmbeddingRequest, model: string): EmbedCall {
   const dims = req.dimensions ? { outputDimensionality: req.dimensions } : {};
-  if (typeof req.input === 'string') return { method: 'embedContent', body: { content: { parts: [{ text: req.input }] }, ...dims } };
+  if (typeof req.input === 'string')
+    return { method: 'embedContent', body: { content: { role: 'user', parts: [{ text: req.input }] }, ...dims } };
   if (!req.input.every((x) => typeof x === 'string'))
     throw unsupported(['input'], "must be text (a string or a list of strings) with this model's provider");
-  const requests = (req.input as string[]).map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, ...dims }));
+  const requests = (req.input as string[]).map((text) => ({
+    model: `models/${model}`,
+    content: { role: 'user', parts: [{ text }] },
+    ...dims,
+  }));
   return { method: 'batchEmbedContents', body: { requests } };
 }
 

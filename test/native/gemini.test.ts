@@ -223,7 +223,7 @@ describe('the openai SDK in front of a Gemini upstream', () => {
     const one = await client.embeddings.create({ model: 'gemini-embed', input: 'hello', dimensions: 3, encoding_format: 'float' });
     expect(one.data).toEqual([{ object: 'embedding', index: 0, embedding: [1 / 2, 1 / 3, 1 / 4] }]);
     expect(last().path).toBe('/v1beta/models/text-embedding-fixture:embedContent');
-    expect(last().body).toEqual({ content: { parts: [{ text: 'hello' }] }, outputDimensionality: 3 } as never);
+    expect(last().body).toEqual({ content: { role: 'user', parts: [{ text: 'hello' }] }, outputDimensionality: 3 } as never);
 
     // The SDK asks for base64 and decodes it to floats.
     const many = await client.embeddings.create({ model: 'gemini-embed', input: ['a', 'b'] });
@@ -232,7 +232,10 @@ describe('the openai SDK in front of a Gemini upstream', () => {
       [2 / 2, 2 / 3, 2 / 4, 2 / 5].map(Math.fround),
     ]);
     expect(last().path).toBe('/v1beta/models/text-embedding-fixture:batchEmbedContents');
-    expect((last().body.requests as unknown[])[1]).toEqual({ model: 'models/text-embedding-fixture', content: { parts: [{ text: 'b' }] } });
+    expect((last().body.requests as unknown[])[1]).toEqual({
+      model: 'models/text-embedding-fixture',
+      content: { role: 'user', parts: [{ text: 'b' }] },
+    });
     expect(many.usage.prompt_tokens).toBeGreaterThan(0);
   });
 });
