@@ -78,7 +78,9 @@ export function reservationMicros(
   completionTokens: number,
   extras?: readonly ExtraCharge[],
 ): number {
-  return tokenCostMicros(promptTokens, p.input) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
+  // A prompt written to the provider's cache may cost more than plain input (cacheWrite): reserved at the dearer.
+  const prompt = Math.max(p.input, p.cacheWrite);
+  return tokenCostMicros(promptTokens, prompt) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
 }
 
 /**
