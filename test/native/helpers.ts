@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestBackend } from '../helpers/backends';
 import { newAccount } from '../limits/helpers';
 
 /** Capabilities of the native-provider test models: everything the adapters translate. */
