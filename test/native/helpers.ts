@@ -25,11 +25,12 @@ export const nativeModel = (id: string, provider: string, upstream: string, extr
   ...extra,
 });
 
-/** A test app over `providers` and `models`, listening on 127.0.0.1, with an openai SDK client for its admin key. */
+/** A test app over `providers` and `models` (embedded backends unless `backend` says), listening on 127.0.0.1, with an openai SDK client for its admin key. */
 export async function startNativeApp(
   config: Record<string, unknown>,
+  backend?: TestBackend,
 ): Promise<{ t: TestApp; client: OpenAI; clientFor(key: string): OpenAI }> {
-  const t = await startTestApp({ config });
+  const t = await startTestApp({ config, backend });
   t.app.listen({ port: 0, hostname: '127.0.0.1' });
   const clientFor = (apiKey: string) =>
     new OpenAI({
