@@ -43,14 +43,26 @@ export function usageOf(u: AnthropicUsage): ChatUsage {
   };
 }
 
+/**
+ * A thinking block's seal, as `thinking_blocks` carries it (the convention of LiteLLM): the
+ * signature (or the encrypted data of a redacted block) without the text, which is
+ * `reasoning_content`. A client that sends the assistant message back with both keeps a
+ * thinking model's tool loop valid: Anthropic checks the signature on the next turn.
+ */
+export type ThinkingSeal = { type: 'thinking'; signature: string } | { type: 'redacted_thinking'; data: string };
+
 /** The message, text, reasoning and tool calls of Anthropic content blocks (other block kinds are server-side and left out). */
 function messageOf(blocks: ContentBlock[]): ChatCompletion['choices'][number]['message'] {
   let content = '';
   let reasoning = '';
   const toolCalls: unknown[] = [];
+  const seals: ThinkingSeal[] = [];
   for (const block of blocks) {
     if (block.type === 'text') content += block.text;
-    else if (block.type === 'thinking') reasoning += block.thinking;
+    else if (block.type === 'thinking') {
+      reasoning += block.thinking;
+      seals.push({ type: 'thinking', signature: block.signature });
+    } else if (block.type === 'redacted_thinking') seals.push({ type: 'redacted_thinking', data: block.data });
     else if (block.type === 'tool_use')
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
   }
@@ -58,6 +70,7 @@ function messageOf(blocks: ContentBlock[]): ChatCompletion['choices'][number]['m
     role: 'assistant',
     content: content || (toolCalls.length ? null : ''),
     ...(reasoning ? { reasoning_content: reasoning } : {}),
+    ...(seals.length ? { thinking_blocks: seals } : {}),
     ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
   };
 }

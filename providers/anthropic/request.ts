@@ -71,6 +71,27 @@ function systemOf(messages: ChatMessage[]): TextBlockParam[] {
   return blocks.filter((b) => b.text.length > 0);
 }
 
+/**
+ * The thinking blocks of an assistant message sent back with its `thinking_blocks` seals
+ * (answer.ts): a thinking block's text is the seal's own `thinking` when given, else the
+ * message's `reasoning_content` (one block per message, as svc answers).
+ */
+function thinkingBlocksOf(m: ChatMessage, i: number): ContentBlockParam[] {
+  const seals = m.thinking_blocks;
+  if (!Array.isArray(seals)) return [];
+  return seals.map((raw, j) => {
+    const seal = raw as { type?: unknown; signature?: unknown; thinking?: unknown; data?: unknown };
+    if (seal.type === 'redacted_thinking' && typeof seal.data === 'string') return { type: 'redacted_thinking', data: seal.data };
+    if (seal.type !== 'thinking' || typeof seal.signature !== 'string')
+      throw unsupported(
+        ['messages', i, 'thinking_blocks', j],
+        'must be {type: "thinking", signature} or {type: "redacted_thinking", data}',
+      );
+    const thinking = typeof seal.thinking === 'string' ? seal.thinking : typeof m.reasoning_content === 'string' ? m.reasoning_content : '';
+    return { type: 'thinking', thinking, signature: seal.signature };
+  });
+}
+
 /** Appends `blocks` as a turn of `role`, merged into the previous turn when it has the same role. */
 function pushTurn(turns: MessageParam[], role: 'user' | 'assistant', blocks: ContentBlockParam[]): void {
   if (blocks.length === 0) return;
@@ -92,6 +113,7 @@ function turnsOf(messages: ChatMessage[]): MessageParam[] {
     }
     const content = contentOf(m, i);
     const blocks: ContentBlockParam[] = typeof content === 'string' ? (content ? [{ type: 'text', text: content }] : []) : content;
+    if (m.role === 'assistant') blocks.unshift(...thinkingBlocksOf(m, i));
     if (m.role === 'assistant')
       for (const call of toolCallsOf(m, i)) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args });
     pushTurn(turns, m.role, blocks);

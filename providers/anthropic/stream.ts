@@ -59,12 +59,14 @@ export function anthropicStream(created: number): StreamTranslator {
           tools.set(e.index, index);
           emit(chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] }));
         } else if (block.type === 'text' && block.text) emit(chunk({ content: block.text }));
+        else if (block.type === 'redacted_thinking') emit(chunk({ thinking_blocks: [{ type: 'redacted_thinking', data: block.data }] }));
         return;
       }
       case 'content_block_delta': {
         const d = e.delta;
         if (d.type === 'text_delta') emit(chunk({ content: d.text }));
         else if (d.type === 'thinking_delta') emit(chunk({ reasoning_content: d.thinking }));
+        else if (d.type === 'signature_delta') emit(chunk({ thinking_blocks: [{ type: 'thinking', signature: d.signature }] }));
         else if (d.type === 'input_json_delta') {
           const index = tools.get(e.index);
           if (index !== undefined && d.partial_json) emit(chunk({ tool_calls: [{ index, function: { arguments: d.partial_json } }] }));

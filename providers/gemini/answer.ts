@@ -54,10 +54,20 @@ export function usageOf(u: GenerateContentResponseUsageMetadata | undefined): Ch
   };
 }
 
-/** A function call part as a chat-completions tool call (Gemini's own id when it gave one). */
+/**
+ * A function call part as a chat-completions tool call (Gemini's own id when it gave one).
+ * Its thought signature rides along as `extra_content.google.thought_signature` (the
+ * convention of Gemini's own OpenAI-compatible endpoint), for the client to send back:
+ * Gemini requires it on the next turn of a thinking model's tool loop.
+ */
 export function toolCallOf(part: Part, n: number) {
   const call = part.functionCall!;
-  return { id: call.id ?? `call_${n}`, type: 'function', function: { name: call.name ?? '', arguments: JSON.stringify(call.args ?? {}) } };
+  return {
+    id: call.id ?? `call_${n}`,
+    type: 'function',
+    function: { name: call.name ?? '', arguments: JSON.stringify(call.args ?? {}) },
+    ...(part.thoughtSignature ? { extra_content: { google: { thought_signature: part.thoughtSignature } } } : {}),
+  };
 }
 
 /** A Gemini answer as a chat completion: thought parts as `reasoning_content`, function calls as `tool_calls`. */

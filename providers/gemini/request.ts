@@ -47,6 +47,12 @@ function partOf(part: ContentPart, path: (string | number)[]): Part {
   throw unsupported([...path, 'type'], `${part.type} content is not supported by this model's provider`);
 }
 
+/** The thought signature a tool call carries back (`extra_content.google.thought_signature`, see answer.ts). */
+function thoughtSignatureOf(call: unknown): string | undefined {
+  const signature = (call as { extra_content?: { google?: { thought_signature?: unknown } } }).extra_content?.google?.thought_signature;
+  return typeof signature === 'string' ? signature : undefined;
+}
+
 /** Appends `parts` as a turn of `role`, merged into the previous turn when it has the same role. */
 function pushTurn(turns: Content[], role: 'user' | 'model', parts: Part[]): void {
   if (parts.length === 0) return;
@@ -79,10 +85,11 @@ function contentsOf(messages: ChatMessage[]): Content[] {
           : []
         : m.content.map((part, j) => partOf(part, ['messages', i, 'content', j]));
     if (m.role === 'assistant')
-      for (const call of toolCallsOf(m, i)) {
+      toolCallsOf(m, i).forEach((call, j) => {
         callNames.set(call.id, call.name);
-        parts.push({ functionCall: { name: call.name, args: call.args } });
-      }
+        const signature = thoughtSignatureOf((m.tool_calls as unknown[])[j]);
+        parts.push({ functionCall: { name: call.name, args: call.args }, ...(signature ? { thoughtSignature: signature } : {}) });
+      });
     pushTurn(turns, m.role === 'assistant' ? 'model' : 'user', parts);
   });
   return turns;

@@ -51,8 +51,8 @@ export function geminiStream(created: number, fallbackId: string): StreamTransla
     const candidate = answer.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) {
       if (part.functionCall) {
-        const { id: callId, type, function: fn } = toolCallOf(part, tools);
-        emit(chunk({ tool_calls: [{ index: tools++, id: callId, type, function: fn }] }));
+        emit(chunk({ tool_calls: [{ index: tools, ...toolCallOf(part, tools) }] }));
+        tools++;
       } else if (typeof part.text === 'string' && part.text)
         emit(chunk(part.thought ? { reasoning_content: part.text } : { content: part.text }));
     }

@@ -191,6 +191,39 @@ describe('the openai SDK in front of an Anthropic Messages upstream', () => {
     expect(sent().thinking).toEqual({ type: 'enabled', budget_tokens: 16_384 });
   });
 
+  test('thinking with tools: the thinking signature comes back in thinking_blocks and goes upstream again with the tool result', async () => {
+    type Sealed = OpenAI.ChatCompletionMessage & { reasoning_content?: string; thinking_blocks?: unknown[] };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const first = await client.chat.completions.create({ model: 'claude-test', messages, tools: [weatherTool], reasoning_effort: 'low' });
+    const message = first.choices[0]!.message as Sealed;
+    expect(message.thinking_blocks).toEqual([{ type: 'thinking', signature: 'sig' }]);
+
+    const seals: unknown[] = [];
+    for await (const chunk of await client.chat.completions.create({
+      model: 'claude-test',
+      messages,
+      tools: [weatherTool],
+      reasoning_effort: 'low',
+      stream: true,
+    }))
+      seals.push(...((chunk.choices[0]?.delta as { thinking_blocks?: unknown[] } | undefined)?.thinking_blocks ?? []));
+    expect(seals).toEqual([{ type: 'thinking', signature: 'sig' }]);
+
+    // The assistant message goes back as the SDK returned it, with the tool's result.
+    messages.push(message as OpenAI.ChatCompletionAssistantMessageParam);
+    messages.push({ role: 'tool', tool_call_id: 'toolu_01', content: '18 C' });
+    const answer = await client.chat.completions.create({ model: 'claude-test', messages, tools: [weatherTool], reasoning_effort: 'low' });
+    expect(answer.choices[0]!.message.content).toBe('It is sunny in Paris.');
+    expect(sent().messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Let me think. The user wants a greeting.', signature: 'sig' },
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+      ],
+    });
+  });
+
   test('thinking with strip_thinking_response: the content holds none of it; disable_thinking turns it off upstream', async () => {
     const stripped = await client.chat.completions.create({
       model: 'claude-test',

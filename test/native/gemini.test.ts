@@ -196,6 +196,20 @@ describe('the openai SDK in front of a Gemini upstream', () => {
     expect((off.choices[0]!.message as { reasoning_content?: string }).reasoning_content).toBeUndefined();
   });
 
+  test('thinking with tools: the thought signature rides on the tool call and goes back with it', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather?' }];
+    const first = await client.chat.completions.create({ model: 'gemini-test', messages, tools: [weatherTool], reasoning_effort: 'low' });
+    const call = first.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall & { extra_content?: unknown };
+    expect(call.extra_content).toEqual({ google: { thought_signature: 'c2lnbmF0dXJl' } });
+    messages.push(first.choices[0]!.message as OpenAI.ChatCompletionAssistantMessageParam);
+    messages.push({ role: 'tool', tool_call_id: call.id, content: '18 C' });
+    await client.chat.completions.create({ model: 'gemini-test', messages, tools: [weatherTool], reasoning_effort: 'low' });
+    expect(last().body.contents[1]!.parts!.find((p) => p.functionCall)).toEqual({
+      functionCall: { name: 'get_weather', args: { city: 'Paris' } },
+      thoughtSignature: 'c2lnbmF0dXJl',
+    });
+  });
+
   test('implicit caching: cached content tokens billed at the cache price in /billing/usage; cache_control is dropped', async () => {
     up.clearCache();
     const messages: OpenAI.ChatCompletionMessageParam[] = [
