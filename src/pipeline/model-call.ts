@@ -148,7 +148,9 @@ function fallbacksOf(models: ModelCatalog, model: ModelEntry, names: readonly Fa
     if (!found || found.type !== model.type) {
       if (field === null) return;
       const why = found ? `is of type ${found.type}, not ${model.type}` : 'is not a model of the catalog';
-      throw badRequest(`${field}[${i}]: "${name}" ${why}`, [{ path: [field, i], message: `Expected a ${model.type} model id` }]);
+      // Quoted short: a field may hold a megabyte of text, which an error need not echo.
+      const shown = name.length > 100 ? `${name.slice(0, 100)}...` : name;
+      throw badRequest(`${field}[${i}]: "${shown}" ${why}`, [{ path: [field, i], message: `Expected a ${model.type} model id` }]);
     }
     if (!out.includes(found)) out.push(found);
   });
