@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import type OpenAI from 'openai';
 import type { TestApp } from '../helpers/app';
-import { startTestApp } from '../helpers/app';
+import { createCatalog } from '../../src/models/catalog';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startAnthropicUpstream, type AnthropicFixture } from '../fixtures/anthropic-upstream';
 import { balanceMicros, freshAccount, nativeModel, startNativeApp, usageLinesOf } from './helpers';
@@ -156,19 +156,19 @@ describe('model fallbacks', () => {
     expect(a.requests).toHaveLength(0);
   });
 
-  test('a configured fallback that is not another model of the same type: a configuration error at start', async () => {
-    const start = (fallbacks: string[]) =>
-      startTestApp({
-        config: {
-          providers: [{ id: 'up-a', kind: 'openai-compatible', baseURL: a.url }],
-          models: [
-            openaiModel('one', 'up-a', { fallbacks }),
-            { id: 'emb', type: 'embedding', routes: [{ provider: 'up-a' }], pricing: {} },
-          ],
-        },
+  test('a configured fallback that is not another model of the same type: a configuration error at start', () => {
+    // The catalog is built at start (src/boot.ts); its error stops the service.
+    const build = (fallbacks: string[]) =>
+      createCatalog({
+        models: [
+          { ...openaiModel('one', 'up-a', { fallbacks }), routes: [{ provider: 'up-a', weight: 1 }], traits: [] },
+          { id: 'emb', type: 'embedding', routes: [{ provider: 'up-a', weight: 1 }], pricing: {}, traits: [] },
+        ] as never,
+        simulatorProviders: new Set(),
       });
-    await expect(start(['missing'])).rejects.toThrow('model "one" falls back to "missing", which is not another text model of the catalog');
-    await expect(start(['emb'])).rejects.toThrow('falls back to "emb"');
-    await expect(start(['one'])).rejects.toThrow('falls back to "one"');
+    expect(() => build(['missing'])).toThrow('model "one" falls back to "missing", which is not another text model of the catalog');
+    expect(() => build(['emb'])).toThrow('falls back to "emb"');
+    expect(() => build(['one'])).toThrow('falls back to "one"');
+    expect(build([]).get('one')).toBeDefined();
   });
 });
