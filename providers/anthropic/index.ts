@@ -7,7 +7,7 @@ import { upstreamCall } from '../openai-compatible/upstream-call';
 import { translatedStream } from '../translate/stream';
 import type { CallOptions, Provider, ProviderChatResult } from '../types';
 import { completionOf } from './answer';
-import { messagesRequest } from './request';
+import { messagesRequest, takesSampling } from './request';
 import { anthropicStream } from './stream';
 
 /** The Messages API version svc speaks (the official SDK's, whose types check svc's requests); config `options.version` overrides it. */
@@ -37,9 +37,11 @@ export interface AnthropicOptions {
  */
 export function anthropic(o: AnthropicOptions): Provider {
   const url = `${(o.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
+  const version = o.version ?? ANTHROPIC_VERSION;
+  const sampling = takesSampling(version);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'anthropic-version': o.version ?? ANTHROPIC_VERSION,
+    'anthropic-version': version,
     ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}),
   };
   const limit = o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES.chat;
@@ -50,7 +52,7 @@ export function anthropic(o: AnthropicOptions): Provider {
     simulated: false,
     capabilities: new Set(['chat']),
     chat(req: UpstreamChatRequest, call: CallOptions): Promise<ProviderChatResult> {
-      const body = JSON.stringify(messagesRequest(req, call.upstreamModel, defaultMaxTokens));
+      const body = JSON.stringify(messagesRequest(req, call.upstreamModel, defaultMaxTokens, sampling));
       const created = Math.floor(Date.now() / 1000);
       const init = { headers: req.stream ? { ...headers, accept: 'text/event-stream' } : headers, body };
       return upstreamCall(o.fetch, url, init, call, async (res, abort, end) => {

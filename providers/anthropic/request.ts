@@ -151,14 +151,46 @@ function thinkingConfigOf(req: UpstreamChatRequest, maxTokens: number): Thinking
 }
 
 /**
+ * Sampling fields of the Messages API before version 2026-10-21, which the current SDK no
+ * longer declares: sent only to an upstream configured with an older `anthropic-version`.
+ */
+export interface LegacySampling {
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+}
+
+/** The API version from which the Messages API has no sampling fields. */
+const WITHOUT_SAMPLING = '2026-10-21';
+
+/** Whether an `anthropic-version` (YYYY-MM-DD) still takes sampling fields. */
+export const takesSampling = (version: string) => version < WITHOUT_SAMPLING;
+
+/** The request's sampling fields for an older API version (none while thinking: Anthropic refuses them then). */
+function samplingOf(req: UpstreamChatRequest, thinking: ThinkingConfigParam | undefined): LegacySampling {
+  if (thinking?.type === 'enabled') return {};
+  const out: LegacySampling = {};
+  // Anthropic's temperature goes up to 1.
+  if (typeof req.temperature === 'number') out.temperature = Math.min(1, req.temperature);
+  if (typeof req.top_p === 'number') out.top_p = req.top_p;
+  if (typeof req.top_k === 'number' && req.top_k > 0) out.top_k = req.top_k;
+  return out;
+}
+
+/**
  * A chat-completions request as an Anthropic Messages request (its type is the official
  * SDK's, so every field svc sends is checked against it). System and developer messages
  * become `system` blocks, tool results user turns, `response_format` a JSON output format,
  * `reasoning_effort` a thinking budget; `cache_control` markers stay where the caller put them.
- * The Messages API of version 2026-10-21 has no sampling fields: `temperature`, `top_p` and
- * `top_k` are not sent.
+ * The API version the SDK speaks (2026-10-21) has no sampling fields: `temperature`, `top_p`
+ * and `top_k` go only to an upstream on an older version (`sampling`).
  */
-export function messagesRequest(req: UpstreamChatRequest, model: string, defaultMaxTokens: number): MessageCreateParams {
+export function messagesRequest(
+  req: UpstreamChatRequest,
+  model: string,
+  defaultMaxTokens: number,
+  sampling = false,
+): MessageCreateParams & LegacySampling {
   refuseSeveralChoices(req);
   const max_tokens = maxTokensOf(req, defaultMaxTokens);
   const system = systemOf(req.messages);
@@ -174,6 +206,7 @@ export function messagesRequest(req: UpstreamChatRequest, model: string, default
     ...(stop ? { stop_sequences: stop } : {}),
     ...(thinking ? { thinking } : {}),
     ...(json ? { output_config: { format: { type: 'json_schema', schema: json.schema ?? { type: 'object' } } } } : {}),
+    ...(sampling ? samplingOf(req, thinking) : {}),
     ...(req.stream ? { stream: true } : {}),
   };
 }

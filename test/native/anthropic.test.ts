@@ -11,8 +11,11 @@ let client: OpenAI;
 beforeAll(async () => {
   up = startAnthropicUpstream();
   ({ t, client } = await startNativeApp({
-    providers: [{ id: 'claude-up', kind: 'anthropic', baseURL: up.url, apiKey: 'sk-ant-fixture', timeoutMs: 1000 }],
-    models: [nativeModel('claude-test', 'claude-up', 'claude-fixture-9')],
+    providers: [
+      { id: 'claude-up', kind: 'anthropic', baseURL: up.url, apiKey: 'sk-ant-fixture', timeoutMs: 1000 },
+      { id: 'claude-old', kind: 'anthropic', baseURL: up.url, timeoutMs: 1000, options: { version: '2023-06-01' } },
+    ],
+    models: [nativeModel('claude-test', 'claude-up', 'claude-fixture-9'), nativeModel('claude-old-test', 'claude-old', 'claude-fixture-3')],
   }));
 }, 20_000);
 afterAll(async () => {
@@ -59,6 +62,17 @@ describe('the openai SDK in front of an Anthropic Messages upstream', () => {
     // svc's default system prompt first, then the caller's: both as system text, no system turn.
     expect(req.body.system).toEqual([{ type: 'text', text: 'You are a helpful assistant.\n\nBe brief.' }]);
     expect(req.body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
+  });
+
+  test('sampling fields: not in the current API version; sent (temperature at most 1) to an upstream on an older one, unless thinking', async () => {
+    const body = { messages: [{ role: 'user' as const, content: 'Hi' }], temperature: 1.5, top_p: 0.9 };
+    await client.chat.completions.create({ model: 'claude-test', ...body });
+    expect(sent()).not.toContainAnyKeys(['temperature', 'top_p', 'top_k']);
+    await client.chat.completions.create({ model: 'claude-old-test', ...body });
+    expect(up.requests.at(-1)!.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent()).toMatchObject({ temperature: 1, top_p: 0.9 });
+    await client.chat.completions.create({ model: 'claude-old-test', ...body, reasoning_effort: 'low' });
+    expect(sent()).not.toContainAnyKeys(['temperature', 'top_p']);
   });
 
   test('streamed: text deltas in order, a finish reason, then the usage chunk with cost', async () => {
