@@ -50,6 +50,15 @@ export const upstreamTimeout = (timeoutMs: number) =>
 export const upstreamRejected = (status: number, detail: string) =>
   new UpstreamFailure(status === 413 ? 413 : 400, `The upstream rejected the request: ${detail}`, false);
 
+/**
+ * The provider refused the content (a safety block) before producing any: 422 (the
+ * reference's ContentViolationError) with `x-svc-is-content-violation`, not retried, nothing charged.
+ */
+export const upstreamContentViolation = (detail: string) =>
+  new UpstreamFailure(422, `The request was flagged as a content policy violation (${detail}); nothing was charged`, false, {
+    'x-svc-is-content-violation': 'true',
+  });
+
 /** Whether an error thrown by a provider may be retried on another replica. */
 export function isRetryable(error: unknown): boolean {
   return error instanceof UpstreamFailure && error.retryable;

@@ -1,5 +1,7 @@
 import type { Logger } from '../src/log';
 import type { ProviderConfig } from '../src/models/provider-config';
+import { anthropic } from './anthropic';
+import { gemini } from './gemini';
 import { openAICompatible } from './openai-compatible';
 import { createRouter, type ModelRouter } from './router';
 import { simulator, type SimulatorCatalog } from './simulator';
@@ -36,8 +38,41 @@ const BUILDERS: Record<string, (c: ProviderConfig, d: RegistryDeps) => Provider>
       log: d.log,
     });
   },
+  anthropic: (c, d) =>
+    anthropic({
+      id: c.id,
+      baseURL: c.baseURL,
+      apiKey: c.apiKey,
+      version: stringOption(c, 'version'),
+      defaultMaxTokens: integerOption(c, 'maxTokens'),
+      maxResponseBytes: c.maxResponseBytes?.chat,
+      fetch: d.fetch,
+    }),
+  gemini: (c, d) =>
+    gemini({
+      id: c.id,
+      baseURL: c.baseURL,
+      apiKey: c.apiKey,
+      defaultMaxTokens: integerOption(c, 'maxTokens'),
+      maxResponseBytes: c.maxResponseBytes,
+      fetch: d.fetch,
+    }),
   simulator: (c, d) => simulator({ id: c.id, options: c.options ?? {}, catalog: d.catalog, log: d.log }),
 };
+
+/** A provider's string option, or a configuration error naming it. */
+function stringOption(c: ProviderConfig, name: string): string | undefined {
+  const v = c.options[name];
+  if (v === undefined || typeof v === 'string') return v;
+  throw new Error(`providers: "${c.id}" (${c.kind}) option "${name}" must be a string`);
+}
+
+/** A provider's positive integer option, or a configuration error naming it. */
+function integerOption(c: ProviderConfig, name: string): number | undefined {
+  const v = c.options[name];
+  if (v === undefined || (Number.isInteger(v) && (v as number) > 0)) return v as number | undefined;
+  throw new Error(`providers: "${c.id}" (${c.kind}) option "${name}" must be a positive integer`);
+}
 
 /** Builds the model providers of `configs` (src/boot.ts `effectiveProviders`) and their router. */
 export function createProviderRegistry(configs: ProviderConfig[], deps: RegistryDeps): ProviderRegistry {

@@ -13,7 +13,7 @@ export { ConfigError, parseConfigSection } from './config-fields';
  * The provider kinds that build a model provider (providers/registry.ts BUILDERS). A kind
  * outside this list would start and then fail every request, so the config refuses it.
  */
-export const PROVIDER_KINDS = ['openai-compatible', 'simulator'] as const;
+export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'gemini', 'simulator'] as const;
 
 /** The service configuration's schema: the file's top level (sections are validated by their owners). */
 export const ConfigSchema = T.Object({

@@ -16,6 +16,8 @@ export interface SimulatedModel {
   promptTokens: number;
   /** Of those, the tokens a simulated prompt cache served (models with supportsPromptCaching). */
   cachedPromptTokens?: number;
+  /** Of those, the tokens written to the simulated cache (a miss on a prefix with a `cache_control` marker). */
+  cacheWritePromptTokens?: number;
 }
 
 /** One simulated choice: its content as tokens, or its tool calls. */
@@ -144,6 +146,7 @@ export function simulateChat(req: UpstreamChatRequest, model: SimulatedModel): S
       total_tokens: model.promptTokens + completionTokens,
       completion_tokens_details: reasoningTotal ? { reasoning_tokens: reasoningTotal } : null,
       ...(model.cachedPromptTokens ? { prompt_tokens_details: { cached_tokens: model.cachedPromptTokens } } : {}),
+      ...(model.cacheWritePromptTokens ? { prompt_tokens_details: { cache_creation_input_tokens: model.cacheWritePromptTokens } } : {}),
     },
   };
 }

@@ -49,8 +49,14 @@ export function simulatedChat(o: {
   return async function chat(req, opts) {
     const think = thinking && o.isReasoning(opts.upstreamModel) && !thinkingDisabled(req);
     const capabilities = o.capabilitiesOf?.(opts.upstreamModel) ?? {};
-    const cachedPromptTokens = capabilities.supportsPromptCaching ? promptCache.cachedTokens(opts.upstreamModel, req) : 0;
-    const answer = simulateChat(req, { think, capabilities, promptTokens: chatPromptTokens(req.messages), cachedPromptTokens });
+    const cache = capabilities.supportsPromptCaching ? promptCache.lookup(opts.upstreamModel, req) : { read: 0, written: 0 };
+    const answer = simulateChat(req, {
+      think,
+      capabilities,
+      promptTokens: chatPromptTokens(req.messages),
+      cachedPromptTokens: cache.read,
+      cacheWritePromptTokens: cache.written,
+    });
     const meta = {
       id: `chatcmpl-sim-${crypto.randomUUID().slice(0, 13)}`,
       created: Math.floor(Date.now() / 1000),

@@ -148,7 +148,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const key = wallet ? null : caller.apiKey;
     const now = deps.now();
     const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
-    const p = pricingOf(model);
+    const p = pricingOf(input.priceAs ?? model);
     const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
     const candidates = holdCandidates(caller, key, window, p, maxUsd);
     const plan = await deps.limits.plan(

@@ -17,7 +17,12 @@ export interface ExtraCharge {
 export interface MeteredUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens read from the provider's prompt cache (part of promptTokens), priced at `cacheInput`. */
   cachedPromptTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (part of promptTokens), priced at `cacheWrite`. */
+  cacheWritePromptTokens?: number;
+  /** The model that answered when it is not the one the call was opened for (a fallback): priced and recorded as it. */
+  model?: ModelEntry;
   extras?: ExtraCharge[];
   executionMs: number;
 }
@@ -42,6 +47,8 @@ export interface MeterOpenInput {
    * later (a queued job). It is stored, restored after a restart, and refunded when it expires.
    */
   holdUntil?: number;
+  /** Reserve at this model's prices instead of `model`'s (the dearest of a call's fallback candidates); limits stay `model`'s. */
+  priceAs?: ModelEntry;
   estimatedPromptTokens: number;
   maxCompletionTokens: number;
   extras?: ExtraCharge[];

@@ -8,12 +8,14 @@ export interface ModelPricing {
   input: number;
   output: number;
   cacheInput: number;
+  cacheWrite: number;
   /** Micro-DIEM per 1 USD (1_000_000 when DIEM pays 1:1). */
   diemPerUsd: number;
   /** USD per 1M tokens as exact strings for the ledger's pricePerUnitUsd. */
   inputText: string;
   outputText: string;
   cacheInputText: string;
+  cacheWriteText: string;
 }
 
 const cache = new WeakMap<ModelEntry, ModelPricing>();
@@ -23,10 +25,12 @@ const UNPRICED: ModelPricing = Object.freeze({
   input: 0,
   output: 0,
   cacheInput: 0,
+  cacheWrite: 0,
   diemPerUsd: MICROS,
   inputText: '0',
   outputText: '0',
   cacheInputText: '0',
+  cacheWriteText: '0',
 });
 
 /** The model's parsed prices; computed on first use and kept with the catalog entry. No model: only line items cost. */
@@ -40,10 +44,12 @@ export function pricingOf(model: ModelEntry | null): ModelPricing {
       input: prices.inputPerMillion,
       output: prices.outputPerMillion,
       cacheInput: prices.cacheInputPerMillion,
+      cacheWrite: prices.cacheWritePerMillion,
       diemPerUsd: rate === undefined ? MICROS : toMicros(rate),
       inputText: formatMicros(prices.inputPerMillion),
       outputText: formatMicros(prices.outputPerMillion),
       cacheInputText: formatMicros(prices.cacheInputPerMillion),
+      cacheWriteText: formatMicros(prices.cacheWritePerMillion),
     };
     cache.set(model, p);
   }
@@ -72,11 +78,14 @@ export function reservationMicros(
   completionTokens: number,
   extras?: readonly ExtraCharge[],
 ): number {
-  return tokenCostMicros(promptTokens, p.input) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
+  // A prompt written to the provider's cache may cost more than plain input (cacheWrite): reserved at the dearer.
+  const prompt = Math.max(p.input, p.cacheWrite);
+  return tokenCostMicros(promptTokens, prompt) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
 }
 
 /**
- * The line items of a settlement. Cached prompt tokens are priced at `cacheInput`; each line
+ * The line items of a settlement. Cached prompt tokens are priced at `cacheInput`, prompt
+ * tokens written to the cache at `cacheWrite` (separate lines); each line
  * is rounded up on its own, so the sum equals what the reservation formula gives.
  */
 export function costLines(model: ModelEntry | null, p: ModelPricing, usage: MeteredUsage): CostLine[] {
@@ -102,7 +111,8 @@ export function costLines(model: ModelEntry | null, p: ModelPricing, usage: Mete
 /** The token line items of a catalog model's settlement. */
 function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
   const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
-  const fresh = usage.promptTokens - cached;
+  const written = Math.min(Math.max(0, usage.cacheWritePromptTokens ?? 0), usage.promptTokens - cached);
+  const fresh = usage.promptTokens - cached - written;
   // Text models bill input and output (even zero, so every chat has both rows); other token-priced
   // models (embeddings) only what they consume.
   const kind = model.type === 'text' ? 'llm' : model.type;
@@ -127,6 +137,13 @@ function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): Co
       units: formatMicros(cached),
       pricePerUnitUsd: p.cacheInputText,
       usdMicros: tokenCostMicros(cached, p.cacheInput),
+    });
+  if (written > 0)
+    lines.push({
+      sku: `${model.id}-${kind}-cache-write-mtoken`,
+      units: formatMicros(written),
+      pricePerUnitUsd: p.cacheWriteText,
+      usdMicros: tokenCostMicros(written, p.cacheWrite),
     });
   return lines;
 }

@@ -59,10 +59,12 @@ function capLines(lines: ChargeLine[], charged: number, cap: number): number {
 
 /** The ledger row of a settlement in the held currency, what it charges (the lines' sum, positive) and what the cap trimmed. */
 function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): { charge: LedgerCharge; charged: number; trimmed: number } {
-  const p = pricingOf(r.model);
+  // A call that fell back to another model is priced and recorded as the model that answered.
+  const model = usage.model ?? r.model;
+  const p = pricingOf(model);
   const lines: ChargeLine[] = [];
   let charged = 0;
-  for (const line of costLines(r.model, p, usage)) {
+  for (const line of costLines(model, p, usage)) {
     const micros = inCurrency(p, r.held.currency, line.usdMicros);
     charged += micros;
     lines.push({ sku: line.sku, units: line.units, pricePerUnitUsd: line.pricePerUnitUsd, amount: -micros });
@@ -74,7 +76,7 @@ function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): 
     apiKeyId: r.apiKeyId,
     requestId: r.requestId,
     currency: r.held.currency,
-    modelId: r.model?.id ?? null,
+    modelId: model?.id ?? null,
     lines,
     amount: -charged,
     promptTokens: usage.promptTokens,

@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors';
-import type { ModelCall } from '../pipeline/model-call';
+import type { FallbackName, ModelCall } from '../pipeline/model-call';
 import type { PluginServices, PluginContext } from '../pipeline/plugin';
 import type { AnyRequestPlugin } from '../pipeline/plugin';
 import type { PluginRunner } from '../pipeline/plugin-runner';
@@ -8,6 +8,8 @@ import type { ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../stre
 import type { ModelEntry } from '../models/catalog';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
+import { DEFAULT_MAX_COMPLETION_TOKENS } from './max-tokens';
+import { rememberClientIndexes } from './message-index';
 import { checkContentParts } from './multimodal';
 import { checkResponseFormat } from './response-format';
 import type { ParameterSet } from './parameters';
@@ -15,8 +17,7 @@ import { cost, metered } from './settle';
 import { streamResponse } from './stream-response';
 import type { StreamEncoder } from '../stream/encoder';
 
-/** Completion tokens reserved when the request sets no limit and the model declares none. */
-export const DEFAULT_MAX_COMPLETION_TOKENS = 4096;
+export { DEFAULT_MAX_COMPLETION_TOKENS } from './max-tokens';
 /** The largest `n` of a model whose catalog entry sets no `maxChoices`. */
 export const DEFAULT_MAX_CHOICES = 8;
 
@@ -30,6 +31,7 @@ export interface ChatRequestBody {
   max_completion_tokens?: number | null;
   n?: number;
   prompt_cache_key?: string;
+  fallbacks?: FallbackName[];
   svc_parameters?: Record<string, unknown>;
   [field: string]: unknown;
 }
@@ -41,7 +43,7 @@ export interface ChatOutput {
 }
 
 // Fields the reference accepts but discards; the rest of the body goes upstream as sent.
-const DISCARDED = ['svc_parameters', 'user', 'store'] as const;
+const DISCARDED = ['svc_parameters', 'user', 'store', 'fallbacks'] as const;
 
 function toUpstream(body: ChatRequestBody, model: ModelEntry, stream: boolean): UpstreamChatRequest {
   const req = { ...body, model: model.id } as UpstreamChatRequest;
@@ -104,6 +106,7 @@ export function createChatHandler(
     checkContentParts(body.messages, model);
     checkResponseFormat(body.response_format, model);
     const choices = choicesOf(body, model);
+    call.useFallbacks(body.fallbacks, 'fallbacks');
     const stream = body.stream === true;
     const ctx: PluginContext = {
       request: call.request,
@@ -117,6 +120,7 @@ export function createChatHandler(
       leadingChunks: [],
     };
     const upstreamReq = toUpstream(body, model, stream);
+    rememberClientIndexes(body.messages);
     const estimatedPromptTokens = chatPromptTokens(body.messages);
 
     // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
@@ -145,7 +149,7 @@ export function createChatHandler(
       const settled = await call.settle(metered(usage, ctx));
       const answer = await runner.transformResponse(active, completion, ctx);
       call.chargeBeforeHeaders(settled);
-      return { ...answer, model: model.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
+      return { ...answer, model: call.answered.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
     }
     return streamResponse({
       routed,

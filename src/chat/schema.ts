@@ -98,7 +98,13 @@ export function chatRequestSchema(svcParameters: TSchema) {
       store: anything(),
       include: anything(),
       metadata: anything(),
-      fallbacks: anything(),
+      fallbacks: t.Optional(
+        t.Array(t.Union([t.String({ minLength: 1 }), t.Object({ model: t.String({ minLength: 1 }) }, { additionalProperties: true })]), {
+          maxItems: 10,
+          description:
+            'Models tried in order when every replica of `model` is at capacity or failing before the first byte: svc model ids (or `{model}` objects). `x-svc-model-id` names the model that answered.',
+        }),
+      ),
       // Further fields of the official SDK's ChatCompletionCreateParams, forwarded as they are.
       audio: anything(),
       function_call: anything(),

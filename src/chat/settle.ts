@@ -6,12 +6,13 @@ import type { PluginContext } from '../pipeline/plugin';
 /** The response's `cost` block from a settlement (micro-units to JSON numbers). */
 export const cost = (settled: SettledCost) => ({ usd: microsToNumber(settled.usdMicros), diem: microsToNumber(settled.diemMicros) });
 
-/** What the meter settles for a chat: tokens, cached tokens, plugin extras, time. */
+/** What the meter settles for a chat: tokens, prompt tokens read from and written to the cache, plugin extras, time. */
 export function metered(usage: ChatUsage, ctx: PluginContext): MeteredUsage {
   return {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     cachedPromptTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWritePromptTokens: usage.prompt_tokens_details?.cache_creation_input_tokens ?? 0,
     extras: ctx.extraCharges,
     executionMs: Math.round(performance.now() - ctx.request.startedAt),
   };

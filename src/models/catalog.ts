@@ -60,6 +60,12 @@ export function createCatalog(input: {
       simulated: m.routes.every((r) => input.simulatorProviders.has(r.provider)),
     });
   }
+  for (const m of input.models)
+    for (const f of m.fallbacks ?? []) {
+      const target = byId.get(f);
+      if (!target || target.type !== m.type || f === m.id)
+        throw new Error(`models: model "${m.id}" falls back to "${f}", which is not another ${m.type} model of the catalog`);
+    }
   const traits: Record<string, Record<string, string>> = structuredClone(input.traits ?? {});
   for (const m of input.models)
     for (const trait of m.traits) {

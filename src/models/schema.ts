@@ -81,6 +81,8 @@ export const ModelConfigSchema = T.Object({
   type: ModelTypeSchema,
   tier: T.Optional(ModelTierSchema),
   routes: T.Array(ModelRouteSchema, { minItems: 1 }),
+  /** Models of the same type tried in order when every replica of this one is at capacity or failing before the first byte. */
+  fallbacks: T.Optional(T.Array(T.String({ minLength: 1 }), { maxItems: 10 })),
   pricing: PricingSchema,
   capabilities: T.Optional(CapabilitiesSchema),
   contextLength: T.Optional(T.Integer({ minimum: 1 })),

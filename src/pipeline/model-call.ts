@@ -2,6 +2,9 @@ import { badRequest, notFound } from '../http/errors';
 import { splitModelSuffix, type ModelCatalog, type ModelEntry } from '../models/catalog';
 import { deprecationHeaders } from '../models/present';
 import type { ModelType } from '../models/schema';
+import type { MeteredUsage, SettledCost } from '../billing/meter';
+import { pricingOf, reservationMicros } from '../billing/pricing';
+import { isRetryable } from '../../providers/errors';
 import type { Invoke, Routed } from '../../providers/router';
 import type { Capability } from '../../providers/types';
 import { MeteredCall, type CallContext, type CallEstimate, type MeteredCallDeps } from './metered-call';
@@ -45,14 +48,24 @@ function modelHeaders(model: ModelEntry): Record<string, string> {
   return headers;
 }
 
+/** A fallback as a request names it: a model id, or the reference's `{ model }` object. */
+export type FallbackName = string | { model: string };
+
 /**
  * A metered call of a catalog model: the model resolved and type-checked for the route, the
  * reservation admitted against the model's own rate limits and priced at its prices, and
  * `route` to a provider replica of the capability (retry before the first byte; model,
- * deprecation and router headers). Families add their schema, their provider capability and
- * their response handling, nothing else.
+ * deprecation and router headers). With fallbacks, `route` moves to the next model when every
+ * replica of one is at capacity or failing before the first byte; the reservation is priced
+ * at the dearest candidate and the settlement at the model that answered. Families add their
+ * schema, their provider capability and their response handling, nothing else.
  */
 export class ModelCall extends MeteredCall {
+  /** The models `route` tries in order: the requested one, then its fallbacks. */
+  private candidates: readonly ModelEntry[];
+  /** The model that answered: the requested one until a fallback does. */
+  answered: ModelEntry;
+
   constructor(
     deps: MeteredCallDeps,
     ctx: CallContext,
@@ -61,6 +74,16 @@ export class ModelCall extends MeteredCall {
     readonly suffix: string | null,
   ) {
     super(deps, ctx);
+    this.answered = model;
+    this.candidates = fallbacksOf(deps.models, model, model.config.fallbacks ?? [], null);
+  }
+
+  /**
+   * Sets the fallbacks a request names (`field`, e.g. `fallbacks`), replacing the model's
+   * configured ones: 400 naming the entry when one is unknown or of another type. Call before `reserve`.
+   */
+  useFallbacks(names: readonly FallbackName[] | undefined, field: string): void {
+    if (names) this.candidates = fallbacksOf(this.deps.models, this.model, names, field);
   }
 
   /** Opens the call for the model a request names, of one of the route's model `types` (the `meter` route option does this). */
@@ -69,24 +92,67 @@ export class ModelCall extends MeteredCall {
     return new ModelCall(deps, ctx, model, suffix);
   }
 
-  /** Reserves against the model's rate limits (requests and tokens) and prices. */
+  /** Reserves against the model's rate limits (requests and tokens), at the prices of the dearest candidate. */
   override reserve(estimate: CallEstimate): Promise<void> {
-    return this.open({ model: this.model }, estimate);
+    let priceAs = this.model;
+    if (this.candidates.length > 1) {
+      const most = (m: ModelEntry) => reservationMicros(pricingOf(m), estimate.promptTokens, estimate.completionTokens);
+      for (const m of this.candidates) if (most(m) > most(priceAs)) priceAs = m;
+    }
+    return this.open({ model: this.model, ...(priceAs !== this.model ? { priceAs } : {}) }, estimate);
+  }
+
+  /** Charges what was produced, at the prices of the model that answered. */
+  override settle(usage: MeteredUsage): Promise<SettledCost> {
+    return super.settle(this.answered === this.model ? usage : { ...usage, model: this.answered });
   }
 
   /**
    * Calls `capability` on a replica of the model: least loaded, or by `cacheKey`, and on to
-   * the next replica on a retryable failure before the first byte. Sets the model headers.
+   * the next replica on a retryable failure before the first byte; when all of them failed
+   * so, on to the next fallback model. Sets the headers of the model being tried.
    */
-  route<C extends Capability, T>(capability: C, invoke: Invoke<C, T>, opts: { cacheKey?: string } = {}): Promise<Routed<T>> {
+  async route<C extends Capability, T>(capability: C, invoke: Invoke<C, T>, opts: { cacheKey?: string } = {}): Promise<Routed<T>> {
     const headers = this.ctx.set.headers;
-    Object.assign(headers, modelHeaders(this.model));
-    return this.deps.router.call(this.model, capability, invoke, {
-      signal: this.signal,
-      cacheKey: opts.cacheKey,
-      onAttempt: (id) => {
-        headers['x-svc-model-router'] = id;
-      },
-    });
+    const onAttempt = (id: string) => {
+      headers['x-svc-model-router'] = id;
+    };
+    let shown: Record<string, string> = {};
+    for (let i = 0; ; i++) {
+      const model = this.candidates[i] as ModelEntry;
+      for (const name in shown) delete headers[name];
+      shown = modelHeaders(model);
+      Object.assign(headers, shown);
+      try {
+        const routed = await this.deps.router.call(model, capability, invoke, { signal: this.signal, cacheKey: opts.cacheKey, onAttempt });
+        this.answered = model;
+        return routed;
+      } catch (error) {
+        if (i + 1 >= this.candidates.length || !isRetryable(error) || this.signal.aborted) throw error;
+        this.deps.log.warn('model unavailable, falling back', {
+          requestId: this.ctx.svc.requestId,
+          model: model.id,
+          next: this.candidates[i + 1]!.id,
+        });
+      }
+    }
   }
+}
+
+/** `model` followed by the distinct models `names` resolve to; `field` names a request's list in its 400s (null: config, checked at start). */
+function fallbacksOf(models: ModelCatalog, model: ModelEntry, names: readonly FallbackName[], field: string | null): ModelEntry[] {
+  const out = [model];
+  names.forEach((entry, i) => {
+    const name = typeof entry === 'string' ? entry : entry.model;
+    const found = models.resolve(name);
+    if (!found || found.type !== model.type) {
+      if (field === null) return;
+      const why = found ? `is of type ${found.type}, not ${model.type}` : 'is not a model of the catalog';
+      // Quoted short: a field may hold a megabyte of text, which an error need not echo.
+      const shown = name.length > 100 ? `${name.slice(0, 100)}...` : name;
+      throw badRequest(`${field}[${i}]: "${shown}" ${why}`, [{ path: [field, i], message: `Expected a ${model.type} model id` }]);
+    }
+    if (!out.includes(found)) out.push(found);
+  });
+  return out;
 }

@@ -37,10 +37,11 @@ const RESPONSES = {
       'text/event-stream': { schema: { type: 'string' } },
     },
   },
-  400: error('Invalid request (DetailedError naming the field, including svc_parameters and model suffix options)'),
+  400: error('Invalid request (DetailedError naming the field, including svc_parameters, model suffix options and fallbacks)'),
   401: error('Authentication failed'),
   402: error('Insufficient balance'),
   404: error('Model or character not found'),
+  422: error('The provider refused the content (x-svc-is-content-violation: true); nothing charged'),
   429: error('Rate limit exceeded'),
   502: error('Upstream error before the first byte (retryable)'),
   503: error('The model is at capacity (retryable)'),
@@ -98,7 +99,9 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
           '`svc_parameters` may also be given as a model suffix `<model>:<option>=<value>&...` (URL-decoded); suffix values override the body. ' +
           'Responses carry `cost {usd, diem}` and the `svc_parameters` echo; streams end with a usage chunk (with cost) when `stream_options.include_usage` is set. ' +
           'A failure after the stream started arrives in-band as `data: {"error": {...}}` followed by `data: [DONE]`, after a usage chunk with cost when it was charged. ' +
-          "Every choice (`n`) is reserved in full and never charged beyond that reservation; `n` above the model's bound (default 8) is a 400.",
+          "Every choice (`n`) is reserved in full and never charged beyond that reservation; `n` above the model's bound (default 8) is a 400. " +
+          "`fallbacks` (or the model's configured fallbacks) names models tried in order when every replica of `model` is at capacity or failing before the first byte; `x-svc-model-id` names the model that answered, the reservation is priced at the dearest candidate and the charge at the model used. " +
+          "Prompt-cache reads and writes reported by the provider are charged at the model's cache prices, as their own usage lines.",
       },
     },
   );

@@ -96,7 +96,7 @@ describe('unknown fields are errors naming their path', () => {
 describe('references between providers and models', () => {
   test('an unknown provider kind is a configuration error, not a 502 on every request', () => {
     expect(refusal(() => parseConfig({ providers: [provider({ kind: 'openai-compatable' })] }))).toBe(
-      'config: invalid field "providers.0.kind": unknown provider kind "openai-compatable"; known kinds: openai-compatible, simulator (did you mean "openai-compatible"?)',
+      'config: invalid field "providers.0.kind": unknown provider kind "openai-compatable"; known kinds: openai-compatible, anthropic, gemini, simulator (did you mean "openai-compatible"?)',
     );
   });
 
@@ -128,7 +128,7 @@ describe('svc.config.example.yaml', () => {
   test('loads, and every section in it validates and builds an app', async () => {
     const config = loadConfig({ SVC_CONFIG: path });
     expect(config.models[0]?.id).toBe('my-model');
-    expect(config.providers.map((p) => p.kind)).toEqual(['openai-compatible', 'simulator']);
+    expect(config.providers.map((p) => p.kind)).toEqual(['openai-compatible', 'simulator', 'anthropic', 'gemini']);
     parseBillingConfig(config);
     parseWalletsConfig(config);
     parseRateLimitsConfig(config.rateLimits);

@@ -32,7 +32,7 @@ for (const backend of BACKENDS)
         config: {
           search: { provider: 'searxng', baseUrl: engine.url, timeoutMs: 1000, maxResults: 3, priceMicros: 10_000 },
           providers: [fixtureProvider('up', up.url, 1500)],
-          models: [fixtureModel('fix-r', ['up'])],
+          models: [fixtureModel('fix-r', ['up']), fixtureModel('fix-s', ['up'])],
         },
       });
     }, 30_000);
@@ -290,10 +290,14 @@ for (const backend of BACKENDS)
       up.set({});
     });
 
-    test('fallbacks (ids or {model}) are forwarded as the chat request field', async () => {
+    test('fallbacks (ids or {model}) reach the chat call: a known one is served, an unknown one is a 400 naming it', async () => {
       up.set({});
-      expect((await post({ fallbacks: ['fix-b', { model: 'fix-c' }] })).status).toBe(200);
-      expect(up.requests.at(-1)?.body.fallbacks).toEqual(['fix-b', 'fix-c']);
+      expect((await post({ fallbacks: ['fix-s', { model: 'fix-s' }] })).status).toBe(200);
+      // The chat call consumes them: they are not sent upstream.
+      expect(up.requests.at(-1)?.body.fallbacks).toBeUndefined();
+      const refused = await post({ fallbacks: [{ model: 'no-such-model' }] });
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error).toContain('fallbacks');
     });
 
     test('web_search cites its results as url_citation annotations, charged with the search', async () => {

@@ -46,3 +46,31 @@ test('a model without the flag never reports cached tokens, and the catalog says
   expect(flags('venice-uncensored').supportsPromptCaching).toBe(false);
   expect(flags('qwen3-235b-a22b-thinking-2507').supportsPromptCaching).toBe(true);
 });
+
+test('a cache_control marker on the system prompt: the first request writes the cache (billed as cache write), the next reads it', async () => {
+  const system = [{ type: 'text', text: 'A handbook every request shares. '.repeat(20), cache_control: { type: 'ephemeral' } }];
+  const send = (user: string) =>
+    t.request('/chat/completions', {
+      method: 'POST',
+      json: {
+        model: 'qwen3-235b-a22b-thinking-2507',
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+      },
+    });
+  const first = await send('first');
+  const written = (await first.json()).usage.prompt_tokens_details.cache_creation_input_tokens;
+  expect(written).toBeGreaterThan(100);
+  const second = await (await send('second')).json();
+  expect(second.usage.prompt_tokens_details.cached_tokens).toBe(written);
+  const lines = (await (await t.request('/billing/usage?limit=500')).json()).data as {
+    sku: string;
+    unit: number;
+    inferenceDetails: { requestId: string };
+  }[];
+  const write = lines.find((l) => l.inferenceDetails.requestId === first.headers.get('cf-ray') && l.sku.endsWith('-cache-write-mtoken'));
+  expect(write?.sku).toBe('qwen3-235b-a22b-thinking-2507-llm-cache-write-mtoken');
+  expect(Math.round(write!.unit * 1e6)).toBe(written);
+});

@@ -1,0 +1,122 @@
+import { chatEncoder, DONE_BYTES, eventText, utf8 } from '../../src/stream/encoder';
+import { SseDecoder, type SseEvent } from '../../src/stream/events';
+import { readerStream, type ByteReader } from '../../src/stream/prefetched';
+import type { ChatChunk } from '../../src/stream/wire';
+import { UpstreamFailure, upstreamAtCapacity, upstreamUnavailable } from '../errors';
+
+/** A failure an upstream reported inside its stream (or a broken event); `atCapacity` for an overloaded upstream. */
+export class StreamEventError extends Error {
+  override name = 'StreamEventError';
+  constructor(
+    message: string,
+    readonly atCapacity = false,
+    /** Thrown as it is when it comes before the first chunk (a content refusal, say). */
+    readonly beforeFirstChunk?: UpstreamFailure,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Turns one provider's stream events into chat-completions chunks, its state in a closure
+ * or fields: `event` emits the chunks of one upstream event (throwing StreamEventError for
+ * an in-band failure), `end` those still owed when the upstream closed, and says whether
+ * the answer was complete (then `[DONE]` follows; otherwise the stream counts as broken).
+ */
+export interface StreamTranslator {
+  event(e: SseEvent, emit: (chunk: ChatChunk) => void): void;
+  end(emit: (chunk: ChatChunk) => void): boolean;
+}
+
+/** The error a failure before any chunk reached the client becomes: retried on another replica when it can be. */
+function beforeFirstByte(error: unknown): unknown {
+  if (!(error instanceof StreamEventError)) return error;
+  if (error.beforeFirstChunk) return error.beforeFirstChunk;
+  return error.atCapacity ? upstreamAtCapacity() : upstreamUnavailable(error.message);
+}
+
+/**
+ * A provider's SSE answer as a chat-completions SSE stream, translated one upstream read at
+ * a time (never the whole answer in memory): bytes -> events (src/stream) -> chunks -> one
+ * encoded region per read. The first region is read before this resolves, so a failure
+ * before it (a refused request, an overloaded error event, an empty body) is still an
+ * UpstreamFailure the router can retry; after it, failures are in-band errors.
+ */
+export async function translatedStream(
+  res: Response,
+  translator: StreamTranslator,
+  abort: AbortController,
+  end: () => void,
+): Promise<ReadableStream<Uint8Array>> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new SseDecoder();
+  let text = '';
+  const emit = (chunk: ChatChunk) => {
+    text += eventText(chunk);
+  };
+  let finished = false;
+  let sent = false;
+
+  /** The next non-empty region, or null at the end. */
+  async function next(): Promise<Uint8Array | null> {
+    while (!finished) {
+      const r = await reader.read();
+      text = '';
+      try {
+        const events = r.done ? decoder.end() : decoder.push(r.value);
+        for (const e of events) translator.event(e, emit);
+        if (r.done) {
+          finished = true;
+          end();
+          const complete = translator.end(emit);
+          // Without its end event the stream is broken: no [DONE], so the proxy reports and bills it as such.
+          if (complete) return concat(utf8.encode(text), DONE_BYTES);
+        }
+      } catch (error) {
+        if (!sent) {
+          reader.cancel().catch(() => {});
+          throw beforeFirstByte(error);
+        }
+        finished = true;
+        abort.abort();
+        reader.cancel().catch(() => {});
+        const message = error instanceof StreamEventError ? error.message : 'The upstream sent a broken stream';
+        return utf8.encode(text + chatEncoder.error(message));
+      }
+      if (text.length > 0) {
+        sent = true;
+        return utf8.encode(text);
+      }
+    }
+    return null;
+  }
+
+  const first = await next();
+  if (!first) throw upstreamUnavailable('the upstream closed the stream before sending anything');
+  let pending: Uint8Array | null = first;
+  const direct: ByteReader = {
+    async read() {
+      const value = pending ?? (await next());
+      pending = null;
+      return value ? { done: false, value } : { done: true };
+    },
+    cancel() {
+      finished = true;
+      abort.abort();
+      return reader.cancel().catch(() => {});
+    },
+  };
+  return readerStream(direct);
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const nonEmpty = parts.filter((p) => p.length > 0);
+  if (nonEmpty.length === 1) return nonEmpty[0] as Uint8Array;
+  const out = new Uint8Array(nonEmpty.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of nonEmpty) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
