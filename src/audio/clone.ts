@@ -1,0 +1,29 @@
+import { badRequest } from '../http/errors';
+import type { ModelCatalog } from '../models/catalog';
+import { readAudioUpload } from './upload';
+import type { ClonedVoice, VoiceStore } from './voices';
+
+/** The reference's default cloning model. */
+export const DEFAULT_CLONING_MODEL = 'tts-chatterbox-hd';
+
+const refuse = (field: string, reason: string) => badRequest(`${field}: ${reason}`, [{ path: [field], message: reason }]);
+
+/**
+ * POST /audio/voices: a sample checked like any upload (content, size, truncation), long
+ * enough for the model, stored as a `vv_` voice of the caller's account for that model.
+ */
+export async function createClonedVoice(
+  body: { file?: unknown; model?: string },
+  accountId: string,
+  o: { models: ModelCatalog; voices: VoiceStore },
+): Promise<{ id: string; model: string }> {
+  const name = body.model ?? DEFAULT_CLONING_MODEL;
+  const model = o.models.resolve(name);
+  const cloning = model?.type === 'tts' ? model.config.audio?.voiceCloning : undefined;
+  if (!model || !cloning) throw refuse('model', `"${name}" is not a tts model that clones voices (GET /models?type=tts: voice_cloning)`);
+  const sample = await readAudioUpload(body.file);
+  if (sample.durationSeconds < cloning.minSampleSeconds)
+    throw refuse('file', `the sample must be at least ${cloning.minSampleSeconds} seconds long`);
+  const voice: ClonedVoice = await o.voices.create(accountId, model.id, sample);
+  return { id: voice.id, model: voice.modelId };
+}
