@@ -51,8 +51,12 @@ export async function meteredSpeechStream(
           return;
         }
         if (r.done) {
-          controller.close();
-          await end(true);
+          // Settled before the stream closes, so a client that read to the end sees its charge.
+          try {
+            await end(true);
+          } finally {
+            controller.close();
+          }
         } else controller.enqueue(r.value);
       },
       async cancel() {
