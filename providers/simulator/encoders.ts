@@ -10,7 +10,8 @@ export interface BlockEncoder {
 }
 
 const EMPTY = new Uint8Array(0);
-const bytesOf = (samples: Int16Array) => new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength);
+/** A copy of a view's bytes as a Uint8Array (lamejs answers Int8Arrays, whatever its types say). */
+const bytesOf = (view: ArrayBufferView) => new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
 
 /** A 44-byte RIFF/WAVE header for `totalSamples` 16-bit mono samples (the length is known before the first block). */
 function wavHeader(totalSamples: number): Uint8Array {
@@ -39,15 +40,15 @@ function wavHeader(totalSamples: number): Uint8Array {
  * these formats for simulated speech models.
  */
 export const SIMULATED_ENCODERS: Record<string, () => BlockEncoder> = {
-  wav: () => ({ contentType: 'audio/wav', start: wavHeader, block: (s) => bytesOf(s).slice(), end: () => EMPTY }),
-  pcm: () => ({ contentType: 'audio/pcm', start: () => EMPTY, block: (s) => bytesOf(s).slice(), end: () => EMPTY }),
+  wav: () => ({ contentType: 'audio/wav', start: wavHeader, block: bytesOf, end: () => EMPTY }),
+  pcm: () => ({ contentType: 'audio/pcm', start: () => EMPTY, block: bytesOf, end: () => EMPTY }),
   mp3: () => {
     const encoder = new Mp3Encoder(1, SPEECH_SAMPLE_RATE, 64);
     return {
       contentType: 'audio/mpeg',
       start: () => EMPTY,
-      block: (s) => encoder.encodeBuffer(s).slice(),
-      end: () => encoder.flush().slice(),
+      block: (s) => bytesOf(encoder.encodeBuffer(s)),
+      end: () => bytesOf(encoder.flush()),
     };
   },
 };

@@ -9,8 +9,9 @@ export const DEFAULT_CLONING_MODEL = 'tts-chatterbox-hd';
 const refuse = (field: string, reason: string) => badRequest(`${field}: ${reason}`, [{ path: [field], message: reason }]);
 
 /**
- * POST /audio/voices: a sample checked like any upload (content, size, truncation), long
- * enough for the model, stored as a `vv_` voice of the caller's account for that model.
+ * POST /audio/voices: a sample checked like any upload (content, size, truncation), in a
+ * container and of a length the model accepts, stored as a `vv_` voice of the caller's
+ * account for that model, for the model's retention window.
  */
 export async function createClonedVoice(
   body: { file?: unknown; model?: string },
@@ -22,8 +23,11 @@ export async function createClonedVoice(
   const cloning = model?.type === 'tts' ? model.config.audio?.voiceCloning : undefined;
   if (!model || !cloning) throw refuse('model', `"${name}" is not a tts model that clones voices (GET /models?type=tts: voice_cloning)`);
   const sample = await readAudioUpload(body.file);
+  const accepted = cloning.acceptedFormats;
+  if (accepted && !accepted.includes(sample.format))
+    throw refuse('file', `a ${sample.format} sample is not accepted by model "${model.id}" (accepted: ${accepted.join(', ')})`);
   if (sample.durationSeconds < cloning.minSampleSeconds)
     throw refuse('file', `the sample must be at least ${cloning.minSampleSeconds} seconds long`);
-  const voice: ClonedVoice = await o.voices.create(accountId, model.id, sample);
+  const voice: ClonedVoice = await o.voices.create(accountId, model.id, sample, cloning);
   return { id: voice.id, model: voice.modelId };
 }

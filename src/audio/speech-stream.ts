@@ -21,6 +21,7 @@ export async function meteredSpeechStream(
   call: ModelCall,
   body: JsonBody,
   usage: Pick<MeteredUsage, 'promptTokens' | 'completionTokens'>,
+  onDelivered?: () => Promise<void>,
 ): Promise<ReadableStream<Uint8Array>> {
   let routed: Routed<BinaryResult>;
   try {
@@ -38,6 +39,7 @@ export async function meteredSpeechStream(
     routed.done();
     if (!charge) return call.release();
     await call.settle({ ...usage, executionMs: Math.round(performance.now() - call.request.startedAt) });
+    await onDelivered?.();
   }
   return new ReadableStream<Uint8Array>(
     {

@@ -13,7 +13,7 @@ const refuse = (field: string, reason: string) => badRequest(`${field}: ${reason
  * caller's own account made for this model. Another account's voice is refused exactly like
  * an unknown one, so its existence is never revealed.
  */
-async function voiceOf(req: SpeechRequest, call: ModelCall, voices: VoiceStore): Promise<string> {
+async function voiceOf(req: SpeechRequest, call: ModelCall, voices: VoiceStore): Promise<{ voice: string; cloned: boolean }> {
   const spec = call.model.config.audio;
   const voice = req.voice ?? spec?.defaultVoice ?? 'af_sky';
   if (CLONED_VOICE.test(voice)) {
@@ -21,11 +21,11 @@ async function voiceOf(req: SpeechRequest, call: ModelCall, voices: VoiceStore):
     const found = accountId ? await voices.find(accountId, voice) : null;
     if (!found) throw refuse('voice', `unknown voice "${voice}"`);
     if (found.modelId !== call.model.id) throw refuse('voice', `the voice "${voice}" was made for model "${found.modelId}"`);
-    return voice;
+    return { voice, cloned: true };
   }
   if (spec?.voices && !spec.voices.includes(voice))
     throw refuse('voice', `unknown voice "${voice}" for model "${call.model.id}" (GET /models?type=tts lists its voices)`);
-  return voice;
+  return { voice, cloned: false };
 }
 
 /** The body sent upstream: OpenAI's speech fields, and the reference's extras only when the client set them. */
@@ -59,12 +59,15 @@ export async function createSpeech(req: SpeechRequest, call: ModelCall, voices: 
   const limit = spec?.maxInputCharacters;
   const characters = [...req.input].length;
   if (limit !== undefined && characters > limit) throw refuse('input', `must be at most ${limit} characters for model "${call.model.id}"`);
-  const voice = await voiceOf(req, call, voices);
+  const { voice, cloned } = await voiceOf(req, call, voices);
+  const cloning = spec?.voiceCloning;
+  // A persistent voice's retention window starts again with each successful use.
+  const onDelivered = cloned && cloning ? () => voices.used(voice, cloning) : undefined;
   await call.reserve({ promptTokens: characters, completionTokens: 0 });
   if (call.model.simulated) call.headers['x-svc-simulated'] = 'true';
   const headers = { 'content-type': SPEECH_MEDIA_TYPES[format], 'content-disposition': `inline; filename="speech.${format}"` };
   const usage = { promptTokens: characters, completionTokens: 0 };
-  if (req.streaming) return new Response(await meteredSpeechStream(call, upstreamBody(req, voice, format), usage), { headers });
+  if (req.streaming) return new Response(await meteredSpeechStream(call, upstreamBody(req, voice, format), usage, onDelivered), { headers });
   let bytes: Uint8Array;
   try {
     const routed = await call.route('speech', (provider, options) => provider.speech(upstreamBody(req, voice, format), options));
@@ -78,5 +81,6 @@ export async function createSpeech(req: SpeechRequest, call: ModelCall, voices: 
   }
   const settled = await call.settle({ ...usage, executionMs: Math.round(performance.now() - call.request.startedAt) });
   call.chargeBeforeHeaders(settled);
+  await onDelivered?.();
   return new Response(wholeBody(bytes), { headers });
 }

@@ -25,9 +25,12 @@ export const AudioModelSpecSchema = T.Object(
     voiceCloning: T.Optional(
       T.Object(
         {
+          /** zero_shot: a handle lives `retentionDays` from its creation; persistent: from its last use. */
           mode: T.Union([T.Literal('zero_shot'), T.Literal('persistent')]),
           minSampleSeconds: T.Number({ minimum: 0 }),
-          retentionDays: T.Optional(T.Integer({ minimum: 1 })),
+          retentionDays: T.Integer({ minimum: 1, default: 7 }),
+          /** Sample containers accepted (read from the bytes); every transcription format when absent. */
+          acceptedFormats: T.Optional(T.Array(T.String({ minLength: 1 }), { minItems: 1 })),
         },
         { additionalProperties: false },
       ),

@@ -38,7 +38,7 @@ export function defaultAudioModels(sim: ModelConfig['routes']): ModelConfig[] {
         voices: ['default'],
         defaultVoice: 'default',
         formats: SIMULATED_FORMATS,
-        voiceCloning: { mode: 'persistent', minSampleSeconds: 1 },
+        voiceCloning: { mode: 'zero_shot', minSampleSeconds: 1, retentionDays: 7, acceptedFormats: ['mp3', 'wav', 'flac', 'm4a'] },
       },
     },
     {

@@ -140,9 +140,9 @@ function presentAudio(a: AudioModelSpec): Record<string, unknown> {
       ? {
           voice_cloning: {
             mode: a.voiceCloning.mode,
-            accepted_formats: [...TRANSCRIPTION_FORMATS],
+            accepted_formats: a.voiceCloning.acceptedFormats ?? [...TRANSCRIPTION_FORMATS],
             min_sample_seconds: a.voiceCloning.minSampleSeconds,
-            ...(a.voiceCloning.retentionDays ? { retention_days: a.voiceCloning.retentionDays } : {}),
+            retention_days: a.voiceCloning.retentionDays,
           },
         }
       : {}),

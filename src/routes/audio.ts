@@ -43,7 +43,7 @@ function defaultModel(models: ModelCatalog, type: ModelType, referenceId: string
 
 /** POST /audio/speech, /audio/transcriptions and /audio/voices (the reference's Audio tag, createSpeech, createTranscription, createClonedVoice). */
 export function audioRoutes(deps: AppDeps, stages: Stages) {
-  const voices = new VoiceStore(deps.storage.db);
+  const voices = new VoiceStore(deps.storage.db, deps.now);
   return new Elysia({ name: 'svc.routes.audio' })
     .use(stages)
     .post('/audio/speech', ({ body, call }) => createSpeech(body, call, voices), {

@@ -1,3 +1,4 @@
+import { Mp3Encoder } from '@breezystack/lamejs';
 import { eq } from 'drizzle-orm';
 import { ledgerLines } from '../../src/db/schema';
 import type { TestApp } from '../helpers/app';
@@ -22,6 +23,16 @@ export function toneWav(seconds: number, rate = 16_000): Uint8Array<ArrayBuffer>
   view.setUint32(40, samples * 2, true);
   for (let i = 0; i < samples; i++) view.setInt16(44 + i * 2, Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), true);
   return new Uint8Array(view.buffer);
+}
+
+/** `seconds` of a tone as MP3 (lamejs), for the routes that take MP3. */
+export function toneMp3(seconds: number): Uint8Array<ArrayBuffer> {
+  const wav = toneWav(seconds);
+  const samples = new Int16Array(wav.buffer, 44);
+  const encoder = new Mp3Encoder(1, 16_000, 64);
+  // lamejs answers Int8Arrays, whatever its types say.
+  const parts = [encoder.encodeBuffer(samples), encoder.flush()].map((p) => new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+  return new Uint8Array(Buffer.concat(parts));
 }
 
 /** A multipart body with `file` (bytes under `name`) and string fields. */

@@ -5,13 +5,18 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startAudioUpstream, type AudioUpstream } from '../fixtures/audio-upstream';
-import { ledgerOf, toneWav, uploadForm } from './helpers';
+import { ledgerOf, toneMp3, toneWav, uploadForm } from './helpers';
 
 const MODELS = [
   fixtureModel('fx-clone', ['up'], {
     type: 'tts',
     pricing: { input: '1' },
-    audio: { voices: ['default'], formats: ['wav'], voiceCloning: { mode: 'persistent', minSampleSeconds: 2 } },
+    audio: { voices: ['default'], formats: ['wav'], voiceCloning: { mode: 'persistent', minSampleSeconds: 2, retentionDays: 7 } },
+  }),
+  fixtureModel('fx-zero-shot', ['up'], {
+    type: 'tts',
+    pricing: { input: '1' },
+    audio: { formats: ['wav'], voiceCloning: { mode: 'zero_shot', minSampleSeconds: 1, acceptedFormats: ['mp3'] } },
   }),
   fixtureModel('fx-tts', ['up'], { type: 'tts', pricing: { input: '1' }, audio: { voices: ['alloy'], formats: ['wav'] } }),
 ];
@@ -20,12 +25,13 @@ for (const backend of BACKENDS) {
   describe(`cloned voices on ${backend.name}`, () => {
     let t: TestApp;
     let up: AudioUpstream;
+    let clock = Date.now();
     let ownerKey: string;
     let otherKey: string;
 
     beforeAll(async () => {
       up = startAudioUpstream();
-      t = await startTestApp({ backend, config: { providers: [fixtureProvider('up', up.url, 1000)], models: MODELS } });
+      t = await startTestApp({ backend, config: { providers: [fixtureProvider('up', up.url, 1000)], models: MODELS }, now: () => clock });
       const db = t.deps.storage.db;
       ownerKey = (await createApiKey(db, { accountId: await createAccount(db, { creditUsd: '5' }), type: 'INFERENCE' })).secret;
       otherKey = (await createApiKey(db, { accountId: await createAccount(db, { creditUsd: '5' }), type: 'INFERENCE' })).secret;
@@ -64,6 +70,26 @@ for (const backend of BACKENDS) {
       expect(otherModel.status).toBe(400);
       expect((await otherModel.json()).error).toContain('fx-clone');
       expect(up.requests.length).toBe(n);
+    });
+
+    test('a voice expires after its retention window (7 days by default): from its creation (zero_shot), from its last use (persistent)', async () => {
+      const DAY = 86_400_000;
+      const wavOnly = await clone(uploadForm(toneWav(2), { model: 'fx-zero-shot' }));
+      expect(wavOnly.status).toBe(400);
+      expect((await wavOnly.json()).error).toContain('accepted: mp3');
+      const zeroShot = (await (await clone(uploadForm(toneMp3(2), { model: 'fx-zero-shot' }, 'sample.mp3'))).json()).id as string;
+      const persistent = (await (await clone(uploadForm(toneWav(3), { model: 'fx-clone' }))).json()).id as string;
+      const use = (voice: string, model = 'fx-clone') => speak({ model, input: 'x', voice, response_format: 'wav' }, ownerKey);
+      clock += 6 * DAY;
+      expect((await use(persistent)).status).toBe(200);
+      expect((await use(zeroShot, 'fx-zero-shot')).status).toBe(200);
+      clock += 6 * DAY;
+      expect((await use(persistent)).status).toBe(200);
+      expect((await use(zeroShot, 'fx-zero-shot')).status).toBe(400);
+      clock += 8 * DAY;
+      const expired = await use(persistent);
+      expect(expired.status).toBe(400);
+      expect((await expired.json()).error).toBe(`voice: unknown voice "${persistent}"`);
     });
 
     test('bad samples and models: 400 naming the field; no key: 401', async () => {
