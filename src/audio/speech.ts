@@ -67,7 +67,8 @@ export async function createSpeech(req: SpeechRequest, call: ModelCall, voices: 
   if (call.model.simulated) call.headers['x-svc-simulated'] = 'true';
   const headers = { 'content-type': SPEECH_MEDIA_TYPES[format], 'content-disposition': `inline; filename="speech.${format}"` };
   const usage = { promptTokens: characters, completionTokens: 0 };
-  if (req.streaming) return new Response(await meteredSpeechStream(call, upstreamBody(req, voice, format), usage, onDelivered), { headers });
+  if (req.streaming)
+    return new Response(await meteredSpeechStream(call, upstreamBody(req, voice, format), usage, onDelivered), { headers });
   let bytes: Uint8Array;
   try {
     const routed = await call.route('speech', (provider, options) => provider.speech(upstreamBody(req, voice, format), options));

@@ -36,11 +36,12 @@ export function detailsFrom(problems: { path: (string | number)[]; message: stri
     let node = root;
     for (const segment of path) {
       const key = String(segment);
-      const next = node[key];
+      // Own properties only, defined rather than assigned: a field named `__proto__` is a field.
+      const next = Object.hasOwn(node, key) ? node[key] : undefined;
       if (next && !Array.isArray(next)) node = next;
       else {
         const created: ErrorDetails = { _errors: [] };
-        node[key] = created;
+        Object.defineProperty(node, key, { value: created, enumerable: true, writable: true, configurable: true });
         node = created;
       }
     }

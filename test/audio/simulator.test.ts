@@ -91,7 +91,12 @@ describe('audio on a fresh start: the built-in simulator', () => {
     });
     expect(kokoro.model_spec.name).toContain('simulated');
     const chatterbox = tts.data.find((m: { id: string }) => m.id === 'tts-chatterbox-hd');
-    expect(chatterbox.model_spec.voice_cloning).toEqual({ mode: 'zero_shot', accepted_formats: ['mp3', 'wav', 'flac', 'm4a'], min_sample_seconds: 1, retention_days: 7 });
+    expect(chatterbox.model_spec.voice_cloning).toEqual({
+      mode: 'zero_shot',
+      accepted_formats: ['mp3', 'wav', 'flac', 'm4a'],
+      min_sample_seconds: 1,
+      retention_days: 7,
+    });
     const asr = await (await t.request('/models?type=asr')).json();
     expect(asr.data.map((m: { id: string }) => m.id)).toEqual(['nvidia/parakeet-tdt-0.6b-v3', 'openai/whisper-large-v3']);
     expect(asr.data[0].model_spec.pricing).toEqual({ per_audio_second: { usd: 0.0001, diem: 0.0001 } });
