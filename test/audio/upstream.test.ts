@@ -30,7 +30,10 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       up = startAudioUpstream();
-      t = await startTestApp({ backend, config: { providers: [fixtureProvider('up', up.url, 1000)], models: MODELS } });
+      // A second replica, `small`, reads at most 2 KiB of speech.
+      const small = { ...fixtureProvider('small', up.url, 1000), maxResponseBytes: { speech: 2048 } };
+      const models = [...MODELS, { ...MODELS[0], id: 'fx-tts-small', routes: [{ provider: 'small', model: 'small-model' }] }];
+      t = await startTestApp({ backend, config: { providers: [fixtureProvider('up', up.url, 1000), small], models } });
       t.app.listen({ port: 0, hostname: '127.0.0.1' });
       base = `http://127.0.0.1:${t.app.server?.port}/api/v1`;
       client = new OpenAI({ baseURL: base, apiKey: t.adminKey, maxRetries: 0 });
@@ -131,6 +134,37 @@ for (const backend of BACKENDS) {
       const whole = await speech({ model: 'fx-tts', input: 'broken audio', response_format: 'wav' });
       expect(whole.status).toBe(502);
       expect(await ledgerOf(t, whole)).toHaveLength(0);
+      expect(await settledUsd(t)).toBe(before);
+    });
+
+    test('a client that stops reading a streamed speech is charged for it, and the upstream call is cut', async () => {
+      up.set({ holdAfterFirst: true, chunks: 3 });
+      const aborted = up.aborted;
+      const res = await speech({ model: 'fx-tts', input: 'left early', response_format: 'wav', streaming: true });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      expect((await reader.read()).done).toBe(false);
+      await reader.cancel();
+      let rows = await ledgerOf(t, res);
+      for (let i = 0; i < 50 && rows.length === 0; i++) {
+        await Bun.sleep(20);
+        rows = await ledgerOf(t, res);
+      }
+      expect(rows.map((r) => r.amountMicros)).toEqual([-10]);
+      for (let i = 0; i < 50 && up.aborted === aborted; i++) await Bun.sleep(20);
+      expect(up.aborted).toBe(aborted + 1);
+      expect(up.finished).toBe(false);
+    });
+
+    test("speech past the provider's maxResponseBytes.speech is cut: 502 unstreamed, a broken stream streamed, nothing charged", async () => {
+      const before = await settledUsd(t);
+      const input = 'x'.repeat(200); // 10 s of 8 kHz WAV: 160 KB, far past 2 KiB
+      const whole = await speech({ model: 'fx-tts-small', input, response_format: 'wav' });
+      expect(whole.status).toBe(502);
+      expect((await whole.json()).error).toContain('size limit');
+      const streamed = await speech({ model: 'fx-tts-small', input, response_format: 'wav', streaming: true });
+      expect(streamed.status).toBe(200);
+      await expect(streamed.arrayBuffer()).rejects.toThrow();
+      expect(await ledgerOf(t, streamed)).toHaveLength(0);
       expect(await settledUsd(t)).toBe(before);
     });
 
