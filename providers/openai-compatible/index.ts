@@ -143,6 +143,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         const first = await reader.read();
         if (first.done) throw upstreamUnavailable('the upstream answered speech without audio');
+        if (first.value.byteLength > limits.speech) throw speechTooLarge(o.log);
         const contentType = res.headers.get('content-type') ?? 'application/octet-stream';
         return {
           body: prefetchedStream(first.value, cappedReader(reader, abort, limits.speech - first.value.byteLength, o.log), end),
@@ -151,6 +152,12 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
       });
     },
   };
+}
+
+/** A speech answer past its size limit: a broken answer (502, nothing charged), logged without the URL. */
+function speechTooLarge(log?: Logger) {
+  log?.warn('upstream speech over its size limit, cut');
+  return upstreamUnavailable('the upstream speech is larger than its size limit');
 }
 
 /**
@@ -167,9 +174,8 @@ function cappedReader(
     async read() {
       const r = await reader.read();
       if (!r.done && (remaining -= r.value.byteLength) < 0) {
-        log?.warn('upstream speech over its size limit, cut');
         abort.abort();
-        throw upstreamUnavailable('the upstream speech is larger than its size limit');
+        throw speechTooLarge(log);
       }
       return r as Awaited<ReturnType<ByteReader['read']>>;
     },

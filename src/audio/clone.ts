@@ -1,12 +1,10 @@
-import { badRequest } from '../http/errors';
+import { invalidField } from '../http/errors';
 import type { ModelCatalog } from '../models/catalog';
 import { readAudioUpload } from './upload';
 import type { ClonedVoice, VoiceStore } from './voices';
 
 /** The reference's default cloning model. */
 export const DEFAULT_CLONING_MODEL = 'tts-chatterbox-hd';
-
-const refuse = (field: string, reason: string) => badRequest(`${field}: ${reason}`, [{ path: [field], message: reason }]);
 
 /**
  * POST /audio/voices: a sample checked like any upload (content, size, truncation), in a
@@ -21,13 +19,14 @@ export async function createClonedVoice(
   const name = body.model ?? DEFAULT_CLONING_MODEL;
   const model = o.models.resolve(name);
   const cloning = model?.type === 'tts' ? model.config.audio?.voiceCloning : undefined;
-  if (!model || !cloning) throw refuse('model', `"${name}" is not a tts model that clones voices (GET /models?type=tts: voice_cloning)`);
+  if (!model || !cloning)
+    throw invalidField('model', `"${name}" is not a tts model that clones voices (GET /models?type=tts: voice_cloning)`);
   const sample = await readAudioUpload(body.file);
   const accepted = cloning.acceptedFormats;
   if (accepted && !accepted.includes(sample.format))
-    throw refuse('file', `a ${sample.format} sample is not accepted by model "${model.id}" (accepted: ${accepted.join(', ')})`);
+    throw invalidField('file', `a ${sample.format} sample is not accepted by model "${model.id}" (accepted: ${accepted.join(', ')})`);
   if (sample.durationSeconds < cloning.minSampleSeconds)
-    throw refuse('file', `the sample must be at least ${cloning.minSampleSeconds} seconds long`);
+    throw invalidField('file', `the sample must be at least ${cloning.minSampleSeconds} seconds long`);
   const voice: ClonedVoice = await o.voices.create(accountId, model.id, sample, cloning);
   return { id: voice.id, model: voice.modelId };
 }

@@ -1,12 +1,10 @@
-import { badRequest } from '../http/errors';
+import { invalidField } from '../http/errors';
 import { wholeBody } from '../http/large-body';
 import type { ModelCall } from '../pipeline/model-call';
 import type { JsonBody } from '../../providers/types';
 import { SPEECH_MEDIA_TYPES, type SpeechRequest } from './speech-schema';
 import { meteredSpeechStream, readAll } from './speech-stream';
 import { CLONED_VOICE, type VoiceStore } from './voices';
-
-const refuse = (field: string, reason: string) => badRequest(`${field}: ${reason}`, [{ path: [field], message: reason }]);
 
 /**
  * The voice a request speaks with: one of the model's voices, or a `vv_` voice of the
@@ -19,12 +17,12 @@ async function voiceOf(req: SpeechRequest, call: ModelCall, voices: VoiceStore):
   if (CLONED_VOICE.test(voice)) {
     const accountId = call.request.caller?.accountId;
     const found = accountId ? await voices.find(accountId, voice) : null;
-    if (!found) throw refuse('voice', `unknown voice "${voice}"`);
-    if (found.modelId !== call.model.id) throw refuse('voice', `the voice "${voice}" was made for model "${found.modelId}"`);
+    if (!found) throw invalidField('voice', `unknown voice "${voice}"`);
+    if (found.modelId !== call.model.id) throw invalidField('voice', `the voice "${voice}" was made for model "${found.modelId}"`);
     return { voice, cloned: true };
   }
   if (spec?.voices && !spec.voices.includes(voice))
-    throw refuse('voice', `unknown voice "${voice}" for model "${call.model.id}" (GET /models?type=tts lists its voices)`);
+    throw invalidField('voice', `unknown voice "${voice}" for model "${call.model.id}" (GET /models?type=tts lists its voices)`);
   return { voice, cloned: false };
 }
 
@@ -55,10 +53,11 @@ export async function createSpeech(req: SpeechRequest, call: ModelCall, voices: 
   const spec = call.model.config.audio;
   const format = req.response_format ?? 'mp3';
   if (spec?.formats && !spec.formats.includes(format))
-    throw refuse('response_format', `"${format}" is not produced by model "${call.model.id}" (it offers ${spec.formats.join(', ')})`);
+    throw invalidField('response_format', `"${format}" is not produced by model "${call.model.id}" (it offers ${spec.formats.join(', ')})`);
   const limit = spec?.maxInputCharacters;
   const characters = [...req.input].length;
-  if (limit !== undefined && characters > limit) throw refuse('input', `must be at most ${limit} characters for model "${call.model.id}"`);
+  if (limit !== undefined && characters > limit)
+    throw invalidField('input', `must be at most ${limit} characters for model "${call.model.id}"`);
   const { voice, cloned } = await voiceOf(req, call, voices);
   const cloning = spec?.voiceCloning;
   // A persistent voice's retention window starts again with each successful use.

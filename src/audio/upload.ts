@@ -1,5 +1,5 @@
 import { parseBuffer } from 'music-metadata';
-import { badRequest, ServiceError } from '../http/errors';
+import { invalidField, ServiceError } from '../http/errors';
 
 /** Largest uploaded audio file: 25 MB (OpenAI's transcription limit; the reference's 413). */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
@@ -31,8 +31,6 @@ export interface AudioUpload {
   mimeType: string;
 }
 
-const refuse = (field: string, reason: string) => badRequest(`${field}: ${reason}`, [{ path: [field], message: reason }]);
-
 /** 413 for an upload over the limit (the reference's PayloadTooLargeError). */
 function tooLarge(field: string): ServiceError {
   return new ServiceError(413, { error: `${field}: the file must be at most ${MAX_AUDIO_BYTES} bytes`, code: 'PAYLOAD_TOO_LARGE' });
@@ -54,9 +52,9 @@ function formatOf(container: string | undefined): string | undefined {
  * short, and with a duration read from the file itself.
  */
 export async function readAudioUpload(value: unknown, field = 'file'): Promise<AudioUpload> {
-  if (!(value instanceof Blob)) throw refuse(field, 'required: an audio file upload (multipart/form-data)');
+  if (!(value instanceof Blob)) throw invalidField(field, 'required: an audio file upload (multipart/form-data)');
   if (value.size > MAX_AUDIO_BYTES) throw tooLarge(field);
-  if (value.size === 0) throw refuse(field, 'the file is empty');
+  if (value.size === 0) throw invalidField(field, 'the file is empty');
   const bytes = new Uint8Array(await value.arrayBuffer());
   let container: string | undefined;
   let duration: number | undefined;
@@ -68,12 +66,14 @@ export async function readAudioUpload(value: unknown, field = 'file'): Promise<A
     duration = meta.format.duration;
     warnings = meta.quality?.warnings ?? [];
   } catch {
-    throw refuse(field, `not a readable audio file (accepted: ${TRANSCRIPTION_FORMATS.join(', ')})`);
+    throw invalidField(field, `not a readable audio file (accepted: ${TRANSCRIPTION_FORMATS.join(', ')})`);
   }
   const format = formatOf(container);
-  if (!format) throw refuse(field, `the format ${container ?? 'unknown'} is not accepted (accepted: ${TRANSCRIPTION_FORMATS.join(', ')})`);
-  if (warnings.some((w) => TRUNCATED.test(w.message))) throw refuse(field, 'the audio file is truncated');
-  if (duration === undefined || !Number.isFinite(duration) || duration <= 0) throw refuse(field, 'the audio file has no readable duration');
+  if (!format)
+    throw invalidField(field, `the format ${container ?? 'unknown'} is not accepted (accepted: ${TRANSCRIPTION_FORMATS.join(', ')})`);
+  if (warnings.some((w) => TRUNCATED.test(w.message))) throw invalidField(field, 'the audio file is truncated');
+  if (duration === undefined || !Number.isFinite(duration) || duration <= 0)
+    throw invalidField(field, 'the audio file has no readable duration');
   const name = value instanceof File && value.name ? value.name : `audio.${format}`;
   return { bytes, format, durationSeconds: duration, name, mimeType: value.type || 'application/octet-stream' };
 }

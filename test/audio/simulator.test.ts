@@ -74,7 +74,7 @@ describe('audio on a fresh start: the built-in simulator', () => {
       const res = await speech({ input: 'hi', response_format: format });
       expect(res.status).toBe(400);
       const body = await res.json();
-      expect(body.error).toStartWith('response_format:');
+      expect(body.error).toStartWith('Invalid request parameters: response_format:');
       expect(body.error).toContain('mp3, wav, pcm');
     }
   });
@@ -121,7 +121,7 @@ describe('audio on a fresh start: the built-in simulator', () => {
     expect(ownWav).not.toEqual(stock);
     const stranger = await t.request('/audio/speech', { method: 'POST', json: asOwner, key: otherKey });
     expect(stranger.status).toBe(400);
-    expect((await stranger.json()).error).toBe(`voice: unknown voice "${voice.id}"`);
+    expect((await stranger.json()).error).toBe(`Invalid request parameters: voice: unknown voice "${voice.id}"`);
     const heard = await t.request('/audio/transcriptions', { method: 'POST', body: uploadForm(ownWav), key: ownerKey });
     expect(heard.status).toBe(200);
 

@@ -161,8 +161,11 @@ for (const backend of BACKENDS) {
       const whole = await speech({ model: 'fx-tts-small', input, response_format: 'wav' });
       expect(whole.status).toBe(502);
       expect((await whole.json()).error).toContain('size limit');
+      // A first chunk under the limit (1.6 KB, the rest held back) goes out; the stream breaks past 2 KiB.
+      up.set({ chunks: 100, holdAfterFirst: true });
       const streamed = await speech({ model: 'fx-tts-small', input, response_format: 'wav', streaming: true });
       expect(streamed.status).toBe(200);
+      up.release();
       await expect(streamed.arrayBuffer()).rejects.toThrow();
       expect(await ledgerOf(t, streamed)).toHaveLength(0);
       expect(await settledUsd(t)).toBe(before);

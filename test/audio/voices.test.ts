@@ -63,9 +63,9 @@ for (const backend of BACKENDS) {
       expect(stranger.status).toBe(400);
       expect(unknown.status).toBe(400);
       const refused = await stranger.json();
-      expect(refused.error).toBe(`voice: unknown voice "${voice.id}"`);
+      expect(refused.error).toBe(`Invalid request parameters: voice: unknown voice "${voice.id}"`);
       expect(refused.details.voice).toBeDefined();
-      expect((await unknown.json()).error).toBe('voice: unknown voice "vv_nobodyhasthis"');
+      expect((await unknown.json()).error).toBe('Invalid request parameters: voice: unknown voice "vv_nobodyhasthis"');
       const otherModel = await speak({ model: 'fx-tts', input: 'x', voice: voice.id, response_format: 'wav' }, ownerKey);
       expect(otherModel.status).toBe(400);
       expect((await otherModel.json()).error).toContain('fx-clone');
@@ -89,7 +89,7 @@ for (const backend of BACKENDS) {
       clock += 8 * DAY;
       const expired = await use(persistent);
       expect(expired.status).toBe(400);
-      expect((await expired.json()).error).toBe(`voice: unknown voice "${persistent}"`);
+      expect((await expired.json()).error).toBe(`Invalid request parameters: voice: unknown voice "${persistent}"`);
     });
 
     test('bad samples and models: 400 naming the field; no key: 401', async () => {
@@ -97,15 +97,15 @@ for (const backend of BACKENDS) {
         uploadForm(new Uint8Array(new TextEncoder().encode('plain text '.repeat(100))), { model: 'fx-clone' }, 'voice.wav'),
       );
       expect(notAudio.status).toBe(400);
-      expect((await notAudio.json()).error).toStartWith('file:');
+      expect((await notAudio.json()).error).toStartWith('Invalid request parameters: file:');
       const short = await clone(uploadForm(toneWav(1), { model: 'fx-clone' }));
       expect(short.status).toBe(400);
       expect((await short.json()).error).toContain('at least 2 seconds');
       const missing = await clone(uploadForm(null, { model: 'fx-clone' }));
-      expect((await missing.json()).error).toStartWith('file:');
+      expect((await missing.json()).error).toStartWith('Invalid request parameters: file:');
       const noCloning = await clone(uploadForm(toneWav(3), { model: 'fx-tts' }));
       expect(noCloning.status).toBe(400);
-      expect((await noCloning.json()).error).toStartWith('model:');
+      expect((await noCloning.json()).error).toStartWith('Invalid request parameters: model:');
       expect((await clone(uploadForm(toneWav(3), { model: 'fx-clone' }), null)).status).toBe(401);
     });
   });
