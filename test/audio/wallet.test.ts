@@ -48,5 +48,15 @@ describe('audio paid by a wallet', () => {
     });
     expect(heard.status).toBe(200);
     expect(heard.headers.get('x-balance-remaining')).toBe('4.995500');
+    // Streamed, the headers leave before the charge is known to have happened: the balance before the request.
+    const streamed = await s.t.request('/audio/speech', {
+      method: 'POST',
+      key: null,
+      headers: { 'content-type': 'application/json', 'SIGN-IN-WITH-X': await signIn(payer.wallet) },
+      body: JSON.stringify({ input: 'a'.repeat(1000), response_format: 'wav', streaming: true }),
+    });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('x-balance-remaining')).toBe('4.995500');
+    expect((await streamed.arrayBuffer()).byteLength).toBeGreaterThan(44);
   });
 });
