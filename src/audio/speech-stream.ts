@@ -48,8 +48,13 @@ export async function meteredSpeechStream(
         try {
           r = await upstream.read();
         } catch {
-          await end(false);
-          controller.error(new UpstreamStreamError('The upstream speech stream broke; nothing was charged'));
+          // A read cut because the client left is the client's choice (charged, as in `cancel`);
+          // any other failure is the upstream's (nothing charged).
+          const clientLeft = call.signal.aborted;
+          await end(clientLeft);
+          controller.error(
+            new UpstreamStreamError(clientLeft ? 'Client closed the request' : 'The upstream speech stream broke; nothing was charged'),
+          );
           return;
         }
         if (r.done) {

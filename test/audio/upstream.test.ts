@@ -153,6 +153,23 @@ for (const backend of BACKENDS) {
       for (let i = 0; i < 50 && up.aborted === aborted; i++) await Bun.sleep(20);
       expect(up.aborted).toBe(aborted + 1);
       expect(up.finished).toBe(false);
+
+      // The same over a socket: the client aborts its fetch after the first bytes.
+      const gone = new AbortController();
+      const overSocket = await fetch(`${base}/audio/speech`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'fx-tts', input: 'left by socket', response_format: 'wav', streaming: true }),
+        signal: gone.signal,
+      });
+      expect((await (overSocket.body as ReadableStream<Uint8Array>).getReader().read()).done).toBe(false);
+      gone.abort();
+      let socketRows = await ledgerOf(t, overSocket);
+      for (let i = 0; i < 100 && socketRows.length === 0; i++) {
+        await Bun.sleep(20);
+        socketRows = await ledgerOf(t, overSocket);
+      }
+      expect(socketRows.map((r) => r.amountMicros)).toEqual([-14]);
     });
 
     test("speech past the provider's maxResponseBytes.speech is cut: 502 unstreamed, a broken stream streamed, nothing charged", async () => {
