@@ -11,11 +11,14 @@ export const MAX_SPEECH_CHARACTERS = 4096;
 export const SpeechRequestSchema = T.Object(
   {
     input: T.String({ minLength: 1, maxLength: MAX_SPEECH_CHARACTERS, description: 'The text to speak (1 to 4096 characters)' }),
-    model: T.String({
-      minLength: 1,
-      default: 'tts-kokoro',
-      description: 'A tts model id or compatibility alias (GET /models?type=tts); tts-kokoro by default',
-    }),
+    // Optional as in the reference: the route's transform fills the default before validation.
+    model: T.Optional(
+      T.String({
+        minLength: 1,
+        default: 'tts-kokoro',
+        description: 'A tts model id or compatibility alias (GET /models?type=tts); tts-kokoro by default',
+      }),
+    ),
     voice: T.Optional(
       T.String({
         minLength: 1,

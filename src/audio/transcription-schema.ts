@@ -16,11 +16,14 @@ export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 export const TranscriptionRequestSchema = T.Object(
   {
     file: T.Optional(T.Unknown({ description: `The audio file: ${TRANSCRIPTION_FORMATS.join(', ')}; at most 25 MB`, format: 'binary' })),
-    model: T.String({
-      minLength: 1,
-      default: 'nvidia/parakeet-tdt-0.6b-v3',
-      description: 'An asr model id or compatibility alias (GET /models?type=asr)',
-    }),
+    // Optional as in the reference: the route's transform fills the default before validation.
+    model: T.Optional(
+      T.String({
+        minLength: 1,
+        default: 'nvidia/parakeet-tdt-0.6b-v3',
+        description: 'An asr model id or compatibility alias (GET /models?type=asr)',
+      }),
+    ),
     response_format: T.Optional(
       T.Union(
         TRANSCRIPT_FORMATS.map((f) => T.Literal(f)),
