@@ -40,6 +40,8 @@ function tooLarge(field: string): ServiceError {
 function formatOf(container: string | undefined): string | undefined {
   if (!container) return undefined;
   if (CONTAINERS[container]) return CONTAINERS[container];
+  // ADTS streams are reported with their MPEG version ("ADTS/MPEG-4").
+  if (container.startsWith('ADTS/')) return 'aac';
   // MPEG-4 containers are reported by brand ("M4A/isom/mp42", "isom/iso2/mp41").
   if (/^(M4A|M4B|mp4|isom|iso\d|mp4\d|dash|M4V|3gp)/i.test(container)) return container.startsWith('M4A') ? 'm4a' : 'mp4';
   return undefined;

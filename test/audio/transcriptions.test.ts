@@ -53,6 +53,27 @@ describe('POST /audio/transcriptions against an OpenAI-compatible upstream', () 
     expect(rows[0]).toMatchObject({ sku: 'fx-asr-asr-audio-second', amountMicros: -3000, currency: 'USD' });
   });
 
+  test('every accepted container is recognised from its bytes, whatever its name, and billed by its own duration', async () => {
+    // 1.5 s of a tone made with ffmpeg (test/fixtures/audio/README.md); containers pad the duration a little.
+    const files = {
+      'tone.flac': 1.5,
+      'tone.m4a': 1.564,
+      'tone.aac': 1.6,
+      'tone.mp4': 1.564,
+      'tone.ogg': 1.5,
+      'tone-opus.ogg': 1.5,
+      'tone.webm': 1.508,
+    };
+    for (const [name, seconds] of Object.entries(files)) {
+      const bytes = new Uint8Array(await Bun.file(new URL(`../fixtures/audio/${name}`, import.meta.url)).arrayBuffer());
+      const res = await transcribe(uploadForm(bytes, { model: 'fx-asr' }, 'renamed.bin'));
+      expect({ name, status: res.status }).toEqual({ name, status: 200 });
+      expect((await res.json()).duration).toBe(seconds);
+      const rows = await ledgerOf(t, res);
+      expect(rows.map((r) => r.amountMicros)).toEqual([-2000]);
+    }
+  });
+
   test('text, srt and vtt as text; verbose_json through the SDK; json with timestamps', async () => {
     const text = await transcribe(uploadForm(toneWav(1), { model: 'fx-asr', response_format: 'text' }));
     expect(text.headers.get('content-type')).toStartWith('text/plain');
@@ -93,6 +114,9 @@ describe('POST /audio/transcriptions against an OpenAI-compatible upstream', () 
     await expectFile(await transcribe(uploadForm(null, { model: 'fx-asr' })));
     const fake = new TextEncoder().encode('this is not audio at all, only text pretending to be one. '.repeat(40));
     await expectFile(await transcribe(uploadForm(new Uint8Array(fake), { model: 'fx-asr' }, 'song.mp3')));
+    const aiff = new Uint8Array(await Bun.file(new URL('../fixtures/audio/tone.aiff', import.meta.url)).arrayBuffer());
+    const refusedContainer = await expectFile(await transcribe(uploadForm(aiff, { model: 'fx-asr' }, 'tone.wav')));
+    expect(refusedContainer.error).toContain('is not accepted');
     const cut = toneWav(2).slice(0, 20_000);
     const truncated = await expectFile(await transcribe(uploadForm(cut, { model: 'fx-asr' })));
     expect(truncated.error).toContain('truncated');
