@@ -1,4 +1,4 @@
-import { Mp3Encoder } from '@breezystack/lamejs';
+import { lazyModule } from '../../src/lifecycle/lazy-module';
 import { SPEECH_SAMPLE_RATE } from './tones';
 
 /** A streaming encoder of 16-bit mono samples: a header, each block, and the tail. */
@@ -34,21 +34,30 @@ function wavHeader(totalSamples: number): Uint8Array {
   return new Uint8Array(header.buffer);
 }
 
+/** lamejs, loaded by the first simulated MP3. */
+const loadLame = lazyModule(() => import('@breezystack/lamejs'));
+
 /**
  * The encoders the simulator really has: WAV and raw PCM (24 kHz, 16-bit little-endian mono,
  * as OpenAI's `pcm`) written by hand, MP3 with lamejs (64 kbit/s). The catalog claims exactly
- * these formats for simulated speech models.
+ * these formats for simulated speech models; any other is undefined.
  */
-export const SIMULATED_ENCODERS: Record<string, () => BlockEncoder> = {
-  wav: () => ({ contentType: 'audio/wav', start: wavHeader, block: bytesOf, end: () => EMPTY }),
-  pcm: () => ({ contentType: 'audio/pcm', start: () => EMPTY, block: bytesOf, end: () => EMPTY }),
-  mp3: () => {
-    const encoder = new Mp3Encoder(1, SPEECH_SAMPLE_RATE, 64);
-    return {
-      contentType: 'audio/mpeg',
-      start: () => EMPTY,
-      block: (s) => bytesOf(encoder.encodeBuffer(s)),
-      end: () => bytesOf(encoder.flush()),
-    };
-  },
-};
+export async function simulatedEncoder(format: string): Promise<BlockEncoder | undefined> {
+  switch (format) {
+    case 'wav':
+      return { contentType: 'audio/wav', start: wavHeader, block: bytesOf, end: () => EMPTY };
+    case 'pcm':
+      return { contentType: 'audio/pcm', start: () => EMPTY, block: bytesOf, end: () => EMPTY };
+    case 'mp3': {
+      const encoder = new (await loadLame()).Mp3Encoder(1, SPEECH_SAMPLE_RATE, 64);
+      return {
+        contentType: 'audio/mpeg',
+        start: () => EMPTY,
+        block: (s) => bytesOf(encoder.encodeBuffer(s)),
+        end: () => bytesOf(encoder.flush()),
+      };
+    }
+    default:
+      return undefined;
+  }
+}

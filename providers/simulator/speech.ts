@@ -1,7 +1,7 @@
-import { parseBuffer } from 'music-metadata';
+import { loadMusicMetadata } from '../../src/audio/media';
 import { upstreamRejected } from '../errors';
 import type { BinaryResult, JsonBody } from '../types';
-import { SIMULATED_ENCODERS } from './encoders';
+import { simulatedEncoder } from './encoders';
 import { toneBlocks, speechSamples } from './tones';
 
 /**
@@ -11,12 +11,11 @@ import { toneBlocks, speechSamples } from './tones';
  */
 export async function simulatedSpeech(body: JsonBody): Promise<BinaryResult> {
   const format = String(body.response_format ?? 'mp3');
-  const makeEncoder = SIMULATED_ENCODERS[format];
-  if (!makeEncoder) throw upstreamRejected(400, `the simulator does not encode ${format}`);
+  const encoder = await simulatedEncoder(format);
+  if (!encoder) throw upstreamRejected(400, `the simulator does not encode ${format}`);
   const text = String(body.input ?? '');
   const speed = typeof body.speed === 'number' ? body.speed : 1;
   const voice = String(body.voice ?? 'default');
-  const encoder = makeEncoder();
   const blocks = toneBlocks(text, voice, speed);
   let started = false;
   const stream = new ReadableStream<Uint8Array>(
@@ -70,6 +69,7 @@ export async function simulatedTranscription(form: FormData): Promise<JsonBody> 
   const file = form.get('file');
   if (!(file instanceof Blob)) throw upstreamRejected(400, 'file is required');
   const bytes = new Uint8Array(await file.arrayBuffer());
+  const { parseBuffer } = await loadMusicMetadata();
   let duration = 0;
   try {
     duration = (await parseBuffer(bytes, { size: bytes.byteLength }, { duration: true })).format.duration ?? 0;

@@ -1,5 +1,5 @@
-import { parseBuffer } from 'music-metadata';
 import { invalidField, ServiceError } from '../http/errors';
+import { loadMusicMetadata } from './media';
 
 /** Largest uploaded audio file: 25 MB (OpenAI's transcription limit; the reference's 413). */
 export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
@@ -58,6 +58,8 @@ export async function readAudioUpload(value: unknown, field = 'file'): Promise<A
   if (value.size > MAX_AUDIO_BYTES) throw tooLarge(field);
   if (value.size === 0) throw invalidField(field, 'the file is empty');
   const bytes = new Uint8Array(await value.arrayBuffer());
+  // Outside the try: the parser failing to load is this server's fault (500), not an unreadable file.
+  const { parseBuffer } = await loadMusicMetadata();
   let container: string | undefined;
   let duration: number | undefined;
   let warnings: { message: string }[] = [];
