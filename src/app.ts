@@ -18,6 +18,7 @@ import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { responsesRoutes } from './routes/responses-api';
 import { embeddingRoutes } from './routes/embeddings';
 import { imageRoutes } from './routes/images';
+import { audioRoutes } from './routes/audio';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(responsesRoutes(deps, stages, extras.chat))
     .use(embeddingRoutes(deps, stages))
     .use(imageRoutes(deps, stages))
+    .use(audioRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))

@@ -1,7 +1,7 @@
 import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
 import type { Logger } from '../../src/log';
 import { DEFAULT_MAX_RESPONSE_BYTES, type ResponseLimits } from '../../src/models/provider-config';
-import { BodyTooLarge, responseBytesUpTo, responseJsonUpTo, responseTextUpTo } from '../../src/net/limited-body';
+import { BodyTooLarge, responseJsonUpTo, responseTextUpTo } from '../../src/net/limited-body';
 import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
 import { UpstreamFailure, upstreamUnavailable } from '../errors';
 import type {
@@ -137,11 +137,51 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
     transcribe: (body, call) => post('/audio/transcriptions', body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.transcribe)),
     speech(body, call): Promise<BinaryResult> {
       const init = { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
-      return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, _abort, end) => {
-        const bytes = await withinLimit('/audio/speech', () => responseBytesUpTo(res, limits.speech));
-        end();
-        return { body: new Blob([bytes]).stream(), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+      return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, abort, end) => {
+        // The first chunk is read under the deadline (a failure before it is a retryable error);
+        // the rest is passed on as the upstream sends it, counted against the size limit.
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        const first = await reader.read();
+        if (first.done) throw upstreamUnavailable('the upstream answered speech without audio');
+        if (first.value.byteLength > limits.speech) throw speechTooLarge(o.log);
+        const contentType = res.headers.get('content-type') ?? 'application/octet-stream';
+        return {
+          body: prefetchedStream(first.value, cappedReader(reader, abort, limits.speech - first.value.byteLength, o.log), end),
+          contentType,
+        };
       });
+    },
+  };
+}
+
+/** A speech answer past its size limit: a broken answer (502, nothing charged), logged without the URL. */
+function speechTooLarge(log?: Logger) {
+  log?.warn('upstream speech over its size limit, cut');
+  return upstreamUnavailable('the upstream speech is larger than its size limit');
+}
+
+/**
+ * A reader of the rest of a speech answer that fails the stream past `remaining` bytes (a
+ * broken answer: the route charges nothing) and aborts the upstream when cancelled.
+ */
+function cappedReader(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  abort: AbortController,
+  remaining: number,
+  log?: Logger,
+): ByteReader {
+  return {
+    async read() {
+      const r = await reader.read();
+      if (!r.done && (remaining -= r.value.byteLength) < 0) {
+        abort.abort();
+        throw speechTooLarge(log);
+      }
+      return r as Awaited<ReturnType<ByteReader['read']>>;
+    },
+    cancel() {
+      abort.abort();
+      return reader.cancel().catch(() => {});
     },
   };
 }

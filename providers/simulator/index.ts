@@ -4,6 +4,7 @@ import type { Capability, Provider } from '../types';
 import { simulatedChat, type SimulatorOptions } from './chat';
 import { simulatedEmbed } from './embeddings';
 import { simulatedImages } from './images';
+import { simulatedSpeech, simulatedTranscription } from './speech';
 
 export { simulatedVector } from './embeddings';
 
@@ -15,15 +16,16 @@ export interface SimulatorCatalog {
   capabilitiesOf?: (model: string) => Partial<Capabilities>;
 }
 
-const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
+const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe'];
 
 /**
  * The built-in simulator (kind `simulator`): chat with canned text, embeddings with
- * deterministic vectors and images drawn with sharp, no model weights. It lets `npm start` work with no upstream at all,
+ * deterministic vectors, images drawn with sharp, speech as really encoded tone sequences and
+ * transcripts that follow the file's duration, no model weights. It lets `npm start` work with no upstream at all,
  * and every model it serves is labelled as simulated in /models.
  */
 export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
-  o.log.info('SIMULATOR provider active: canned answers, deterministic vectors and images drawn with sharp, no model weights', {
+  o.log.info('SIMULATOR provider active: canned answers, deterministic vectors, drawn images, tone-sequence speech, no model weights', {
     provider: o.id,
     capabilities: CAPABILITIES.join(','),
   });
@@ -34,5 +36,7 @@ export function simulator(o: { id: string; options: SimulatorOptions; catalog: S
     chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning, capabilitiesOf: o.catalog.capabilitiesOf }),
     embed: simulatedEmbed({ dimensionsOf: o.catalog.dimensionsOf }),
     images: simulatedImages(),
+    speech: simulatedSpeech,
+    transcribe: simulatedTranscription,
   };
 }

@@ -116,9 +116,11 @@ function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): Co
   // Text models bill input and output (even zero, so every chat has both rows); other token-priced
   // models (embeddings) only what they consume.
   const kind = model.type === 'text' ? 'llm' : model.type;
+  // Speech models count input characters where others count tokens (priced per 1M of either).
+  const unit = model.type === 'tts' ? 'mchar' : 'mtoken';
   const lines: CostLine[] = [
     {
-      sku: `${model.id}-${kind}-input-mtoken`,
+      sku: `${model.id}-${kind}-input-${unit}`,
       units: formatMicros(fresh),
       pricePerUnitUsd: p.inputText,
       usdMicros: tokenCostMicros(fresh, p.input),

@@ -1,4 +1,5 @@
 import type { ProviderConfig } from './provider-config';
+import { defaultAudioModels } from './default-audio-models';
 import { defaultImageModels } from './default-image-models';
 import type { Capabilities, ModelConfig } from './schema';
 
@@ -121,6 +122,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     privacy: 'private',
   },
   ...DEFAULT_IMAGE_MODELS,
+  ...defaultAudioModels(sim),
 ];
 
 /** Default compatibility mapping: foreign model ids clients commonly send. */
@@ -132,6 +134,8 @@ export const DEFAULT_COMPATIBILITY_MAPPING: Record<string, Record<string, string
     'deepseek-r1': 'qwen3-235b-a22b-thinking-2507',
   },
   embedding: { 'text-embedding-3-small': 'text-embedding-bge-m3' },
+  tts: { 'tts-1': 'tts-kokoro', 'tts-1-hd': 'tts-kokoro', 'gpt-4o-mini-tts': 'tts-kokoro' },
+  asr: { 'whisper-1': 'openai/whisper-large-v3', 'gpt-4o-transcribe': 'openai/whisper-large-v3' },
   image: { 'dall-e-3': 'z-image-turbo', 'dall-e-2': 'z-image-turbo', 'gpt-image-1': 'gpt-image-2' },
 };
 

@@ -1,7 +1,9 @@
 import { microsToNumber } from '../billing/money';
 import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
 import type { ModelEntry } from './catalog';
+import type { AudioModelSpec } from './audio-spec';
 import type { Capabilities } from './schema';
+import { TRANSCRIPTION_FORMATS } from '../audio/upload';
 
 const usdDiem = (micros: number) => ({ usd: microsToNumber(micros), diem: microsToNumber(micros) });
 
@@ -28,7 +30,8 @@ function pricing(m: ModelEntry): Record<string, unknown> {
     case 'asr':
       return { per_audio_second: unit };
     case 'tts':
-      return { per_thousand_characters: unit };
+      // The reference's TTS pricing: USD per 1M input characters.
+      return { input: usdDiem(p.inputPerMillion) };
     case 'music':
     case 'video':
       return { per_second: unit };
@@ -75,6 +78,8 @@ const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
   image: 'Served by the built-in simulator, no model weights: pictures drawn with sharp and labelled SIMULATED.',
   inpaint: 'Served by the built-in simulator, no model weights: a visible deterministic edit of the input, labelled SIMULATED.',
   upscale: 'Served by the built-in simulator, no model weights: a lanczos resize.',
+  tts: 'Served by the built-in simulator, no model weights: a tone sequence as long as the text at the asked speed, really encoded (mp3, wav, pcm).',
+  asr: "Served by the built-in simulator, no model weights: a deterministic transcript as long as the file's real duration.",
 };
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
@@ -107,6 +112,7 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     spec.embeddingDimensions = c.dimensions;
     spec.supportsCustomDimensions = true;
   }
+  if (c.audio) Object.assign(spec, presentAudio(c.audio));
   if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {
@@ -123,6 +129,26 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     created: createdAt,
     ...(m.type === 'text' ? { context_length: c.contextLength ?? 32768 } : {}),
     model_spec: spec,
+  };
+}
+
+/** The reference's TTS fields of model_spec: voices, voice cloning, and svc's formats and input limit. */
+function presentAudio(a: AudioModelSpec): Record<string, unknown> {
+  return {
+    ...(a.voices ? { voices: a.voices } : {}),
+    ...(a.voiceCloning
+      ? {
+          voice_cloning: {
+            mode: a.voiceCloning.mode,
+            accepted_formats: a.voiceCloning.acceptedFormats ?? [...TRANSCRIPTION_FORMATS],
+            min_sample_seconds: a.voiceCloning.minSampleSeconds,
+            retention_days: a.voiceCloning.retentionDays,
+          },
+        }
+      : {}),
+    ...(a.formats ? { supported_formats: a.formats, default_format: a.formats.includes('mp3') ? 'mp3' : a.formats[0] } : {}),
+    ...(a.defaultVoice ? { default_voice: a.defaultVoice } : {}),
+    prompt_character_limit: a.maxInputCharacters ?? 4096,
   };
 }
 

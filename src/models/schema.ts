@@ -1,4 +1,5 @@
 import { Type as T, type Static } from '@sinclair/typebox';
+import { AudioModelSpecSchema } from './audio-spec';
 import { ImageModelSpecSchema } from './image-spec';
 
 /** Model types served by /models: exactly the reference API's enumeration. */
@@ -103,6 +104,8 @@ export const ModelConfigSchema = T.Object({
   ),
   /** Image, edit and upscale models: resolutions, aspect ratios, quality tiers and per-image prices. */
   image: T.Optional(ImageModelSpecSchema),
+  /** Speech and transcription models: voices, output formats and voice cloning. */
+  audio: T.Optional(AudioModelSpecSchema),
   /** Free-form constraints published as model_spec.constraints. */
   constraints: T.Optional(T.Record(T.String(), T.Unknown())),
 });

@@ -26,6 +26,9 @@ const LOADED_ON_FIRST_USE = [
   'postgres',
   'drizzle-orm/postgres-js',
   'drizzle-orm/pglite',
+  // Audio: the upload reader and the simulator's MP3 encoder.
+  'music-metadata',
+  '@breezystack/lamejs',
 ];
 
 const transpiler = new Bun.Transpiler({ loader: 'ts' });
