@@ -29,9 +29,19 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A details node without a prototype: a client's field names (`__proto__`, `constructor`)
+ * become own members like any other, never the prototype's.
+ */
+function detailsNode(): ErrorDetails {
+  const node = Object.create(null) as ErrorDetails;
+  node._errors = [];
+  return node;
+}
+
 /** Builds `details` from field paths, e.g. `['messages', 0, 'content']`, each with its messages. */
 export function detailsFrom(problems: { path: (string | number)[]; message: string }[]): ErrorDetails {
-  const root: ErrorDetails = { _errors: [] };
+  const root = detailsNode();
   for (const { path, message } of problems) {
     let node = root;
     for (const segment of path) {
@@ -39,7 +49,7 @@ export function detailsFrom(problems: { path: (string | number)[]; message: stri
       const next = node[key];
       if (next && !Array.isArray(next)) node = next;
       else {
-        const created: ErrorDetails = { _errors: [] };
+        const created = detailsNode();
         node[key] = created;
         node = created;
       }

@@ -1,4 +1,5 @@
 import { badRequest, detailsFrom, ServiceError } from '../http/errors';
+import { parseJsonBody } from '../http/json-shape';
 
 /** A body that could not be read; the route's `transform` hook throws its error (Elysia would turn a parser's throw into a generic 400). */
 export class UnreadableBody {
@@ -73,8 +74,10 @@ export function imageBodyParser(fields: FormFields) {
     if (text.length === 0) return unsupported('(empty body)');
     if (type !== 'application/json' && type !== '') return unsupported(type);
     try {
-      return JSON.parse(text);
-    } catch {
+      return parseJsonBody(text);
+    } catch (error) {
+      // Past the JSON shape limits (src/http/json-shape.ts): its own 400.
+      if (error instanceof ServiceError) return new UnreadableBody(error);
       return new UnreadableBody(
         new ServiceError(400, {
           error: 'Malformed request body: expected valid JSON',
