@@ -81,10 +81,42 @@ const MAX_PIECE_BYTES = MAX_PIECE_UNITS * 3;
 const nextPart = new Int32Array(MAX_PIECE_BYTES + 1);
 const prevPart = new Int32Array(MAX_PIECE_BYTES + 1);
 const pairRank = new Int32Array(MAX_PIECE_BYTES + 1);
+// The token (rank) each part is: pairs are looked up by their two tokens in the cache below.
+const partToken = new Int32Array(MAX_PIECE_BYTES + 1);
 // Each merge queues at most two pairs: the initial pairs plus two per merge fit. An entry is
 // rank * 2^16 + start (a piece's start fits in 16 bits): ordered by rank, then leftmost.
 const heap = new Float64Array(MAX_PIECE_BYTES * 3 + 1);
 const START_BITS = 65536;
+
+// What two adjacent tokens merge into (a rank, or -1), direct-mapped by the pair: a long run
+// repeats a few hundred pairs, and this answers most of them without hashing their bytes.
+const PAIR_SLOTS = 1 << 16;
+const pairLeft = new Int32Array(PAIR_SLOTS).fill(-1);
+const pairRight = new Int32Array(PAIR_SLOTS);
+const pairMerged = new Int32Array(PAIR_SLOTS);
+let pairTable: RankTable | null = null;
+let byteToken = new Int32Array(256);
+
+/** The rank the tokens `left` and `right` (bytes `from .. to` of `scratch`) merge into, or -1. */
+function mergeOf(t: RankTable, left: number, right: number, from: number, to: number): number {
+  const slot = (Math.imul(left, 0x9e3779b1) ^ right) & (PAIR_SLOTS - 1);
+  if (pairLeft[slot] === left && pairRight[slot] === right) return pairMerged[slot]!;
+  const r = rankOf(t, scratch, from, to);
+  pairLeft[slot] = left;
+  pairRight[slot] = right;
+  pairMerged[slot] = r;
+  return r;
+}
+
+/** Resets the pair cache for `t` and fills the token of each single byte (every byte is one). */
+function usePairTable(t: RankTable): void {
+  if (pairTable === t) return;
+  pairTable = t;
+  pairLeft.fill(-1);
+  const one = new Uint8Array(1);
+  byteToken = new Int32Array(256);
+  for (let b = 0; b < 256; b++) ((one[0] = b), (byteToken[b] = rankOf(t, one, 0, 1)));
+}
 
 /**
  * Tokens of a long piece of `len` bytes in `scratch`: the same merges in the same order as the
@@ -94,10 +126,11 @@ const START_BITS = 65536;
  * most two tokens' bytes.
  */
 function longPieceTokens(t: RankTable, len: number): number {
+  usePairTable(t);
   let size = 0;
-  for (let i = 0; i <= len; i++) ((nextPart[i] = i + 1), (prevPart[i] = i - 1));
+  for (let i = 0; i <= len; i++) ((nextPart[i] = i + 1), (prevPart[i] = i - 1), (partToken[i] = byteToken[scratch[i]!]!));
   for (let start = 0; start < len; start++) {
-    const r = start + 2 <= len ? rankOf(t, scratch, start, start + 2) : -1;
+    const r = start + 2 <= len ? mergeOf(t, partToken[start]!, partToken[start + 1]!, start, start + 2) : -1;
     pairRank[start] = r < 0 ? NONE : r;
     if (r >= 0) size = heapPush(size, r * START_BITS + start);
   }
@@ -114,6 +147,7 @@ function longPieceTokens(t: RankTable, len: number): number {
     nextPart[start] = after;
     if (after <= len) prevPart[after] = start;
     pairRank[gone] = NONE;
+    partToken[start] = r;
     parts--;
     size = queuePair(t, len, start, size);
     if (start > 0) size = queuePair(t, len, prevPart[start]!, size);
@@ -124,7 +158,7 @@ function longPieceTokens(t: RankTable, len: number): number {
 /** Records the rank of the pair that starts at part `start` and queues it when it is a token; returns the heap size. */
 function queuePair(t: RankTable, len: number, start: number, size: number): number {
   const second = nextPart[start]!;
-  const r = second < len ? rankOf(t, scratch, start, nextPart[second]!) : -1;
+  const r = second < len ? mergeOf(t, partToken[start]!, partToken[second]!, start, nextPart[second]!) : -1;
   pairRank[start] = r < 0 ? NONE : r;
   return r < 0 ? size : heapPush(size, r * START_BITS + start);
 }
