@@ -18,6 +18,7 @@ export interface HostileBody {
 export interface BodySchemaLike {
   type?: string | string[];
   properties?: Record<string, BodySchemaLike>;
+  required?: string[];
   anyOf?: BodySchemaLike[];
   oneOf?: BodySchemaLike[];
   items?: BodySchemaLike;
@@ -58,6 +59,20 @@ export function deepJson(depth: number, kind: 'array' | 'object'): string {
   return kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 }
 
+/**
+ * `length` letters with no space, varied (a run of one letter is cheap for a tokenizer that
+ * reuses a repeated slice's count; varied letters are the expensive case).
+ */
+export function letterRun(length: number): string {
+  const bytes = new Uint8Array(length);
+  let seed = 0x2545f491;
+  for (let i = 0; i < length; i++) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    bytes[i] = 0x61 + ((seed >>> 16) % 26);
+  }
+  return new TextDecoder().decode(bytes);
+}
+
 /** The body text with `field` set to the raw JSON `valueText`, on top of `base`. */
 function withField(base: Record<string, unknown>, field: string, valueText: string): string {
   const rest = { ...base };
@@ -75,7 +90,7 @@ function bodyOfSize(bytes: number): string {
 /** Every hostile body for a route whose JSON body follows `schema`. */
 export function hostileBodies(schema: BodySchemaLike | undefined, opts: HostileOptions): HostileBody[] {
   const depths = opts.depths ?? [20_000, 100_000];
-  const letters = 'a'.repeat(opts.letterRun ?? 1 << 20);
+  const letters = letterRun(opts.letterRun ?? 1 << 20);
   const base = { ...defaultBody(schema), ...opts.base };
   const fields = Object.entries(schema?.properties ?? {});
   const out: HostileBody[] = [];
