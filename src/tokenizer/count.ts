@@ -225,7 +225,9 @@ function anyPieceTokens(t: RankTable, piece: string): number {
 }
 
 /**
- * o200k_base tokens of `text`, exactly as gpt-tokenizer (and tiktoken) count them. A client's
+ * o200k_base tokens of `text`, exactly as gpt-tokenizer (and tiktoken) count them (but for a
+ * run of over 16,384 letters or symbols with no space, counted in slices), in time linear in
+ * the text. A client's
  * text that spells a special token (`<|endoftext|>`) is counted as the text it is, as an
  * upstream's API treats it (gpt-tokenizer's countTokens throws on it by default, which once
  * made such a prompt a 500).
