@@ -106,10 +106,13 @@ export function rejectUnknownFields(schema: { properties: Record<string, unknown
     rejectUnreadable({ body });
     if (!body || typeof body !== 'object' || Array.isArray(body)) return;
     const unknown = Object.keys(body).filter((k) => !known.has(k));
+    // A body may hold up to 100,000 members (src/http/json-shape.ts): name a few, not all.
+    const named = unknown.slice(0, 20);
+    const more = unknown.length > named.length ? ` and ${unknown.length - named.length} more` : '';
     if (unknown.length)
       throw badRequest(
-        `Invalid body parameters: ${unknown.join(', ')}`,
-        unknown.map((k) => ({ path: [k], message: 'Unknown field' })),
+        `Invalid body parameters: ${named.join(', ')}${more}`,
+        named.map((k) => ({ path: [k], message: 'Unknown field' })),
       );
   };
 }

@@ -140,6 +140,15 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test('50,000 unknown members on an image body are a short 400 naming the first 20', async () => {
+      const members = Array.from({ length: 50_000 }, (_, i) => `"k${i}":1`).join(',');
+      const res = await post('/image/generate', `{"model":"z-image-turbo","prompt":"a cat",${members}}`);
+      expect(res.status).toBe(400);
+      const answer = (await res.json()) as { error: string; details: Record<string, unknown> };
+      expect(answer.error).toEndWith('k19 and 49980 more');
+      expect(Object.keys(answer.details)).toHaveLength(21); // _errors and 20 fields
+    });
+
     test('a JSON body that is not an object is a 400 on upscale and background-remove (and every metered route)', async () => {
       for (const path of ['/image/upscale', '/image/background-remove', '/chat/completions', '/embeddings'])
         for (const body of ['[]', '[{}]', '1', '"text"', 'true', 'null']) {
