@@ -1,6 +1,7 @@
 import type { Deadlines } from './deadlines';
 import { payloadTooLarge } from './errors';
 import { BodyTooLarge, readStreamUpTo } from '../net/limited-body';
+import { parseJsonBody } from './json-shape';
 
 /** The body reads of a Request that parsers call (Elysia's parsers, the image routes' own). */
 export type BodyReads = Pick<Request, 'arrayBuffer' | 'blob' | 'bytes' | 'formData' | 'json' | 'text'>;
@@ -22,20 +23,26 @@ export function readThrough(request: Request, reads: BodyReads) {
 /**
  * The native body reads, each cut with the deadline's error once `timeoutMs` has passed since
  * it began. One set serves every request (they read `this`), so binding costs no allocation.
+ * `json` reads the text and checks its shape (depth, item counts) before parsing it: the
+ * native parse would build any nesting first, and validating that nesting took seconds and
+ * gigabytes, or overflowed the stack.
  */
 export function deadlineReads(deadlines: Deadlines, timeoutMs: number): BodyReads {
-  const { arrayBuffer, blob, bytes, formData, json, text } = Request.prototype;
+  const { arrayBuffer, blob, bytes, formData, text } = Request.prototype;
   const bounded = <T>(native: (this: Request) => Promise<T>) =>
     function boundedRead(this: Request): Promise<T> {
       return deadlines.race(native.call(this), Date.now() + timeoutMs);
     };
+  const boundedText = bounded(text);
   return {
     arrayBuffer: bounded(arrayBuffer),
     blob: bounded(blob),
     bytes: bounded(bytes) as BodyReads['bytes'],
     formData: bounded(formData),
-    json: bounded(json),
-    text: bounded(text),
+    json: function boundedJson(this: Request) {
+      return boundedText.call(this).then(parseJsonBody);
+    },
+    text: boundedText,
   };
 }
 
@@ -58,7 +65,7 @@ export function countedReads(request: Request, maxBytes: number, deadlines: Dead
     blob: () => body().then((r) => r.blob()),
     bytes: () => body().then((r) => r.bytes()),
     formData: () => body().then((r) => r.formData()),
-    json: () => body().then((r) => r.json()),
+    json: () => body().then((r) => r.text().then(parseJsonBody)),
     text: () => body().then((r) => r.text()),
   };
 }

@@ -29,19 +29,29 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A details node without a prototype: a client's field names (`__proto__`, `constructor`)
+ * become own members like any other, never the prototype's.
+ */
+function detailsNode(): ErrorDetails {
+  const node = Object.create(null) as ErrorDetails;
+  node._errors = [];
+  return node;
+}
+
 /** Builds `details` from field paths, e.g. `['messages', 0, 'content']`, each with its messages. */
 export function detailsFrom(problems: { path: (string | number)[]; message: string }[]): ErrorDetails {
-  const root: ErrorDetails = { _errors: [] };
+  const root = detailsNode();
   for (const { path, message } of problems) {
     let node = root;
     for (const segment of path) {
       const key = String(segment);
-      // Own members only, defined rather than assigned: a field named `__proto__` is a field.
+      // Own members of prototype-less nodes: a field named `__proto__` is a field, not a setter.
       const next = Object.hasOwn(node, key) ? node[key] : undefined;
       if (next && !Array.isArray(next)) node = next;
       else {
-        const created: ErrorDetails = { _errors: [] };
-        Object.defineProperty(node, key, { value: created, enumerable: true, writable: true, configurable: true });
+        const created = detailsNode();
+        node[key] = created;
         node = created;
       }
     }

@@ -28,8 +28,9 @@ function shapeOf(schema: TSchema): { shape: Shape; nullable: boolean } | null {
 }
 
 /**
- * A transform hook (before validation) that refuses a top-level field whose schema takes only
- * objects (or only arrays) when the body sends something else. Elysia's default body
+ * A transform hook (before validation) that refuses a body that is not a JSON object, and a
+ * top-level field whose schema takes only objects (or only arrays) when the body sends
+ * something else. Elysia's default body
  * normalizer (exact-mirror) copies a string's characters into an object (`"x"` becomes
  * `{"0":"x"}`) before validating, so `reasoning: "x"` or `tools: "x"` passed validation and
  * went upstream mangled; this gives them the 400 naming the field instead.
@@ -39,7 +40,11 @@ export function refuseMisTypedFields(schema: TObject) {
     .map(([field, s]) => [field, shapeOf(s)] as const)
     .filter((e): e is readonly [string, { shape: Shape; nullable: boolean }] => e[1] !== null);
   return function refuseMisTypedField({ body }: { body: unknown }) {
-    if (!body || typeof body !== 'object') return;
+    if (body === undefined) return;
+    // The same mangling at the top: `[]` or `"x"` became an object that passed validation
+    // without the route's fields, and a handler reading `model` failed with a 500.
+    if (!fits(body, 'an object', false))
+      throw badRequest('Invalid body: expected a JSON object', [{ path: ['body'], message: 'Expected an object' }]);
     const fields = body as Record<string, unknown>;
     for (const [field, { shape, nullable }] of shapes) {
       const value = fields[field];

@@ -1,4 +1,5 @@
 import { badRequest, detailsFrom, ServiceError } from '../http/errors';
+import { parseJsonBody } from '../http/json-shape';
 
 /** A body that could not be read; the route's `transform` hook throws its error (Elysia would turn a parser's throw into a generic 400). */
 export class UnreadableBody {
@@ -73,8 +74,10 @@ export function imageBodyParser(fields: FormFields) {
     if (text.length === 0) return unsupported('(empty body)');
     if (type !== 'application/json' && type !== '') return unsupported(type);
     try {
-      return JSON.parse(text);
-    } catch {
+      return parseJsonBody(text);
+    } catch (error) {
+      // Past the JSON shape limits (src/http/json-shape.ts): its own 400.
+      if (error instanceof ServiceError) return new UnreadableBody(error);
       return new UnreadableBody(
         new ServiceError(400, {
           error: 'Malformed request body: expected valid JSON',
@@ -103,10 +106,13 @@ export function rejectUnknownFields(schema: { properties: Record<string, unknown
     rejectUnreadable({ body });
     if (!body || typeof body !== 'object' || Array.isArray(body)) return;
     const unknown = Object.keys(body).filter((k) => !known.has(k));
+    // A body may hold up to 100,000 members (src/http/json-shape.ts): name a few, not all.
+    const named = unknown.slice(0, 20);
+    const more = unknown.length > named.length ? ` and ${unknown.length - named.length} more` : '';
     if (unknown.length)
       throw badRequest(
-        `Invalid body parameters: ${unknown.join(', ')}`,
-        unknown.map((k) => ({ path: [k], message: 'Unknown field' })),
+        `Invalid body parameters: ${named.join(', ')}${more}`,
+        named.map((k) => ({ path: [k], message: 'Unknown field' })),
       );
   };
 }

@@ -1,7 +1,7 @@
 import { badRequest } from '../http/errors';
 import { wholeBody } from '../http/large-body';
 import type { ModelCall } from '../pipeline/model-call';
-import { checkAspectRatio, checkPrompt } from './checks';
+import { checkAspectRatio, checkNoNul, checkPrompt } from './checks';
 import { dimensionsFor, parseSize } from './geometry';
 import { imageCharge, pickQuality, pickResolution, requireOperation } from './model';
 import { contentDisposition, MEDIA_TYPE, outputFormat, type OutputFormat } from './output';
@@ -26,6 +26,7 @@ function generateSize(req: GenerateImageRequest, spec: ReturnType<typeof require
 function checkGenerate(req: GenerateImageRequest, call: ModelCall) {
   const spec = requireOperation(call.model, 'generate');
   checkPrompt(call.model, req.prompt);
+  if (req.negative_prompt !== undefined) checkNoNul(req.negative_prompt, 'negative_prompt');
   if (req.steps !== undefined && req.steps > spec.steps.max)
     throw badRequest(`steps: at most ${spec.steps.max} for this model`, [{ path: ['steps'], message: `At most ${spec.steps.max}` }]);
   if (req.style_preset !== undefined && !(req.style_preset in IMAGE_STYLES))

@@ -106,8 +106,10 @@ export async function readInputImage(input: unknown, path: Field, o: ImageFetch)
   if (pixels < MIN_INPUT_PIXELS) throw refuse(path, `the image has ${pixels} pixels; at least ${MIN_INPUT_PIXELS} are required`);
   if (pixels > MAX_INPUT_PIXELS) throw refuse(path, `the image has ${pixels} pixels; at most ${MAX_INPUT_PIXELS} are allowed`);
   try {
-    // Decodes every pixel once (a truncated file fails here) into a 64-pixel thumbnail, so memory stays small.
-    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'truncated', pages: 1 })
+    // Decodes every pixel once (a truncated file, or a PNG chunk with a bad CRC, fails here) into a
+    // 64-pixel thumbnail, so memory stays small. `failOn: 'error'`: sharp's default ('warning')
+    // upstream refused a bad CRC that 'truncated' let through, as a 502 for a request that never passes.
+    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 })
       .resize(64, 64, { fit: 'inside', fastShrinkOnLoad: false })
       .raw()
       .toBuffer();

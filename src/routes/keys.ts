@@ -131,6 +131,8 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
         return { success: true, data: await web3.redeem(body) };
       },
       {
+        // Unauthenticated, so not an `auth` route; its description is stored like theirs.
+        refuseNul: true,
         body: Web3KeyBody,
         response: { 200: KeyResponses.created },
         detail: {

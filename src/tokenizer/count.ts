@@ -36,13 +36,11 @@ function mergedRank(t: RankTable, parts: number, i: number): number {
 }
 
 /**
- * Tokens of one pre-tokenized piece of `len` bytes in `scratch`: 1 when the piece is a token,
- * else the parts left by byte-pair merging (the lowest-ranked adjacent pair first, leftmost on
- * a tie: tiktoken's algorithm, so the count equals its encoding's length).
+ * Tokens of a short piece of `len` bytes in `scratch`, by tiktoken's own loop (the lowest-ranked
+ * adjacent pair merged first, leftmost on a tie). Quadratic in `len`, and the fastest for the
+ * short pieces of ordinary text.
  */
-function pieceTokens(t: RankTable, len: number): number {
-  if (len === 0) return 0;
-  if (rankOf(t, scratch, 0, len) >= 0) return 1;
+function shortPieceTokens(t: RankTable, len: number): number {
   if (len + 1 > bounds.length) ((bounds = new Int32Array(len + 1)), (pairRanks = new Int32Array(len + 1)));
   let parts = len;
   for (let i = 0; i <= len; i++) bounds[i] = i;
@@ -66,8 +64,170 @@ function pieceTokens(t: RankTable, len: number): number {
   return parts;
 }
 
+/** Pieces up to this many bytes take the short loop; longer ones the heap, whose cost grows as n log n. */
+const SHORT_PIECE_BYTES = 256;
+
 /**
- * o200k_base tokens of `text`, exactly as gpt-tokenizer (and tiktoken) count them. A client's
+ * Pieces longer than this many UTF-16 units are counted in slices of it. Ordinary text has no
+ * such pieces (a word, a number of three digits, a run of punctuation): only a run of letters or
+ * symbols with no space, where the count may then differ from the upstream's by a token or two
+ * per slice, and where counting it whole would hold memory proportional to the run.
+ */
+const MAX_PIECE_UNITS = 16_384;
+const MAX_PIECE_BYTES = MAX_PIECE_UNITS * 3;
+
+// The long-piece state, sized once for the longest piece: next part's start, previous part's
+// start, the rank of the pair a part starts (NONE when none), and the heap of queued pairs.
+const nextPart = new Int32Array(MAX_PIECE_BYTES + 1);
+const prevPart = new Int32Array(MAX_PIECE_BYTES + 1);
+const pairRank = new Int32Array(MAX_PIECE_BYTES + 1);
+// The token (rank) each part is: pairs are looked up by their two tokens in the cache below.
+const partToken = new Int32Array(MAX_PIECE_BYTES + 1);
+// Each merge queues at most two pairs: the initial pairs plus two per merge fit. An entry is
+// rank * 2^16 + start (a piece's start fits in 16 bits): ordered by rank, then leftmost.
+const heap = new Float64Array(MAX_PIECE_BYTES * 3 + 1);
+const START_BITS = 65536;
+
+// What two adjacent tokens merge into (a rank, or -1), direct-mapped by the pair: a long run
+// repeats a few hundred pairs, and this answers most of them without hashing their bytes.
+const PAIR_SLOTS = 1 << 16;
+const pairLeft = new Int32Array(PAIR_SLOTS).fill(-1);
+const pairRight = new Int32Array(PAIR_SLOTS);
+const pairMerged = new Int32Array(PAIR_SLOTS);
+let pairTable: RankTable | null = null;
+let byteToken = new Int32Array(256);
+
+/** The rank the tokens `left` and `right` (bytes `from .. to` of `scratch`) merge into, or -1. */
+function mergeOf(t: RankTable, left: number, right: number, from: number, to: number): number {
+  const slot = (Math.imul(left, 0x9e3779b1) ^ right) & (PAIR_SLOTS - 1);
+  if (pairLeft[slot] === left && pairRight[slot] === right) return pairMerged[slot]!;
+  const r = rankOf(t, scratch, from, to);
+  pairLeft[slot] = left;
+  pairRight[slot] = right;
+  pairMerged[slot] = r;
+  return r;
+}
+
+/** Resets the pair cache for `t` and fills the token of each single byte (every byte is one). */
+function usePairTable(t: RankTable): void {
+  if (pairTable === t) return;
+  pairTable = t;
+  pairLeft.fill(-1);
+  const one = new Uint8Array(1);
+  byteToken = new Int32Array(256);
+  for (let b = 0; b < 256; b++) ((one[0] = b), (byteToken[b] = rankOf(t, one, 0, 1)));
+}
+
+/**
+ * Tokens of a long piece of `len` bytes in `scratch`: the same merges in the same order as the
+ * short loop, found with a min-heap of (rank, start) instead of a scan per merge, so the cost
+ * grows as n log n. Parts are a linked list over their start bytes; a heap entry whose pair has
+ * changed since is skipped when it comes up. Each part is a token, so a pair's rank costs at
+ * most two tokens' bytes.
+ */
+function longPieceTokens(t: RankTable, len: number): number {
+  usePairTable(t);
+  let size = 0;
+  for (let i = 0; i <= len; i++) ((nextPart[i] = i + 1), (prevPart[i] = i - 1), (partToken[i] = byteToken[scratch[i]!]!));
+  for (let start = 0; start < len; start++) {
+    const r = start + 2 <= len ? mergeOf(t, partToken[start]!, partToken[start + 1]!, start, start + 2) : -1;
+    pairRank[start] = r < 0 ? NONE : r;
+    if (r >= 0) size = heapPush(size, r * START_BITS + start);
+  }
+  let parts = len;
+  while (size > 0) {
+    const entry = heap[0]!;
+    size = heapPop(size);
+    const r = Math.floor(entry / START_BITS);
+    const start = entry - r * START_BITS;
+    // Stale: the part was merged into its left neighbour, or its pair changed since.
+    if (pairRank[start] !== r) continue;
+    const gone = nextPart[start]!;
+    const after = nextPart[gone]!;
+    nextPart[start] = after;
+    if (after <= len) prevPart[after] = start;
+    pairRank[gone] = NONE;
+    partToken[start] = r;
+    parts--;
+    size = queuePair(t, len, start, size);
+    if (start > 0) size = queuePair(t, len, prevPart[start]!, size);
+  }
+  return parts;
+}
+
+/** Records the rank of the pair that starts at part `start` and queues it when it is a token; returns the heap size. */
+function queuePair(t: RankTable, len: number, start: number, size: number): number {
+  const second = nextPart[start]!;
+  const r = second < len ? mergeOf(t, partToken[start]!, partToken[second]!, start, nextPart[second]!) : -1;
+  pairRank[start] = r < 0 ? NONE : r;
+  return r < 0 ? size : heapPush(size, r * START_BITS + start);
+}
+
+/** Adds `entry` to the min-heap of `size` entries; returns the new size. */
+function heapPush(size: number, entry: number): number {
+  let i = size;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent]! <= entry) break;
+    heap[i] = heap[parent]!;
+    i = parent;
+  }
+  heap[i] = entry;
+  return size + 1;
+}
+
+/** Removes the smallest entry (heap[0]) from the min-heap of `size` entries; returns the new size. */
+function heapPop(size: number): number {
+  const last = heap[--size]!;
+  let i = 0;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= size) break;
+    if (child + 1 < size && heap[child + 1]! < heap[child]!) child++;
+    if (heap[child]! >= last) break;
+    heap[i] = heap[child]!;
+    i = child;
+  }
+  heap[i] = last;
+  return size;
+}
+
+/**
+ * Tokens of one pre-tokenized piece of `len` bytes in `scratch`: 1 when the piece is a token,
+ * else the parts left by byte-pair merging (tiktoken's algorithm, so the count equals its
+ * encoding's length).
+ */
+function pieceTokens(t: RankTable, len: number): number {
+  if (len === 0) return 0;
+  if (rankOf(t, scratch, 0, len) >= 0) return 1;
+  return len <= SHORT_PIECE_BYTES ? shortPieceTokens(t, len) : longPieceTokens(t, len);
+}
+
+/**
+ * Tokens of one piece of any length (sliced past MAX_PIECE_UNITS, never inside a surrogate
+ * pair). A slice equal to the one before it (a run of one character) reuses its count.
+ */
+function anyPieceTokens(t: RankTable, piece: string): number {
+  if (piece.length <= MAX_PIECE_UNITS) return pieceTokens(t, encodePiece(piece));
+  let n = 0;
+  let previous = '';
+  let previousTokens = 0;
+  for (let from = 0; from < piece.length;) {
+    let to = Math.min(piece.length, from + MAX_PIECE_UNITS);
+    const last = piece.charCodeAt(to - 1);
+    if (to < piece.length && last >= 0xd800 && last <= 0xdbff) to--;
+    const slice = piece.slice(from, to);
+    if (slice !== previous) ((previous = slice), (previousTokens = pieceTokens(t, encodePiece(slice))));
+    n += previousTokens;
+    from = to;
+  }
+  return n;
+}
+
+/**
+ * o200k_base tokens of `text`, exactly as gpt-tokenizer (and tiktoken) count them (but for a
+ * run of over 16,384 letters or symbols with no space, counted in slices), in time linear in
+ * the text. A client's
  * text that spells a special token (`<|endoftext|>`) is counted as the text it is, as an
  * upstream's API treats it (gpt-tokenizer's countTokens throws on it by default, which once
  * made such a prompt a 500).
@@ -78,6 +238,6 @@ export function countO200k(text: string): number {
   const split = SPLIT;
   split.lastIndex = 0;
   let n = 0;
-  for (let m = split.exec(text); m !== null; m = split.exec(text)) n += pieceTokens(t, encodePiece(m[0]));
+  for (let m = split.exec(text); m !== null; m = split.exec(text)) n += anyPieceTokens(t, m[0]);
   return n;
 }

@@ -13,6 +13,8 @@ export interface RankTable {
   starts: Uint32Array;
   slots: Int32Array;
   mask: number;
+  /** The longest token's length in bytes: a longer key is no token, without hashing it. */
+  maxLength: number;
 }
 
 /** FNV-1a over `bytes[from .. to]`. */
@@ -25,6 +27,7 @@ export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
 /** The rank of `key[from .. to]`, or -1 when it is not a token. */
 export function rankOf(t: RankTable, key: Uint8Array, from: number, to: number): number {
   const len = to - from;
+  if (len > t.maxLength) return -1;
   for (let slot = hashBytes(key, from, to) & t.mask; ; slot = (slot + 1) & t.mask) {
     const entry = t.slots[slot]!;
     if (entry === 0) return -1;
@@ -74,6 +77,8 @@ export function parseTiktoken(file: Uint8Array): RankTable {
     }
   }
   starts[maxRank + 1] = out;
+  let maxLength = 0;
+  for (let r = 0; r <= maxRank; r++) maxLength = Math.max(maxLength, starts[r + 1]! - starts[r]!);
   let size = 1;
   while (size < (maxRank + 1) * 2) size <<= 1;
   const slots = new Int32Array(size);
@@ -84,7 +89,7 @@ export function parseTiktoken(file: Uint8Array): RankTable {
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
     slots[slot] = r + 1;
   }
-  return { bytes, starts, slots, mask };
+  return { bytes, starts, slots, mask, maxLength };
 }
 
 /** Calls `fn` with each line's base64 start, decoded length and rank (two passes, no allocation per line). */

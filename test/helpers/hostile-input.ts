@@ -1,0 +1,126 @@
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * The bad-input classes every JSON route must answer with a 4xx `{ error }` (never a 500,
+ * never an empty body, never slowly): nesting depth, size, prototype keys, NUL characters,
+ * bodies that are not objects, long letter runs and extreme numbers. Bodies are built from the
+ * route's own body schema, so a new route gets every class without writing a line.
+ */
+
+/** One hostile request body: its class, what it does, and the raw JSON text to send. */
+export interface HostileBody {
+  kind: 'depth' | 'size' | 'proto' | 'nul' | 'not-object' | 'letters' | 'numbers';
+  label: string;
+  text: string;
+}
+
+/** The members of a JSON Schema the generator reads (a TypeBox schema or an OpenAPI one). */
+export interface BodySchemaLike {
+  type?: string | string[];
+  properties?: Record<string, BodySchemaLike>;
+  required?: string[];
+  anyOf?: BodySchemaLike[];
+  oneOf?: BodySchemaLike[];
+  items?: BodySchemaLike;
+}
+
+/** Options: the body size limit to probe at and past, a valid-looking base body, the depths. */
+export interface HostileOptions {
+  maxBodyBytes: number;
+  /** Fields merged into the schema's default value (a real model id, say), so checks past validation run too. */
+  base?: Record<string, unknown>;
+  /** Depths of the deep bodies; the issue's probes used 20,000 and 100,000. */
+  depths?: number[];
+  /** Length of the letter runs put in text fields. */
+  letterRun?: number;
+}
+
+/** JSON types a schema accepts, through unions. */
+function typesOf(schema: BodySchemaLike | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!schema) return out;
+  for (const t of [schema.type ?? []].flat()) out.add(t);
+  for (const alt of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) for (const t of typesOf(alt)) out.add(t);
+  return out;
+}
+
+/** The schema's own default value (TypeBox `Value.Create`), or `{}` when it cannot make one. */
+function defaultBody(schema: BodySchemaLike | undefined): Record<string, unknown> {
+  try {
+    const value = Value.Create(schema as never) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** `[[[ ... ]]]` or `{"a":{"a": ... }}` nested `depth` levels, as text (never built as an object). */
+export function deepJson(depth: number, kind: 'array' | 'object'): string {
+  return kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+}
+
+/**
+ * `length` letters with no space, varied (a run of one letter is cheap for a tokenizer that
+ * reuses a repeated slice's count; varied letters are the expensive case).
+ */
+export function letterRun(length: number): string {
+  const bytes = new Uint8Array(length);
+  let seed = 0x2545f491;
+  for (let i = 0; i < length; i++) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    bytes[i] = 0x61 + ((seed >>> 16) % 26);
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The body text with `field` set to the raw JSON `valueText`, on top of `base`. */
+function withField(base: Record<string, unknown>, field: string, valueText: string): string {
+  const rest = { ...base };
+  delete rest[field];
+  const head = JSON.stringify(rest).slice(0, -1);
+  return `${head}${head.length > 1 ? ',' : ''}${JSON.stringify(field)}:${valueText}}`;
+}
+
+/** A JSON object of exactly `bytes` bytes: one long string member. */
+function bodyOfSize(bytes: number): string {
+  const shell = '{"prompt":""}';
+  return `{"prompt":"${'a'.repeat(Math.max(0, bytes - shell.length))}"}`;
+}
+
+/** Every hostile body for a route whose JSON body follows `schema`. */
+export function hostileBodies(schema: BodySchemaLike | undefined, opts: HostileOptions): HostileBody[] {
+  const depths = opts.depths ?? [20_000, 100_000];
+  const letters = letterRun(opts.letterRun ?? 1 << 20);
+  const base = { ...defaultBody(schema), ...opts.base };
+  const fields = Object.entries(schema?.properties ?? {});
+  const out: HostileBody[] = [];
+  const add = (kind: HostileBody['kind'], label: string, text: string) => out.push({ kind, label, text });
+
+  for (const depth of depths)
+    for (const shape of ['array', 'object'] as const) add('depth', `body: ${shape}s nested ${depth} deep`, deepJson(depth, shape));
+  add('depth', 'body: an object whose member is nested 20,000 deep', withField(base, 'x', deepJson(20_000, 'array')));
+  add('size', 'body at the size limit', bodyOfSize(opts.maxBodyBytes));
+  add('size', 'body one byte over the size limit', bodyOfSize(opts.maxBodyBytes + 1));
+  add('proto', 'a __proto__ member', withField(base, '__proto__', '{"polluted":true}'));
+  add('proto', 'a constructor member', withField(base, 'constructor', '{"prototype":{"polluted":true}}'));
+  add('proto', '__proto__ and constructor only', '{"__proto__":1,"constructor":"x","prototype":[]}');
+  add('nul', 'a NUL in a member name', withField(base, 'a\u0000b', '1'));
+  for (const text of ['[]', '[{}]', '1', '"text"', 'null', 'true', '""']) add('not-object', `body is ${text}`, text);
+
+  for (const [field, fieldSchema] of fields) {
+    const types = typesOf(fieldSchema);
+    if (types.has('string')) {
+      add('depth', `${field}: an array nested 10,000 deep`, withField(base, field, deepJson(10_000, 'array')));
+      add('depth', `${field}: an object nested 100,000 deep`, withField(base, field, deepJson(100_000, 'object')));
+      add('depth', `${field}: an array nested 100 deep`, withField(base, field, deepJson(100, 'array')));
+      add('nul', `${field}: a NUL character`, withField(base, field, JSON.stringify('a\u0000b')));
+      add('letters', `${field}: ${letters.length} letters without a space`, withField(base, field, JSON.stringify(letters)));
+    }
+    if (types.has('number') || types.has('integer'))
+      for (const n of ['1e308', '1e999', '-1e999', '1e20', '-1', '-0', '5e-324', '"NaN"', '"Infinity"', '"1e20"'])
+        add('numbers', `${field}: ${n}`, withField(base, field, n));
+    if (types.has('object') || types.has('array'))
+      add('proto', `${field}: holds __proto__ and constructor`, withField(base, field, '{"__proto__":{"x":1},"constructor":1}'));
+  }
+  return out;
+}
