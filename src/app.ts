@@ -16,6 +16,7 @@ import { requestLog } from './http/request-log';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { embeddingRoutes } from './routes/embeddings';
+import { augmentRoutes } from './routes/augment';
 import { imageRoutes } from './routes/images';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(chatRoutes(deps, stages, extras.chat))
     .use(embeddingRoutes(deps, stages))
     .use(imageRoutes(deps, stages))
+    .use(augmentRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))

@@ -65,6 +65,8 @@ export const ConfigSchema = T.Object({
   redis: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
   images: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** The augment endpoints (src/augment/config.ts): blocked scrape hosts, text parser limits and price. */
+  augment: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
 /** The validated service configuration. */
