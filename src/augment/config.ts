@@ -12,7 +12,7 @@ const TextParserSchema = T.Object({
   timeoutMs: T.Integer({ minimum: 100, default: 20_000, description: 'Parse time per file; a slower one is refused' }),
   maxUncompressedBytes: T.Integer({
     minimum: 1024,
-    default: 200 * 1024 * 1024,
+    default: 100 * 1024 * 1024,
     description: 'DOCX, PPTX and XLSX: bytes the zip may inflate to (zip bombs are refused)',
   }),
   maxZipEntries: T.Integer({ minimum: 10, default: 5_000, description: 'DOCX, PPTX and XLSX: files in the zip at most' }),
