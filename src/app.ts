@@ -22,6 +22,7 @@ import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
 import { billingRoutes } from './routes/billing';
+import { usageAnalyticsRoutes } from './routes/usage-analytics';
 import { adminAccountRoutes } from './routes/admin-accounts';
 import { adminAccountListRoutes } from './routes/admin-account-list';
 import { adminScratchAccountRoutes } from './routes/admin-scratch-accounts';
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))
     .use(billingRoutes(deps, stages))
+    .use(usageAnalyticsRoutes(deps, stages))
     .use(adminAccountRoutes(deps, stages))
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))
