@@ -85,7 +85,7 @@ for (const lookback of ['90d', '7d']) {
     byModelSku: () => spendByModelSku(db, range),
     byKey: () => spendByKey(db, range),
     byDayModel: () => spendByDayAnd(db, range, 'model_key'),
-    byDayKey: () => spendByDayAnd(db, range, 'api_key_id'),
+    byDayKey: () => spendByDayAnd(db, range, 'api_key'),
     'whole answer': () => usageAnalytics(db, models, accountId, p),
   };
   for (const [name, fn] of Object.entries(queries)) {

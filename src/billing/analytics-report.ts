@@ -133,7 +133,7 @@ export async function usageAnalytics(db: Database, models: ModelCatalog, account
     spendByModelSku(db, range),
     spendByKey(db, range),
     spendByDayAnd(db, range, 'model_key'),
-    spendByDayAnd(db, range, 'api_key_id'),
+    spendByDayAnd(db, range, 'api_key'),
   ]);
 
   const totals: Record<string, number> = { USD: 0, DIEM: 0 };

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
 
-/** Whose usage and when: one account, [start, end). */
+/** Whose usage and when: one account, the UTC days [start, end) (both at midnight UTC). */
 export interface AnalyticsRange {
   accountId: string;
   start: Date;
@@ -16,35 +16,20 @@ export interface SpendRow {
   units: string;
 }
 
-const DAY = sql.raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`);
-// Token SKUs bill millions of tokens: the analytics count tokens.
-const UNITS = sql.raw(`sum(case when sku like '%-mtoken' then units::numeric * 1000000 else units::numeric end)::text`);
+const DAY = sql.raw(`to_char(day, 'YYYY-MM-DD')`);
+// Used is -amount (charges are negative); token SKUs bill millions of tokens, the analytics count tokens.
+const USED = sql.raw(`-sum(amount_micros)`);
+const UNITS = sql.raw(`sum(case when sku like '%-mtoken' then units * 1000000 else units end)::text`);
 
 /**
- * The usage rows of the range at charge level (a charge's total, its lines not expanded):
- * ledger_entries' CHARGE and REFUND lines and ledger_charges, each read through its
- * (account_id, created_at, id) index. Used is `-amount`: charges are negative, refunds positive.
+ * The account's daily sums in the range: `usage_daily`, which triggers keep equal to the
+ * ledger's charges and refunds per (day, model, SKU, key, currency) (migration 0009), read
+ * through its primary key (account_id, day, ...): a few thousand rows for 90 days, however
+ * many ledger lines they sum.
  */
-function chargeRows(r: AnalyticsRange): SQL {
-  const where = (alias: string) =>
-    sql`${sql.raw(alias)}.account_id = ${r.accountId} and ${sql.raw(alias)}.created_at >= ${r.start.toISOString()} and ${sql.raw(alias)}.created_at < ${r.end.toISOString()}`;
-  return sql`(select e.created_at, e.currency, e.amount_micros, coalesce(e.model_id, e.sku) as model_key, e.api_key_id from ledger_entries e
-      where ${where('e')} and e.kind in ('CHARGE', 'REFUND')
-    union all
-    select c.created_at, c.currency, c.amount_micros, coalesce(c.model_id, c.lines->0->>'sku'), c.api_key_id from ledger_charges c
-      where ${where('c')})`;
-}
-
-/** The same range with each charge expanded into its line items (sku, units, amount). */
-function lineRows(r: AnalyticsRange): SQL {
-  const where = (alias: string) =>
-    sql`${sql.raw(alias)}.account_id = ${r.accountId} and ${sql.raw(alias)}.created_at >= ${r.start.toISOString()} and ${sql.raw(alias)}.created_at < ${r.end.toISOString()}`;
-  return sql`(select e.currency, coalesce(e.model_id, e.sku) as model_key, e.api_key_id, e.sku, e.units, e.amount_micros from ledger_entries e
-      where ${where('e')} and e.kind in ('CHARGE', 'REFUND')
-    union all
-    select c.currency, coalesce(c.model_id, c.lines->0->>'sku'), c.api_key_id, l.sku, l.units, l.amount from ledger_charges c
-      cross join lateral json_to_recordset(c.lines) as l(sku text, units text, amount bigint)
-      where ${where('c')})`;
+function daily(r: AnalyticsRange): SQL {
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  return sql`(select * from usage_daily where account_id = ${r.accountId} and day >= ${day(r.start)}::date and day < ${day(r.end)}::date)`;
 }
 
 /** Rows of a raw query, whichever driver (postgres.js returns an array, PGlite `{ rows }`). */
@@ -60,7 +45,7 @@ const micros = (v: unknown) => Number(v);
 export async function spendByDay(db: Database, r: AnalyticsRange): Promise<{ day: string; currency: string; micros: number }[]> {
   const rows = await rowsOf<{ day: string; currency: string; micros: unknown }>(
     db,
-    sql`select ${DAY} as day, currency, -sum(amount_micros) as micros from ${chargeRows(r)} u group by 1, 2`,
+    sql`select ${DAY} as day, currency, ${USED} as micros from ${daily(r)} u group by 1, 2`,
   );
   return rows.map((x) => ({ day: x.day, currency: x.currency, micros: micros(x.micros) }));
 }
@@ -69,7 +54,7 @@ export async function spendByDay(db: Database, r: AnalyticsRange): Promise<{ day
 export async function spendByModelSku(db: Database, r: AnalyticsRange): Promise<({ modelKey: string; sku: string } & SpendRow)[]> {
   const rows = await rowsOf<{ model_key: string; sku: string; currency: string; micros: unknown; units: string }>(
     db,
-    sql`select model_key, sku, currency, -sum(amount_micros) as micros, ${UNITS} as units from ${lineRows(r)} u group by 1, 2, 3`,
+    sql`select model_key, sku, currency, ${USED} as micros, ${UNITS} as units from ${daily(r)} u group by 1, 2, 3`,
   );
   return rows.map((x) => ({ modelKey: x.model_key, sku: x.sku, currency: x.currency, micros: micros(x.micros), units: x.units }));
 }
@@ -79,14 +64,14 @@ export async function spendByKey(
   db: Database,
   r: AnalyticsRange,
 ): Promise<({ apiKeyId: string | null; description: string | null } & SpendRow)[]> {
-  const rows = await rowsOf<{ api_key_id: string | null; description: string | null; currency: string; micros: unknown; units: string }>(
+  const rows = await rowsOf<{ api_key: string; description: string | null; currency: string; micros: unknown; units: string }>(
     db,
-    sql`select u.api_key_id, k.description, u.currency, u.micros, u.units from (
-          select api_key_id, currency, -sum(amount_micros) as micros, ${UNITS} as units from ${lineRows(r)} l group by 1, 2
-        ) u left join api_keys k on k.id = u.api_key_id`,
+    sql`select u.api_key, k.description, u.currency, u.micros, u.units from (
+          select api_key, currency, ${USED} as micros, ${UNITS} as units from ${daily(r)} d group by 1, 2
+        ) u left join api_keys k on k.id::text = u.api_key`,
   );
   return rows.map((x) => ({
-    apiKeyId: x.api_key_id,
+    apiKeyId: x.api_key === '' ? null : x.api_key,
     description: x.description,
     currency: x.currency,
     micros: micros(x.micros),
@@ -98,11 +83,11 @@ export async function spendByKey(
 export async function spendByDayAnd(
   db: Database,
   r: AnalyticsRange,
-  by: 'model_key' | 'api_key_id',
+  by: 'model_key' | 'api_key',
 ): Promise<{ day: string; group: string | null; micros: number }[]> {
-  const rows = await rowsOf<{ day: string; grp: string | null; micros: unknown }>(
+  const rows = await rowsOf<{ day: string; grp: string; micros: unknown }>(
     db,
-    sql`select ${DAY} as day, ${sql.raw(by)}::text as grp, -sum(amount_micros) as micros from ${chargeRows(r)} u group by 1, 2`,
+    sql`select ${DAY} as day, ${sql.raw(by)} as grp, ${USED} as micros from ${daily(r)} u group by 1, 2`,
   );
-  return rows.map((x) => ({ day: x.day, group: x.grp, micros: micros(x.micros) }));
+  return rows.map((x) => ({ day: x.day, group: by === 'api_key' && x.grp === '' ? null : x.grp, micros: micros(x.micros) }));
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { createApiKey } from '../../src/auth/api-keys';
 import { createAccount } from '../../src/auth/bootstrap';
-import { ledgerCharges, ledgerEntries } from '../../src/db/schema';
+import { eq, sql } from 'drizzle-orm';
+import { ledgerCharges, ledgerEntries, usageDaily } from '../../src/db/schema';
 import { pipelineStages } from '../../src/gates';
 import { requestIdGate } from '../../src/gates/request-id';
 import { errorHandler } from '../../src/http/error-handler';
@@ -260,6 +261,23 @@ for (const backend of BACKENDS) {
       const asOperator = await get(`?accountId=${accountId}`, t.adminKey);
       expect(asOperator.status).toBe(200);
       expect(await asOperator.json()).toEqual(await (await get('')).json());
+    });
+
+    test("the daily rollup follows the ledger: deleting an account's ledger rows brings its sums to zero", async () => {
+      const db = t.deps.storage.db;
+      const gone = await createAccount(db, { creditUsd: '1' });
+      await insertSeeds(t, gone, makeSeeds([null]).slice(0, 30));
+      const sum = async () =>
+        (
+          await db
+            .select({ n: sql<string>`coalesce(sum(amount_micros), 0)::text` })
+            .from(usageDaily)
+            .where(eq(usageDaily.accountId, gone))
+        )[0]!.n;
+      expect(await sum()).not.toBe('0');
+      await db.delete(ledgerCharges).where(eq(ledgerCharges.accountId, gone));
+      await db.delete(ledgerEntries).where(eq(ledgerEntries.accountId, gone));
+      expect(await sum()).toBe('0');
     });
 
     test('a query slower than the time limit is a 504 with an error', async () => {
