@@ -4,13 +4,13 @@ import { t } from 'elysia';
 /** Search results per call at most (the reference's limit). */
 export const MAX_SEARCH_RESULTS = 20;
 
-// Plain TypeBox integers: Elysia's t.Integer is a Transform that makes every body Decode.
+// Plain TypeBox integers: Elysia's t.Integer is a Transform that makes every body Decode. No
+// `default` either: applying one walks the whole body, and a body nested 5,000 deep overflowed
+// the stack there (a 500); the handler applies the default.
 /** The WebSearchRequest body (POST /augment/search). */
 export const WebSearchRequestSchema = T.Object({
   query: T.String({ minLength: 1, maxLength: 400, description: 'The search query' }),
-  limit: T.Optional(
-    T.Integer({ minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10, description: 'Results at most (default 10, max 20)' }),
-  ),
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: MAX_SEARCH_RESULTS, description: 'Results at most (default 10, max 20)' })),
   search_provider: T.Optional(
     T.Union([T.Literal('brave'), T.Literal('google'), T.Literal('searxng'), T.Literal('simulated')], {
       description:

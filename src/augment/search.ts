@@ -33,6 +33,7 @@ function engineFor(tools: WebTools, asked: string | undefined): SearchProvider {
 export async function webSearch(req: WebSearchRequest, call: MeteredCall, tools: WebTools): Promise<WebSearchResponse> {
   const query = req.query.trim();
   if (!query) throw invalidField('query', 'must not be empty', 'body');
+  if (query.includes('\u0000')) throw invalidField('query', 'must not contain NUL characters', 'body');
   const engine = engineFor(tools, req.search_provider);
   const charge: ExtraCharge = { sku: AUGMENT_SEARCH_SKU, units: 1, unitPriceMicros: tools.config.priceMicros };
   await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [charge] });

@@ -48,6 +48,7 @@ for (const backend of BACKENDS) {
     test.each([
       [{ query: '' }, 'query'],
       [{ query: '   ' }, 'query'],
+      [{ query: 'a\u0000b' }, 'query'],
       [{ query: 'x'.repeat(401) }, 'query'],
       [{}, 'query'],
       [{ query: 7 }, 'query'],
