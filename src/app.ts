@@ -17,12 +17,14 @@ import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { responsesRoutes } from './routes/responses-api';
 import { embeddingRoutes } from './routes/embeddings';
+import { augmentRoutes } from './routes/augment';
 import { imageRoutes } from './routes/images';
 import { audioRoutes } from './routes/audio';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
 import { billingRoutes } from './routes/billing';
+import { usageAnalyticsRoutes } from './routes/usage-analytics';
 import { adminAccountRoutes } from './routes/admin-accounts';
 import { adminAccountListRoutes } from './routes/admin-account-list';
 import { adminScratchAccountRoutes } from './routes/admin-scratch-accounts';
@@ -75,10 +77,12 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(embeddingRoutes(deps, stages))
     .use(imageRoutes(deps, stages))
     .use(audioRoutes(deps, stages))
+    .use(augmentRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))
     .use(billingRoutes(deps, stages))
+    .use(usageAnalyticsRoutes(deps, stages))
     .use(adminAccountRoutes(deps, stages))
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))

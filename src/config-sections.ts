@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { parseSearchConfig, SearchConfigSchema } from '../providers/search/config';
+import { AugmentConfigSchema, parseAugmentConfig } from './augment/config';
 import { parseWalletsConfig, WalletsConfigSchema } from './auth/wallet-config';
 import { BillingConfigSchema, parseBillingConfig } from './billing/config';
 import type { Config } from './config';
@@ -19,6 +20,7 @@ export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
   wallets: WalletsConfigSchema,
   images: ImagesConfigSchema,
   rpc: RpcConfigSchema,
+  augment: AugmentConfigSchema,
 };
 
 /**
@@ -35,4 +37,5 @@ export function checkConfigSections(config: Config): void {
   parseWalletsConfig(config);
   imagesConfigOf(config);
   parseRpcConfig(config.rpc);
+  parseAugmentConfig(config);
 }

@@ -119,6 +119,9 @@ export const ConfigSchema = T.Object({
   rpc: T.Optional(
     T.Record(T.String(), T.Unknown(), { description: 'Crypto JSON-RPC networks, node URLs, method allow-lists and credits' }),
   ),
+  augment: T.Optional(
+    T.Record(T.String(), T.Unknown(), { description: 'The augment endpoints: blocked scrape hosts, text parser limits and price' }),
+  ),
 });
 
 /** The validated service configuration. */

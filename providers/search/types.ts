@@ -18,6 +18,13 @@ export interface SearchProvider {
 /** The search engine failed (timeout, non-2xx, unreadable answer); the message is safe to log. */
 export class SearchFailed extends Error {
   override name = 'SearchFailed';
+  constructor(
+    message: string,
+    /** The engine gave no answer within its time limit (a 504 where the failure reaches a client). */
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Runs one engine call with a time limit; maps every failure to SearchFailed. */
@@ -32,7 +39,7 @@ export async function callEngine<T>(
     return await run(AbortSignal.any([signal, timeout]));
   } catch (error) {
     if (error instanceof SearchFailed) throw error;
-    if (timeout.aborted) throw new SearchFailed(`${id}: no answer within ${timeoutMs} ms`);
+    if (timeout.aborted) throw new SearchFailed(`${id}: no answer within ${timeoutMs} ms`, true);
     throw new SearchFailed(`${id}: ${signal.aborted ? 'cancelled' : 'request failed'}`);
   }
 }

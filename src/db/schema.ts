@@ -2,10 +2,12 @@ import {
   bigint,
   bigserial,
   boolean,
+  date,
   index,
   integer,
   json,
   jsonb,
+  numeric,
   pgTable,
   pgView,
   primaryKey,
@@ -184,6 +186,33 @@ export const ledgerCharges = pgTable(
     createdAt: ledgerTime().defaultNow(),
   },
   (t) => [index('ledger_charges_account_time_idx').on(t.accountId, t.createdAt, t.id)],
+);
+
+/**
+ * Daily usage sums per (account, UTC day, model, SKU, API key, currency), appended by triggers
+ * on both ledger tables (migration 0009: each inserted or deleted statement's rows, grouped, in
+ * the same transaction), so GET /billing/usage-analytics sums a few thousand rows instead of
+ * every ledger line of 90 days (1,000,000 charges: 51 s expanded on Postgres, measured). A
+ * group has several rows until the analytics route compacts its closed days into one: appends
+ * keep the ledger write cheap (an upsert per slice re-updated the same rows: 3x the CPU of a
+ * sliced embedded batch, measured). `model_key` is the model id, or the first SKU of a call
+ * without a model; `api_key` is '' without a key (a wallet). Charges and refunds only.
+ */
+export const usageDaily = pgTable(
+  'usage_daily',
+  {
+    accountId: uuid('account_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    modelKey: text('model_key').notNull(),
+    sku: text('sku').notNull(),
+    apiKey: text('api_key').notNull(),
+    currency: currency().notNull(),
+    /** Signed sum of the lines' amounts (charges < 0, refunds > 0). */
+    amountMicros: micros('amount_micros').notNull(),
+    /** Sum of the lines' units as the ledger writes them (token SKUs in millions). */
+    units: numeric('units').notNull(),
+  },
+  (t) => [index('usage_daily_account_day_idx').on(t.accountId, t.day)],
 );
 
 /**

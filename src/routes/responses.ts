@@ -15,6 +15,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The key may not call this endpoint',
   404: 'Not found',
   409: "Refused by the resource's state",
+  413: 'Payload too large',
   415: 'Unsupported media type',
   429: 'Rate limit exceeded',
   502: 'Upstream error before the first byte (retryable)',

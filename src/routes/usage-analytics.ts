@@ -1,0 +1,76 @@
+import { Elysia, t } from 'elysia';
+import { analyticsPeriod } from '../billing/analytics-range';
+import { usageAnalytics, UsageAnalyticsSchema } from '../billing/analytics-report';
+import type { AppDeps } from '../deps';
+import type { Stages } from '../gates';
+import { forbidden, invalidField, upstreamError } from '../http/errors';
+import type { Caller } from '../http/request-context';
+import { errorResponses } from './responses';
+
+/** How long the analytics queries may run before the caller gets a 504 (the reference's query timeout). */
+export const ANALYTICS_TIMEOUT_MS = 10_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const AnalyticsQuery = t.Object({
+  lookback: t.Optional(t.String({ maxLength: 16, description: 'Nd, 1d to 90d; default 7d: the last N UTC days, today included' })),
+  startDate: t.Optional(t.String({ maxLength: 16, description: 'YYYY-MM-DD, inclusive; with endDate' })),
+  endDate: t.Optional(t.String({ maxLength: 16, description: 'YYYY-MM-DD, inclusive; at most 366 days after startDate' })),
+  accountId: t.Optional(t.String({ maxLength: 64, description: "Operator keys only: another account's analytics" })),
+});
+
+/** The account whose analytics the caller reads: its own, or any account for an operator key. */
+function accountFor(caller: Caller, asked: string | undefined): string {
+  if (asked === undefined || asked === caller.accountId) return caller.accountId;
+  if (!UUID.test(asked)) throw invalidField('accountId', 'must be an account id (UUID)', 'query');
+  if (!caller.apiKey?.operator)
+    throw forbidden("Forbidden: only an ADMIN key of the operator's account may read another account's analytics");
+  return asked;
+}
+
+/** Runs `work`, or answers 504 when it takes longer than `ms` (the query goes on, its result unused). */
+async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(upstreamError(504, `Query timed out after ${ms} ms - try reducing the lookback period`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {});
+  }
+}
+
+/** GET /billing/usage-analytics (tag Billing, beta): aggregated usage by day, model and API key. */
+export function usageAnalyticsRoutes(deps: AppDeps, stages: Stages, timeoutMs = ANALYTICS_TIMEOUT_MS) {
+  return new Elysia({ name: 'svc.routes.usage-analytics' }).use(stages).get(
+    '/billing/usage-analytics',
+    async function getBillingUsageAnalytics({ svc, query }) {
+      const caller = svc.caller as Caller;
+      const accountId = accountFor(caller, query.accountId);
+      const period = analyticsPeriod(query, deps.now());
+      // Charges reach the ledger in batches: write them so a caller sees its own requests.
+      await deps.meter.flush();
+      return within(timeoutMs, usageAnalytics(deps.storage.db, deps.models, accountId, period));
+    },
+    {
+      auth: 'INFERENCE',
+      query: AnalyticsQuery,
+      response: { 200: UsageAnalyticsSchema },
+      detail: {
+        operationId: 'getBillingUsageAnalytics',
+        summary: '/api/v1/billing/usage-analytics',
+        tags: ['Billing'],
+        security: [{ BearerAuth: [] }, { siwx: [] }],
+        description:
+          'Usage aggregated in SQL over the ledger: by UTC day (every day of the period, newest first), by model with its SKU breakdown, ' +
+          'by API key, daily charts of the top 8 models and keys, and `totals` per currency. Amounts are what was used (charges less refunds) ' +
+          "in the currency's units; USD figures include a wallet's USDC. `lookback=Nd` (1d-90d, default 7d) or `startDate`/`endDate` " +
+          '(YYYY-MM-DD, inclusive, at most 366 days). Any key or a signed-in wallet reads its own account; an operator key may pass `accountId`. ' +
+          `504 when the queries take longer than ${ANALYTICS_TIMEOUT_MS / 1000} s.`,
+        responses: errorResponses(400, 401, 403, 429, 504) as never,
+      },
+    },
+  );
+}
