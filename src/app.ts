@@ -17,6 +17,8 @@ import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { embeddingRoutes } from './routes/embeddings';
 import { imageRoutes } from './routes/images';
+import { videoRoutes } from './routes/video';
+import { audioJobRoutes } from './routes/audio-jobs';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
@@ -69,6 +71,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(chatRoutes(deps, stages, extras.chat))
     .use(embeddingRoutes(deps, stages))
     .use(imageRoutes(deps, stages))
+    .use(videoRoutes(deps, stages))
+    .use(audioJobRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))

@@ -11,7 +11,7 @@ import { ProviderConfigSchema } from './models/provider-config';
  * The provider kinds that build a model provider (providers/registry.ts BUILDERS). A kind
  * outside this list would start and then fail every request, so the config refuses it.
  */
-export const PROVIDER_KINDS = ['openai-compatible', 'simulator'] as const;
+export const PROVIDER_KINDS = ['openai-compatible', 'simulator', 'media-jobs'] as const;
 
 /** Rate-limit, billing and search settings are grouped so the config file reads like the README. */
 export const ConfigSchema = T.Object({
@@ -65,6 +65,8 @@ export const ConfigSchema = T.Object({
   redis: T.Optional(T.Record(T.String(), T.Unknown())),
   wallets: T.Optional(T.Record(T.String(), T.Unknown())),
   images: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** Media jobs (video, async audio): the runner and where finished media is stored (src/jobs/config.ts). */
+  jobs: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
 /** The validated service configuration. */

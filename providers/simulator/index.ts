@@ -4,6 +4,7 @@ import type { Capability, Provider } from '../types';
 import { simulatedChat, type SimulatorOptions } from './chat';
 import { simulatedEmbed } from './embeddings';
 import { simulatedImages } from './images';
+import { simulatedMediaJobs } from './media-jobs';
 
 export { simulatedVector } from './embeddings';
 
@@ -15,7 +16,7 @@ export interface SimulatorCatalog {
   capabilitiesOf?: (model: string) => Partial<Capabilities>;
 }
 
-const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
+const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'jobs'];
 
 /**
  * The built-in simulator (kind `simulator`): chat with canned text, embeddings with
@@ -23,10 +24,13 @@ const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images'];
  * and every model it serves is labelled as simulated in /models.
  */
 export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
-  o.log.info('SIMULATOR provider active: canned answers, deterministic vectors and images drawn with sharp, no model weights', {
-    provider: o.id,
-    capabilities: CAPABILITIES.join(','),
-  });
+  o.log.info(
+    'SIMULATOR provider active: canned answers, deterministic vectors, images drawn with sharp, H.264 clips and WAV melodies for media jobs, no model weights',
+    {
+      provider: o.id,
+      capabilities: CAPABILITIES.join(','),
+    },
+  );
   return {
     id: o.id,
     simulated: true,
@@ -34,5 +38,6 @@ export function simulator(o: { id: string; options: SimulatorOptions; catalog: S
     chat: simulatedChat({ options: o.options, isReasoning: o.catalog.isReasoning, capabilitiesOf: o.catalog.capabilitiesOf }),
     embed: simulatedEmbed({ dimensionsOf: o.catalog.dimensionsOf }),
     images: simulatedImages(),
+    jobs: simulatedMediaJobs(o.options),
   };
 }

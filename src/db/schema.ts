@@ -336,3 +336,5 @@ export const walletPayments = pgTable(
       .where(sql`${t.status} IN ('pending', 'settled')`),
   ],
 );
+
+export { mediaJobs } from './jobs-schema';

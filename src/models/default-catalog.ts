@@ -1,5 +1,6 @@
 import type { ProviderConfig } from './provider-config';
 import { defaultImageModels } from './default-image-models';
+import { defaultMediaModels } from './default-media-models';
 import type { Capabilities, ModelConfig } from './schema';
 
 /** The built-in simulator provider, used when the operator configures no upstream. */
@@ -121,6 +122,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
     privacy: 'private',
   },
   ...DEFAULT_IMAGE_MODELS,
+  ...defaultMediaModels(sim),
 ];
 
 /** Default compatibility mapping: foreign model ids clients commonly send. */

@@ -1,5 +1,6 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { ImageModelSpecSchema } from './image-spec';
+import { MusicModelSpecSchema, VideoModelSpecSchema } from './media-spec';
 
 /** Model types served by /models: exactly the reference API's enumeration. */
 export const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video'] as const;
@@ -99,6 +100,10 @@ export const ModelConfigSchema = T.Object({
   ),
   /** Image, edit and upscale models: resolutions, aspect ratios, quality tiers and per-image prices. */
   image: T.Optional(ImageModelSpecSchema),
+  /** Video models: durations, resolutions, aspect ratios, inputs and per-second prices (src/jobs). */
+  video: T.Optional(VideoModelSpecSchema),
+  /** Music and sound-effect models (asynchronous audio jobs): durations, options and pricing. */
+  music: T.Optional(MusicModelSpecSchema),
   /** Free-form constraints published as model_spec.constraints. */
   constraints: T.Optional(T.Record(T.String(), T.Unknown())),
 });
