@@ -1,5 +1,6 @@
 import type { Logger } from '../src/log';
 import type { ProviderConfig } from '../src/models/provider-config';
+import { mediaJobsProvider } from './media-jobs';
 import { openAICompatible } from './openai-compatible';
 import { createRouter, type ModelRouter } from './router';
 import { simulator, type SimulatorCatalog } from './simulator';
@@ -35,6 +36,11 @@ const BUILDERS: Record<string, (c: ProviderConfig, d: RegistryDeps) => Provider>
       maxResponseBytes: c.maxResponseBytes,
       log: d.log,
     });
+  },
+  'media-jobs': (c, d) => {
+    if (!c.baseURL) throw new Error(`providers: "${c.id}" (media-jobs) needs a baseURL`);
+    const paths = (c.options.paths ?? {}) as Partial<Record<'video' | 'audio', string>>;
+    return mediaJobsProvider({ id: c.id, baseURL: c.baseURL, apiKey: c.apiKey, fetch: d.fetch, log: d.log, paths });
   },
   simulator: (c, d) => simulator({ id: c.id, options: c.options ?? {}, catalog: d.catalog, log: d.log }),
 };

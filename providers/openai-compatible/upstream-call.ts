@@ -17,7 +17,7 @@ async function errorDetail(res: Response): Promise<string> {
 }
 
 /** Turns a non-2xx upstream status into the error the router and client see. */
-async function statusError(res: Response) {
+export async function statusError(res: Response) {
   const detail = await errorDetail(res);
   if (res.status === 429 || res.status === 503) return upstreamAtCapacity(res.headers.get('retry-after'));
   // 401/403/404 mean svc's key or model mapping is wrong for this replica, not the client's

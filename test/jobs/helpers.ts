@@ -38,3 +38,49 @@ export async function usdBalance(t: TestApp): Promise<number> {
   const body = (await res.json()) as { balances: { usd: number } };
   return Math.round(body.balances.usd * 1_000_000);
 }
+
+/** Config of an app whose video and music models go to a media-jobs upstream at `url`. */
+export function upstreamJobsConfig(dataDir: string, url: string, jobs: Record<string, unknown> = {}) {
+  const route = [{ provider: 'jobs-up', weight: 1 }];
+  return {
+    dataDir,
+    jobs: { pollIntervalMs: 30, minPollDelayMs: 30, maxPollDelayMs: 100, leaseMs: 2000, ...jobs },
+    providers: [{ id: 'jobs-up', kind: 'media-jobs', baseURL: url, apiKey: 'sk-upstream', timeoutMs: 2000 }],
+    models: [
+      {
+        id: 'fixture-video',
+        type: 'video',
+        routes: route,
+        pricing: { perUnit: '0.10' },
+        promptCharacterLimit: 100,
+        video: {
+          durations: ['5s', '10s'],
+          resolutions: ['720p', '1080p'],
+          aspectRatios: ['16:9'],
+          audio: true,
+          inputs: ['image', 'reference_images'],
+          pricing: { perSecond: { '720p': '0.10', '1080p': '0.20' }, audioPerSecond: '0.01' },
+        },
+      },
+      {
+        id: 'fixture-music',
+        type: 'music',
+        routes: route,
+        pricing: { perUnit: '0.002' },
+        music: { defaultSeconds: 30, maxSeconds: 120, format: 'audio/mpeg' },
+      },
+    ],
+  };
+}
+
+/** The ledger lines of a request id: kind and signed amount. */
+export async function ledgerOf(t: TestApp, requestId: string): Promise<{ kind: string; amount: number }[]> {
+  await t.deps.meter.flush();
+  const { ledgerAmounts } = await import('../../src/db/schema');
+  const { eq } = await import('drizzle-orm');
+  const rows = await t.deps.storage.db
+    .select({ kind: ledgerAmounts.kind, amount: ledgerAmounts.amountMicros })
+    .from(ledgerAmounts)
+    .where(eq(ledgerAmounts.requestId, requestId));
+  return rows.map((r) => ({ kind: r.kind, amount: Number(r.amount) })).sort((a, b) => a.kind.localeCompare(b.kind));
+}
