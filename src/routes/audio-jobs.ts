@@ -5,6 +5,7 @@ import { queueAudio } from '../jobs/queue';
 import { quoteAudio } from '../jobs/quote';
 import { jobsRuntimeOf } from '../jobs/runtime';
 import { QueueAudioResponseSchema, QueueAudioSchema, QuoteAudioSchema, QuoteResponseSchema } from '../jobs/schema';
+import { strictBodies } from './strict-body';
 import { jobLookupRoutes } from './job-lookup';
 import { errorResponse, errorResponses } from './responses';
 
@@ -15,8 +16,10 @@ export function audioJobRoutes(deps: AppDeps, stages: Stages) {
   const rt = jobsRuntimeOf(deps);
   return new Elysia({ name: 'svc.routes.audio-jobs' })
     .use(stages)
+    .use(strictBodies)
     .post('/audio/quote', ({ body }) => quoteAudio(deps.models, body), {
       parse: 'json',
+      strictBody: QuoteAudioSchema,
       body: QuoteAudioSchema,
       detail: {
         operationId: 'quoteAudio',
@@ -35,6 +38,7 @@ export function audioJobRoutes(deps: AppDeps, stages: Stages) {
     .post('/audio/queue', ({ body, call }) => queueAudio(deps, rt, call, body), {
       meter: { type: 'music' },
       parse: 'json',
+      strictBody: QueueAudioSchema,
       body: QueueAudioSchema,
       detail: {
         operationId: 'queueAudio',

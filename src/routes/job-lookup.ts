@@ -8,6 +8,7 @@ import { jobsRuntimeOf } from '../jobs/runtime';
 import { CompleteJobSchema, CompleteResponseSchema, JobStatusSchema, RetrieveJobSchema } from '../jobs/schema';
 import type { MediaKind } from '../../providers/types';
 import { errorResponse, errorResponses } from './responses';
+import { strictBodies } from './strict-body';
 
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 
@@ -47,6 +48,7 @@ export function jobLookupRoutes(deps: AppDeps, stages: Stages, kind: MediaKind) 
 
   return new Elysia({ name: `svc.routes.${kind}-jobs.lookup` })
     .use(stages)
+    .use(strictBodies)
     .post(
       `/${kind}/retrieve`,
       async function retrieveMedia({ body, svc, path, set, request }) {
@@ -58,6 +60,7 @@ export function jobLookupRoutes(deps: AppDeps, stages: Stages, kind: MediaKind) 
         authenticate: 'INFERENCE',
         abuseGuard: true,
         parse: 'json',
+        strictBody: RetrieveJobSchema,
         body: RetrieveJobSchema,
         detail: {
           operationId: `retrieve${Title}`,
@@ -90,6 +93,7 @@ export function jobLookupRoutes(deps: AppDeps, stages: Stages, kind: MediaKind) 
         authenticate: 'INFERENCE',
         abuseGuard: true,
         parse: 'json',
+        strictBody: CompleteJobSchema,
         body: CompleteJobSchema,
         detail: {
           operationId: `complete${Title}`,

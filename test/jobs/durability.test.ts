@@ -27,7 +27,9 @@ async function secondInstance(first: TestApp, config: Record<string, unknown>): 
       const headers = new Headers(init.headers);
       headers.set('authorization', `Bearer ${first.adminKey}`);
       headers.set('content-type', 'application/json');
-      return app.handle(new Request(`http://localhost${parsed.basePath}${path}`, { method: 'POST', headers, body: JSON.stringify(init.json) }));
+      return app.handle(
+        new Request(`http://localhost${parsed.basePath}${path}`, { method: 'POST', headers, body: JSON.stringify(init.json) }),
+      );
     },
   };
 }
