@@ -25,7 +25,7 @@ interface SimJob {
 }
 
 /** Longest side of a simulated frame: the clip is real H.264 but kept small so encoding stays quick. */
-const MAX_SIDE = 640;
+const MAX_SIDE = 480;
 const HEIGHTS: Record<string, number> = { '256p': 256, '360p': 360, '480p': 480, '540p': 540, '580p': 580, '720p': 720 };
 
 /** Frame size for a resolution and aspect ratio, scaled to MAX_SIDE at most, in multiples of 16 (what the encoder takes best). */

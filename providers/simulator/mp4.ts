@@ -1,47 +1,44 @@
-/** The encoder's module, loaded with the first simulated video (its WASM is ~1 MB). */
-let encoderModule: Promise<typeof import('h264-mp4-encoder')> | null = null;
+import type { ClipSpec } from './mp4-encode';
 
-/** What to draw: the frame size (even numbers), the frame rate and the seconds. */
-export interface ClipSpec {
-  width: number;
-  height: number;
-  fps: number;
-  seconds: number;
-  seed: number;
+export type { ClipSpec } from './mp4-encode';
+
+/** The one render worker, started with the first simulated video and kept (unref'd) for the next. */
+/** Bun's Worker, which can be told not to keep the process alive (absent from the DOM typings). */
+type BunWorker = Worker & { ref(): void; unref(): void };
+
+let worker: BunWorker | null = null;
+let nextId = 0;
+const waiting = new Map<number, { resolve(bytes: Uint8Array<ArrayBuffer>): void; reject(error: Error): void }>();
+
+function renderer(): BunWorker {
+  if (worker) return worker;
+  const w = new Worker(new URL('./mp4-worker.ts', import.meta.url).href) as BunWorker;
+  w.onmessage = (event: MessageEvent<{ id: number; bytes?: Uint8Array<ArrayBuffer>; error?: string }>) => {
+    const pending = waiting.get(event.data.id);
+    waiting.delete(event.data.id);
+    if (waiting.size === 0) w.unref();
+    if (event.data.bytes) pending?.resolve(event.data.bytes);
+    else pending?.reject(new Error(`simulator: video render failed: ${event.data.error}`));
+  };
+  w.onerror = (event) => {
+    for (const p of waiting.values()) p.reject(new Error(`simulator: video renderer crashed: ${event.message}`));
+    waiting.clear();
+    worker = null;
+  };
+  worker = w;
+  return w;
 }
 
 /**
- * A real H.264 MP4 of moving colour bands and a progress bar, encoded by h264-mp4-encoder
- * (minih264 and an MP4 muxer compiled to WebAssembly, so it installs from npm with no binary
- * download). Synchronous WASM: a 5-second 360p clip takes about a second of this thread.
+ * A real H.264 MP4 of `spec`, encoded in a worker thread (providers/simulator/mp4-worker.ts):
+ * the encoder is synchronous WASM, and a clip takes seconds of CPU the server's requests must not wait behind.
  */
-export async function renderClip(spec: ClipSpec): Promise<Uint8Array<ArrayBuffer>> {
-  encoderModule ??= import('h264-mp4-encoder');
-  const encoder = await (await encoderModule).createH264MP4Encoder();
-  try {
-    encoder.width = spec.width;
-    encoder.height = spec.height;
-    encoder.frameRate = spec.fps;
-    encoder.quantizationParameter = 33;
-    encoder.initialize();
-    const frames = Math.max(1, Math.round(spec.seconds * spec.fps));
-    const pixels = new Uint8Array(spec.width * spec.height * 4);
-    for (let f = 0; f < frames; f++) {
-      const bar = Math.round(((f + 1) / frames) * spec.width);
-      for (let y = 0; y < spec.height; y++)
-        for (let x = 0; x < spec.width; x++) {
-          const i = (y * spec.width + x) * 4;
-          const inBar = y > spec.height - 12 && x < bar;
-          pixels[i] = inBar ? 255 : (x * 2 + f * 6 + spec.seed) & 255;
-          pixels[i + 1] = inBar ? 255 : (y * 3 + f * 2) & 255;
-          pixels[i + 2] = inBar ? 255 : (128 + ((x + y + f * 4) >> 2)) & 255;
-          pixels[i + 3] = 255;
-        }
-      encoder.addFrameRgba(pixels);
-    }
-    encoder.finalize();
-    return new Uint8Array(encoder.FS.readFile(encoder.outputFilename));
-  } finally {
-    encoder.delete();
-  }
+export function renderClip(spec: ClipSpec): Promise<Uint8Array<ArrayBuffer>> {
+  const w = renderer();
+  w.ref();
+  const id = ++nextId;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    w.postMessage({ id, spec });
+  });
 }

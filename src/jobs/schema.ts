@@ -14,7 +14,12 @@ const UrlList = (what: string, max: number) => T.Array(MediaUrl(what), { maxItem
 const Duration = literals(VIDEO_DURATIONS, { description: 'One of the durations the model offers (GET /models?type=video)' });
 const AspectRatio = literals(VIDEO_ASPECT_RATIOS, { description: 'One of the aspect ratios the model offers' });
 const Resolution = literals(VIDEO_RESOLUTIONS, { description: 'One of the resolutions the model offers' });
-const UpscaleFactor = literals([1, 2, 4] as const, { description: 'Upscale models only: 1 = enhance, 2 (default) or 4' });
+// An integer range, not a union of literals: Elysia's OpenAPI writer types a literal union as a string enum. The model's factors are checked per request.
+const UpscaleFactor = T.Integer({
+  minimum: 1,
+  maximum: 4,
+  description: 'Upscale models only: 1 = enhance, 2 (default) or 4, as the model offers',
+});
 const Consent = T.Literal(true);
 const QueueId = T.String({ minLength: 1, maxLength: 100, description: 'The queue_id that /queue returned' });
 

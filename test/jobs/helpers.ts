@@ -1,12 +1,16 @@
 import { expect } from 'bun:test';
 import type { TestApp } from '../helpers/app';
 
+const RELAXED_LIMITS = { standard: { videoRetrieve: 100_000, videoQueue: 1000 } };
+
 /** Config of a test app whose job runner polls quickly and whose simulator finishes jobs in `jobMs`. */
 export function fastJobsConfig(dataDir: string, jobMs = 300, extra: Record<string, unknown> = {}) {
   return {
     dataDir,
     jobs: { pollIntervalMs: 40, minPollDelayMs: 40, maxPollDelayMs: 200, leaseMs: 2000, ...extra },
     providers: [{ id: 'simulator', kind: 'simulator', options: { jobMs } }],
+    // Tests poll retrieve every 50 ms, faster than the Video (retrieve) limit allows; the limit has its own test.
+    rateLimits: RELAXED_LIMITS,
   };
 }
 
@@ -44,6 +48,7 @@ export function upstreamJobsConfig(dataDir: string, url: string, jobs: Record<st
   const route = [{ provider: 'jobs-up', weight: 1 }];
   return {
     dataDir,
+    rateLimits: RELAXED_LIMITS,
     jobs: { pollIntervalMs: 30, minPollDelayMs: 30, maxPollDelayMs: 100, leaseMs: 2000, ...jobs },
     providers: [{ id: 'jobs-up', kind: 'media-jobs', baseURL: url, apiKey: 'sk-upstream', timeoutMs: 2000 }],
     models: [
