@@ -94,4 +94,73 @@ for (const backend of BACKENDS)
       await t.deps.meter.flush();
       expect(before - (await usdBalance(t))).toBe(140_000);
     }, 60_000);
+
+    test('seedance with an image and no consent: the reference 409 needs_consent; with consent the data URL input is accepted', async () => {
+      const sharp = (await import('sharp')).default;
+      const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#804020' } })
+        .png()
+        .toBuffer();
+      const ask = {
+        model: 'seedance-2-0-reference-to-video',
+        duration: '5s',
+        prompt: 'She turns and smiles',
+        image_url: `data:image/png;base64,${png.toString('base64')}`,
+      };
+      const before = await usdBalance(t);
+      const refused = await post(t, '/video/queue', ask);
+      expect(refused.status).toBe(409);
+      const body = (await refused.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ error: { code: 'needs_consent' }, consent_flow: 'seedance', face_media_roles: ['image'] });
+      expect(Object.keys(body.consent as object).sort()).toEqual(['consent_version', 'policy_text']);
+      expect(typeof body.docs_url).toBe('string');
+      const partial = await post(t, '/video/queue', { ...ask, consents: { seedance: { confirmed_terms_and_privacy: true } } });
+      expect(partial.status).toBe(400);
+      const consents = {
+        seedance: { confirmed_terms_and_privacy: true, confirmed_legal_right: true, confirmed_screening_acknowledged: true },
+      };
+      const accepted = await post(t, '/video/queue', { ...ask, consents });
+      expect(accepted.status).toBe(200);
+      const { queue_id } = (await accepted.json()) as { queue_id: string };
+      const done = await retrieveUntilDone(t, 'video', 'seedance-2-0-reference-to-video', queue_id);
+      expect(done.headers.get('content-type')).toBe('video/mp4');
+      await t.deps.meter.flush();
+      // 5 s at 720p (the model's default resolution), 0.12/s; the refusals cost nothing.
+      expect(before - (await usdBalance(t))).toBe(600_000);
+    }, 30_000);
+
+    test('audio on the simulator: a real WAV of the asked length, charged per second', async () => {
+      const before = await usdBalance(t);
+      const res = await post(t, '/audio/queue', { model: 'elevenlabs-music', prompt: 'Rain on a tin roof', duration_seconds: 6 });
+      const { queue_id } = (await res.json()) as { queue_id: string };
+      const done = await retrieveUntilDone(t, 'audio', 'elevenlabs-music', queue_id);
+      expect(done.headers.get('content-type')).toBe('audio/wav');
+      const wav = new Uint8Array(await done.arrayBuffer());
+      const view = new DataView(wav.buffer);
+      expect(new TextDecoder().decode(wav.slice(0, 4))).toBe('RIFF');
+      expect(new TextDecoder().decode(wav.slice(8, 12))).toBe('WAVE');
+      const rate = view.getUint32(24, true);
+      expect(view.getUint32(40, true) / (rate * 2)).toBe(6);
+      await t.deps.meter.flush();
+      expect(before - (await usdBalance(t))).toBe(60_000);
+    }, 30_000);
+
+    test('the simulator can be told to fail or refuse: refunded, and the states show in /metrics', async () => {
+      const before = await usdBalance(t);
+      const failing = (await (
+        await post(t, '/video/queue', { model: 'wan-2-7-text-to-video', duration: '2s', prompt: 'x [simulate:fail]' })
+      ).json()) as { queue_id: string };
+      const refusing = (await (await post(t, '/audio/queue', { model: 'elevenlabs-music', prompt: 'x [simulate:refuse]' })).json()) as {
+        queue_id: string;
+      };
+      expect((await retrieveUntilDone(t, 'video', 'wan-2-7-text-to-video', failing.queue_id)).status).toBe(500);
+      const refused = await retrieveUntilDone(t, 'audio', 'elevenlabs-music', refusing.queue_id);
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('provider_content_policy');
+      expect(await usdBalance(t)).toBe(before);
+      const metrics = await (await t.app.handle(new Request('http://localhost/metrics'))).text();
+      expect(metrics).toMatch(/svc_media_jobs\{status="FAILED"\} [1-9]/);
+      expect(metrics).toMatch(/svc_media_jobs\{status="REFUSED"\} [1-9]/);
+      expect(metrics).toContain('svc_media_job_oldest_running_seconds');
+      expect(metrics).toContain('svc_media_job_poll_lag_seconds');
+    }, 30_000);
   });
