@@ -20,6 +20,8 @@ export const JobsConfigSchema = T.Object({
   maxMediaBytes: T.Integer({ minimum: 1024, default: 512 * 1024 * 1024 }),
   maxInputBytes: T.Integer({ minimum: 1024, default: 50 * 1024 * 1024 }),
   inputTimeoutMs: T.Integer({ minimum: 100, default: 20_000 }),
+  /** The asr model /video/transcriptions uses (default: the catalog's first asr model). */
+  transcriptionModel: T.Optional(T.String({ minLength: 1 })),
   /** Where media is kept on disk (default `<dataDir>/media`) when no bucket is configured. */
   mediaDir: T.Optional(T.String({ minLength: 1 })),
   /** An S3-compatible bucket for finished media (Bun's built-in S3 client). */

@@ -139,3 +139,20 @@ export const JobStatusSchema = T.Object({
 });
 /** The answer of /complete. */
 export const CompleteResponseSchema = T.Object({ success: T.Boolean() });
+
+/** CreateVideoTranscriptionRequestSchema (strict). */
+export const VideoTranscriptionSchema = T.Object(
+  {
+    url: T.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'A public http(s) URL of a video or audio file, fetched through the SSRF guard',
+    }),
+    response_format: T.Optional(T.Union([T.Literal('json'), T.Literal('text')], { default: 'json' })),
+  },
+  { additionalProperties: false },
+);
+export type VideoTranscriptionRequest = Static<typeof VideoTranscriptionSchema>;
+
+/** The answer of /video/transcriptions in JSON. */
+export const VideoTranscriptionResponseSchema = T.Object({ transcript: T.String(), lang: T.Optional(T.String()) });

@@ -4,7 +4,16 @@ import type { Stages } from '../gates';
 import { queueVideo } from '../jobs/queue';
 import { quoteVideo } from '../jobs/quote';
 import { jobsRuntimeOf } from '../jobs/runtime';
-import { QueueVideoResponseSchema, QueueVideoSchema, QuoteResponseSchema, QuoteVideoSchema } from '../jobs/schema';
+import {
+  QueueVideoResponseSchema,
+  QueueVideoSchema,
+  QuoteResponseSchema,
+  QuoteVideoSchema,
+  VideoTranscriptionResponseSchema,
+  VideoTranscriptionSchema,
+} from '../jobs/schema';
+import { transcribeVideo } from '../jobs/transcription';
+import { strictBodies } from './strict-body';
 import { jobLookupRoutes } from './job-lookup';
 import { errorResponse, errorResponses } from './responses';
 
@@ -15,6 +24,7 @@ export function videoRoutes(deps: AppDeps, stages: Stages) {
   const rt = jobsRuntimeOf(deps);
   return new Elysia({ name: 'svc.routes.video' })
     .use(stages)
+    .use(strictBodies)
     .post('/video/quote', ({ body }) => quoteVideo(deps.models, body), {
       parse: 'json',
       body: QuoteVideoSchema,
@@ -53,5 +63,34 @@ export function videoRoutes(deps: AppDeps, stages: Stages) {
         } as never,
       },
     })
+    .post(
+      '/video/transcriptions',
+      function createVideoTranscription({ body, svc, request, path, set, server }) {
+        return transcribeVideo(deps, rt, { svc, request, path, set, server }, body);
+      },
+      {
+        meterWithoutModel: true,
+        strictBody: VideoTranscriptionSchema,
+        parse: 'json',
+        body: VideoTranscriptionSchema,
+        detail: {
+          operationId: 'createVideoTranscription',
+          summary: 'Transcribe a video at a URL',
+          tags: ['Video', 'Transcriptions'],
+          security,
+          description:
+            'Fetches the video (or audio) file at `url` through the SSRF guard (public addresses only, size and time limits; web pages such as ' +
+            "a YouTube watch page are not media and are refused) and transcribes it with the transcription model, one call at that model's price. " +
+            '`response_format: text` answers text/plain.',
+          responses: {
+            200: {
+              description: 'The transcript',
+              content: { 'application/json': { schema: VideoTranscriptionResponseSchema }, 'text/plain': { schema: { type: 'string' } } },
+            },
+            ...errorResponses(400, 401, 402, 429, 502, 503, 504),
+          } as never,
+        },
+      },
+    )
     .use(jobLookupRoutes(deps, stages, 'video'));
 }
