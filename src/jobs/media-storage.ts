@@ -1,4 +1,5 @@
 import { S3Client } from 'bun';
+import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { JobsConfig } from './config';
@@ -35,9 +36,11 @@ export function fileMediaStorage(dir: string): MediaStorage {
     async put(key, bytes) {
       const target = path(key);
       await mkdir(dirname(target), { recursive: true });
-      // Written under a temporary name and renamed, so a reader never sees half a file.
-      await Bun.write(`${target}.part`, bytes);
-      await rename(`${target}.part`, target);
+      // Written under a temporary name of its own and renamed, so a reader never sees half a
+      // file and two writers of one key (a lease that ran out mid-write) never trip on each other.
+      const part = `${target}.${randomUUID()}.part`;
+      await Bun.write(part, bytes);
+      await rename(part, target);
     },
     async get(key) {
       const file = Bun.file(path(key));

@@ -8,7 +8,7 @@ import { hasCapability, type CallOptions, type MediaJobStatus } from '../../prov
 import type { JobsConfig } from './config';
 import type { MediaStorage } from './media-storage';
 import { chargeJob, refundJob } from './settlement';
-import { claimDue, finishJob, reschedule, type MediaJob } from './store';
+import { claimDue, finishJob, renewLease, reschedule, type MediaJob } from './store';
 
 /** What the runner needs: the database, the meter, the providers, media storage, the config and a clock. */
 export interface JobRunnerDeps {
@@ -76,6 +76,8 @@ export function startJobRunner(d: JobRunnerDeps): JobRunner {
   async function complete(job: MediaJob): Promise<void> {
     const provider = d.providers.get(job.providerId)!;
     if (!hasCapability(provider, 'jobs')) throw new Error(`provider "${job.providerId}" lost its jobs capability`);
+    // The download and the write may take long: a fresh lease for them, or another worker took the job.
+    if (!(await renewLease(d.db, job, owner, d.now() + c.leaseMs))) return;
     const media = await provider.jobs({ op: 'download', kind: job.kind, id: job.upstreamId }, options(job));
     const bytes = await responseBytesUpTo(new Response(media.body), c.maxMediaBytes);
     if (bytes.length === 0) throw new Error('the upstream answered empty media');

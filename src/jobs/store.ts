@@ -60,6 +60,16 @@ export async function reschedule(db: Database, job: MediaJob, owner: string, nex
   return rows.length > 0;
 }
 
+/** Extends `owner`'s lease on a job before a long step (a download); false when the lease was lost. */
+export async function renewLease(db: Database, job: MediaJob, owner: string, until: number): Promise<boolean> {
+  const rows = await db
+    .update(mediaJobs)
+    .set({ leaseUntil: new Date(until) })
+    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner), eq(mediaJobs.status, 'PROCESSING')))
+    .returning({ id: mediaJobs.id });
+  return rows.length > 0;
+}
+
 /** Ends a job under `owner`'s lease (completed with its media, or failed/refused); false when the lease was lost. */
 export async function finishJob(
   db: Database,

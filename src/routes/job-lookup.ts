@@ -59,6 +59,8 @@ export function jobLookupRoutes(deps: AppDeps, stages: Stages, kind: MediaKind) 
       {
         authenticate: 'INFERENCE',
         abuseGuard: true,
+        // queue_id is looked up in the database, which refuses NUL in text.
+        refuseNul: true,
         parse: 'json',
         strictBody: RetrieveJobSchema,
         body: RetrieveJobSchema,
@@ -92,6 +94,8 @@ export function jobLookupRoutes(deps: AppDeps, stages: Stages, kind: MediaKind) 
       {
         authenticate: 'INFERENCE',
         abuseGuard: true,
+        // queue_id is looked up in the database, which refuses NUL in text.
+        refuseNul: true,
         parse: 'json',
         strictBody: CompleteJobSchema,
         body: CompleteJobSchema,

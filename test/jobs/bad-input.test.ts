@@ -127,3 +127,31 @@ for (const backend of BACKENDS)
       expect(slow.headers.get('x-ratelimit-limit-requests')).toBe('2');
     });
   });
+
+describe('hostile bodies on the look-up routes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ config: { jobs: { pollIntervalMs: 1000 } } });
+  });
+  afterAll(() => t.close());
+
+  test('NUL, non-object bodies and huge numbers: 400 naming the field, never 500', async () => {
+    for (const path of ['/video/retrieve', '/video/complete', '/audio/retrieve', '/audio/complete']) {
+      const nul = await post(t, path, { model: 'wan-2-7-text-to-video', queue_id: 'a\u0000b' });
+      expect(nul.status).toBe(400);
+      expect(((await nul.json()) as { error: string }).error).toContain('queue_id');
+      const list = await t.request(path, { method: 'POST', body: '[1,2]', headers: { 'content-type': 'application/json' } });
+      expect(list.status).toBe(400);
+    }
+    const huge = await post(t, '/audio/quote', { model: 'elevenlabs-music', duration_seconds: 1e300 });
+    expect(huge.status).toBe(400);
+    expect(((await huge.json()) as { error: string }).error).toContain('duration_seconds');
+    const deep = await post(t, '/video/queue', {
+      model: 'wan-2-7-text-to-video',
+      duration: '5s',
+      prompt: 'x',
+      elements: [{ video_url: { a: { b: 1 } } }],
+    });
+    expect(deep.status).toBe(400);
+  });
+});

@@ -77,6 +77,6 @@ describe('media in an S3-compatible bucket (s3rver)', () => {
         success: true,
       });
       expect(await storage.get(`${queued.queue_id}.mp4`)).toBeNull();
-    }, 60_000);
+    }, 120_000);
   });
 });

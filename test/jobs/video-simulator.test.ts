@@ -93,7 +93,7 @@ for (const backend of BACKENDS)
       expect(((await twice.json()) as { error: string }).error).toContain('queue_id');
       await t.deps.meter.flush();
       expect(before - (await usdBalance(t))).toBe(140_000);
-    }, 60_000);
+    }, 120_000);
 
     test('seedance with an image and no consent: the reference 409 needs_consent; with consent the data URL input is accepted', async () => {
       const sharp = (await import('sharp')).default;
@@ -126,7 +126,7 @@ for (const backend of BACKENDS)
       await t.deps.meter.flush();
       // 5 s at 720p (the model's default resolution), 0.12/s; the refusals cost nothing.
       expect(before - (await usdBalance(t))).toBe(600_000);
-    }, 30_000);
+    }, 120_000);
 
     test('audio on the simulator: a real WAV of the asked length, charged per second', async () => {
       const before = await usdBalance(t);
@@ -142,7 +142,7 @@ for (const backend of BACKENDS)
       expect(view.getUint32(40, true) / (rate * 2)).toBe(6);
       await t.deps.meter.flush();
       expect(before - (await usdBalance(t))).toBe(60_000);
-    }, 30_000);
+    }, 120_000);
 
     test('the simulator can be told to fail or refuse: refunded, and the states show in /metrics', async () => {
       const before = await usdBalance(t);
@@ -162,5 +162,5 @@ for (const backend of BACKENDS)
       expect(metrics).toMatch(/svc_media_jobs\{status="REFUSED"\} [1-9]/);
       expect(metrics).toContain('svc_media_job_oldest_running_seconds');
       expect(metrics).toContain('svc_media_job_poll_lag_seconds');
-    }, 30_000);
+    }, 120_000);
   });
