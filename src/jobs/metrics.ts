@@ -7,8 +7,8 @@ import { jobStats } from './store';
 /** How often the runner's progress goes to the log while jobs are running. */
 const PROGRESS_LOG_MS = 60_000;
 
-/** Publishes the job gauges in /metrics, and logs the counts every minute while some job runs. */
-export function observeJobs(db: Database, runner: JobRunner, log: Logger, now: () => number = Date.now): void {
+/** Publishes the job gauges in /metrics, and logs the counts every minute while some job runs; returns the function that stops the log. */
+export function observeJobs(db: Database, runner: JobRunner, log: Logger, now: () => number = Date.now): () => void {
   async function read(): Promise<MediaJobGauges> {
     const stats = await jobStats(db);
     return {
@@ -27,4 +27,5 @@ export function observeJobs(db: Database, runner: JobRunner, log: Logger, now: (
       .catch(() => {});
   }, PROGRESS_LOG_MS);
   timer.unref?.();
+  return () => clearInterval(timer);
 }

@@ -9,6 +9,8 @@ export interface JobsRuntime {
   config: JobsConfig;
   storage: MediaStorage;
   runner: JobRunner;
+  /** Stops the progress log. */
+  unobserve: () => void;
 }
 
 const runtimes = new WeakMap<AppDeps, JobsRuntime>();
@@ -28,9 +30,9 @@ export function jobsRuntimeOf(deps: AppDeps): JobsRuntime {
       log: deps.log,
       now: deps.now,
     });
-    rt = { config, storage, runner };
+    const unobserve = observeJobs(deps.storage.db, runner, deps.log, deps.now);
+    rt = { config, storage, runner, unobserve };
     runtimes.set(deps, rt);
-    observeJobs(deps.storage.db, runner, deps.log);
   }
   return rt;
 }
@@ -40,5 +42,6 @@ export async function stopJobs(deps: AppDeps): Promise<void> {
   const rt = runtimes.get(deps);
   if (!rt) return;
   runtimes.delete(deps);
+  rt.unobserve();
   await rt.runner.stop();
 }

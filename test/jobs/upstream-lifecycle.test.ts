@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { reservations } from '../../src/db/schema';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
-import { fixtureMedia, startMediaJobsUpstream, type MediaJobsUpstream } from '../fixtures/media-jobs-upstream';
+import { fixtureMedia, PNG_1x1, startMediaJobsUpstream, type MediaJobsUpstream } from '../fixtures/media-jobs-upstream';
 import { ledgerOf, post, retrieveUntilDone, upstreamJobsConfig, usdBalance } from './helpers';
 
 const VIDEO = { model: 'fixture-video', duration: '5s', resolution: '720p' };
@@ -20,7 +20,8 @@ for (const backend of BACKENDS)
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'svc-jobs-up-'));
       up = startMediaJobsUpstream({ pollsToDone: 2 });
-      t = await startTestApp({ backend, config: upstreamJobsConfig(dir, up.url, { deadlineMs: 1500 }) });
+      // The fixture is also the media host of the URL inputs, on 127.0.0.1: private addresses allowed here (bad-input.test.ts checks the refusal).
+      t = await startTestApp({ backend, config: { ...upstreamJobsConfig(dir, up.url, { deadlineMs: 1500 }), allowPrivateUrls: true } });
     });
     afterAll(async () => {
       await t.close();
@@ -129,5 +130,16 @@ for (const backend of BACKENDS)
         success: true,
       });
       expect((await post(t, '/audio/retrieve', { model: 'fixture-music', queue_id: queued.queue_id })).status).toBe(404);
+    });
+
+    test('URL inputs are fetched by svc (SSRF guard, content checked) and sent upstream as data URLs; consents are not forwarded', async () => {
+      await queue('With a start frame', { image_url: `${up.url}/media/frame.png`, reference_image_urls: [`${up.url}/media/frame.png`] });
+      const sent = [...up.jobs.values()].at(-1)!.body;
+      expect(sent.image_url).toBe(`data:image/png;base64,${Buffer.from(PNG_1x1).toString('base64')}`);
+      expect(sent.reference_image_urls).toEqual([sent.image_url]);
+      expect(sent.consents).toBeUndefined();
+      const notAnImage = await post(t, '/video/queue', { ...VIDEO, prompt: 'x', image_url: `${up.url}/media/page.html` });
+      expect(notAnImage.status).toBe(400);
+      expect(((await notAnImage.json()) as { error: string }).error).toContain('image_url');
     });
   });
