@@ -1,5 +1,6 @@
 import type { AppDeps } from '../deps';
-import { invalidField, notFound, ServiceError } from '../http/errors';
+import { invalidField, ServiceError } from '../http/errors';
+import { wholeBody } from '../http/large-body';
 import type { Caller } from '../http/request-context';
 import type { ModelEntry } from '../models/catalog';
 import type { MediaKind } from '../../providers/types';
@@ -79,7 +80,7 @@ export async function retrieveJob(
     if (!(await markDeleted(deps.storage.db, job.id))) throw mediaNotFound();
     const bytes = new Uint8Array(await new Response(media.stream(0, media.size - 1)).arrayBuffer());
     await rt.storage.delete(job.mediaKey!);
-    return new Response(bytes);
+    return new Response(wholeBody(bytes));
   }
   const r = rangeOf(range, media.size);
   if (r === 'unsatisfiable') {

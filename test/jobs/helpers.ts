@@ -17,15 +17,15 @@ export function fastJobsConfig(dataDir: string, jobMs = 300, extra: Record<strin
 /** POSTs JSON to a job route and returns the response. */
 export const post = (t: TestApp, path: string, json: unknown, key?: string | null) => t.request(path, { method: 'POST', json, key });
 
-/** Polls retrieve until it answers something other than PROCESSING (at most `tries` times). */
+/** Polls retrieve until it answers something other than PROCESSING, for at most `waitMs` (a shared machine renders video slowly). */
 export async function retrieveUntilDone(
   t: TestApp,
   kind: 'video' | 'audio',
   model: string,
   queueId: string,
-  tries = 200,
+  waitMs = 90_000,
 ): Promise<Response> {
-  for (let i = 0; i < tries; i++) {
+  for (const until = Date.now() + waitMs; Date.now() < until;) {
     const res = await post(t, `/${kind}/retrieve`, { model, queue_id: queueId });
     if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return res;
     const body = (await res.clone().json()) as { status?: string };

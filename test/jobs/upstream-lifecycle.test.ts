@@ -142,4 +142,17 @@ for (const backend of BACKENDS)
       expect(notAnImage.status).toBe(400);
       expect(((await notAnImage.json()) as { error: string }).error).toContain('image_url');
     });
+
+    test('delete_media_on_completion: the media once, then 404; complete after it is a 400 naming queue_id', async () => {
+      const { queueId } = await queue('Delete after download');
+      await retrieveUntilDone(t, 'video', 'fixture-video', queueId);
+      const job = [...up.jobs.values()].at(-1)!;
+      const once = await post(t, '/video/retrieve', { model: 'fixture-video', queue_id: queueId, delete_media_on_completion: true });
+      expect(once.status).toBe(200);
+      expect([...new Uint8Array(await once.arrayBuffer())]).toEqual([...fixtureMedia(job.id, 'video')]);
+      expect((await post(t, '/video/retrieve', { model: 'fixture-video', queue_id: queueId })).status).toBe(404);
+      const complete = await post(t, '/video/complete', { model: 'fixture-video', queue_id: queueId });
+      expect(complete.status).toBe(400);
+      expect(((await complete.json()) as { error: string }).error).toContain('queue_id');
+    });
   });
