@@ -1,5 +1,6 @@
 import { microsToNumber } from '../billing/money';
 import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
+import { presentJobConstraints } from '../jobs/model';
 import type { ModelEntry } from './catalog';
 import type { Capabilities } from './schema';
 
@@ -75,6 +76,9 @@ const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
   image: 'Served by the built-in simulator, no model weights: pictures drawn with sharp and labelled SIMULATED.',
   inpaint: 'Served by the built-in simulator, no model weights: a visible deterministic edit of the input, labelled SIMULATED.',
   upscale: 'Served by the built-in simulator, no model weights: a lanczos resize.',
+  video:
+    'Served by the built-in simulator, no model weights: a real H.264 MP4 of moving colour bands, after a few seconds as a queued job.',
+  music: 'Served by the built-in simulator, no model weights: a real WAV melody of the asked length, after a few seconds as a queued job.',
 };
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
@@ -101,6 +105,7 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
   } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
+  else if (m.config.video || m.config.music) spec.constraints = { ...presentJobConstraints(m), ...c.constraints };
   else if (c.constraints) spec.constraints = c.constraints;
   if (m.type === 'embedding' && c.dimensions) {
     // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.

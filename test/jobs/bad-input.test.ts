@@ -154,4 +154,31 @@ describe('hostile bodies on the look-up routes', () => {
     });
     expect(deep.status).toBe(400);
   });
+
+  test('GET /models publishes what the queue routes accept: the video options and the audio options of each model', async () => {
+    const video = (await (await t.request('/models?type=video')).json()) as {
+      data: { id: string; model_spec: { constraints: Record<string, unknown>; simulator?: boolean } }[];
+    };
+    const wan = video.data.find((m) => m.id === 'wan-2-7-text-to-video')!;
+    expect(wan.model_spec.simulator).toBe(true);
+    expect(wan.model_spec.constraints).toMatchObject({
+      durations: ['2s', '5s', '10s'],
+      resolutions: ['480p', '720p', '1080p'],
+      aspect_ratios: ['16:9', '9:16', '1:1'],
+      model_type: 'text-to-video',
+      audio: true,
+      prompt_character_limit: 2500,
+    });
+    expect(video.data.find((m) => m.id === 'seedance-2-0-reference-to-video')!.model_spec.constraints).toMatchObject({
+      consent_flow: 'seedance',
+      model_type: 'video',
+    });
+    const music = (await (await t.request('/models?type=music')).json()) as {
+      data: { id: string; model_spec: { constraints: Record<string, unknown> } }[];
+    };
+    expect(music.data.find((m) => m.id === 'elevenlabs-music')!.model_spec.constraints).toMatchObject({
+      supports_lyrics: true,
+      max_duration: 300,
+    });
+  });
 });
