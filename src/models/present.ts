@@ -1,6 +1,6 @@
 import { microsToNumber } from '../billing/money';
 import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
-import { presentJobConstraints } from '../jobs/model';
+import { presentMusicSpec, presentVideoConstraints } from '../jobs/model';
 import type { ModelEntry } from './catalog';
 import type { Capabilities } from './schema';
 
@@ -105,14 +105,16 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
   } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
-  else if (m.config.video || m.config.music) spec.constraints = { ...presentJobConstraints(m), ...c.constraints };
+  else if (m.config.video) spec.constraints = { ...presentVideoConstraints(m), ...c.constraints };
   else if (c.constraints) spec.constraints = c.constraints;
   if (m.type === 'embedding' && c.dimensions) {
     // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.
     spec.embeddingDimensions = c.dimensions;
     spec.supportsCustomDimensions = true;
   }
-  if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
+  // Music models publish their limits at the top of model_spec (none of the reference's constraint shapes is theirs).
+  if (m.config.music) Object.assign(spec, presentMusicSpec(m));
+  else if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {
       autoRemap: false,

@@ -173,12 +173,15 @@ describe('hostile bodies on the look-up routes', () => {
       consent_flow: 'seedance',
       model_type: 'video',
     });
-    const music = (await (await t.request('/models?type=music')).json()) as {
-      data: { id: string; model_spec: { constraints: Record<string, unknown> } }[];
-    };
-    expect(music.data.find((m) => m.id === 'elevenlabs-music')!.model_spec.constraints).toMatchObject({
+    const music = (await (await t.request('/models?type=music')).json()) as { data: { id: string; model_spec: Record<string, unknown> }[] };
+    const spec = music.data.find((m) => m.id === 'elevenlabs-music')!.model_spec;
+    expect(spec).toMatchObject({
       supports_lyrics: true,
       max_duration: 300,
+      default_duration: 30,
+      prompt_character_limit: 2000,
+      default_format: 'wav',
     });
+    expect(spec.constraints).toBeUndefined();
   });
 });
