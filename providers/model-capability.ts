@@ -13,6 +13,8 @@ export const MODEL_CAPABILITY: Partial<Record<ModelType, Capability>> = {
   upscale: 'images',
   tts: 'speech',
   asr: 'transcribe',
+  video: 'jobs',
+  music: 'jobs',
 };
 
 /**

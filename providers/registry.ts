@@ -2,6 +2,7 @@ import type { Logger } from '../src/log';
 import type { ProviderConfig } from '../src/models/provider-config';
 import { anthropic } from './anthropic';
 import { gemini } from './gemini';
+import { mediaJobsProvider } from './media-jobs';
 import { openAICompatible } from './openai-compatible';
 import { createRouter, type ModelRouter } from './router';
 import { simulator, type SimulatorCatalog } from './simulator';
@@ -57,6 +58,11 @@ const BUILDERS: Record<string, (c: ProviderConfig, d: RegistryDeps) => Provider>
       maxResponseBytes: c.maxResponseBytes,
       fetch: d.fetch,
     }),
+  'media-jobs': (c, d) => {
+    if (!c.baseURL) throw new Error(`providers: "${c.id}" (media-jobs) needs a baseURL`);
+    const paths = (c.options.paths ?? {}) as Partial<Record<'video' | 'audio', string>>;
+    return mediaJobsProvider({ id: c.id, baseURL: c.baseURL, apiKey: c.apiKey, fetch: d.fetch, log: d.log, paths });
+  },
   simulator: (c, d) => simulator({ id: c.id, options: c.options ?? {}, catalog: d.catalog, log: d.log }),
 };
 

@@ -52,6 +52,29 @@ export interface BinaryResult {
   contentType: string;
 }
 
+/** The two families of asynchronous media jobs. */
+export type MediaKind = 'video' | 'audio';
+
+/** One step of an asynchronous media job upstream: submit it, poll it, or download its result. */
+export type MediaJobStep =
+  | { op: 'submit'; kind: MediaKind; body: JsonBody }
+  | { op: 'poll'; kind: MediaKind; id: string }
+  | { op: 'download'; kind: MediaKind; id: string };
+
+/** Where an upstream job stands: still running, done (ready to download), failed, or refused for content policy. */
+export interface MediaJobStatus {
+  state: 'pending' | 'done' | 'failed' | 'refused';
+  /** The upstream's reason, for a failed or refused job. */
+  reason?: string;
+}
+
+/** What each step answers: the upstream job id, its status, or its media bytes. */
+export interface MediaJobAnswers {
+  submit: { id: string };
+  poll: MediaJobStatus;
+  download: BinaryResult;
+}
+
 /**
  * The calls a provider may implement, one per capability. The OpenAI-compatible adapter
  * calls each capability's OpenAI path; the simulator implements what it can.
@@ -67,6 +90,8 @@ export interface ProviderCalls {
   transcribe(body: FormData, call: CallOptions): Promise<JsonBody>;
   /** A JSON-RPC call to a blockchain node. */
   rpc(body: JsonBody, call: CallOptions): Promise<JsonBody>;
+  /** Asynchronous media jobs (video, music and sound effects): submit, poll, download. */
+  jobs<S extends MediaJobStep>(step: S, call: CallOptions): Promise<MediaJobAnswers[S['op']]>;
 }
 
 /** What a provider can do. */

@@ -20,6 +20,8 @@ import { embeddingRoutes } from './routes/embeddings';
 import { augmentRoutes } from './routes/augment';
 import { imageRoutes } from './routes/images';
 import { audioRoutes } from './routes/audio';
+import { videoRoutes } from './routes/video';
+import { audioJobRoutes } from './routes/audio-jobs';
 import { keyRoutes } from './routes/keys';
 import { characterRoutes } from './routes/characters';
 import { rateLimitRoutes } from './routes/rate-limits';
@@ -78,6 +80,8 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(imageRoutes(deps, stages))
     .use(audioRoutes(deps, stages))
     .use(augmentRoutes(deps, stages))
+    .use(videoRoutes(deps, stages))
+    .use(audioJobRoutes(deps, stages))
     .use(keyRoutes(deps, stages, wallets))
     .use(characterRoutes(deps, stages))
     .use(rateLimitRoutes(deps, stages))

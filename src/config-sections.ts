@@ -5,6 +5,7 @@ import { parseWalletsConfig, WalletsConfigSchema } from './auth/wallet-config';
 import { BillingConfigSchema, parseBillingConfig } from './billing/config';
 import type { Config } from './config';
 import { imagesConfigOf, ImagesConfigSchema } from './images/classifier';
+import { jobsConfigOf, JobsConfigSchema } from './jobs/config';
 import { parseRedisConfig, RedisConfigSchema } from './kv/redis-config';
 import { AbuseGuardConfigSchema, parseAbuseGuardConfig } from './limits/abuse-guard';
 import { parseRateLimitsConfig, RateLimitsConfigSchema } from './limits/config';
@@ -21,6 +22,7 @@ export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
   images: ImagesConfigSchema,
   rpc: RpcConfigSchema,
   augment: AugmentConfigSchema,
+  jobs: JobsConfigSchema,
 };
 
 /**
@@ -38,4 +40,5 @@ export function checkConfigSections(config: Config): void {
   imagesConfigOf(config);
   parseRpcConfig(config.rpc);
   parseAugmentConfig(config);
+  jobsConfigOf(config);
 }

@@ -13,7 +13,7 @@ export { ConfigError, parseConfigSection } from './config-fields';
  * The provider kinds that build a model provider (providers/registry.ts BUILDERS). A kind
  * outside this list would start and then fail every request, so the config refuses it.
  */
-export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'gemini', 'simulator'] as const;
+export const PROVIDER_KINDS = ['openai-compatible', 'anthropic', 'gemini', 'simulator', 'media-jobs'] as const;
 
 /** The service configuration's schema: the file's top level (sections are validated by their owners). */
 export const ConfigSchema = T.Object({
@@ -121,6 +121,9 @@ export const ConfigSchema = T.Object({
   ),
   augment: T.Optional(
     T.Record(T.String(), T.Unknown(), { description: 'The augment endpoints: blocked scrape hosts, text parser limits and price' }),
+  ),
+  jobs: T.Optional(
+    T.Record(T.String(), T.Unknown(), { description: 'Media jobs (video, async audio): the runner and where finished media is stored' }),
   ),
 });
 

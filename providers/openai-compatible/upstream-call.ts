@@ -17,7 +17,7 @@ async function errorDetail(res: Response): Promise<string> {
 }
 
 /** Turns a non-2xx upstream status into the error the router and client see. */
-async function statusError(res: Response) {
+export async function statusError(res: Response) {
   const detail = await errorDetail(res);
   // 529 is Anthropic's overloaded_error.
   if (res.status === 429 || res.status === 503 || res.status === 529) return upstreamAtCapacity(res.headers.get('retry-after'));

@@ -16,6 +16,8 @@ export interface SimulatorOptions {
   tokensPerSecond?: number;
   /** Whether reasoning models think in `<think>` tags (default true). */
   thinking?: boolean;
+  /** How long a media job (video, async audio) takes, in ms (default 5000; providers/simulator/media-jobs.ts). */
+  jobMs?: number;
 }
 
 const num = (v: unknown, fallback: number) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback);

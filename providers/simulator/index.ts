@@ -5,6 +5,7 @@ import { simulatedChat, type SimulatorOptions } from './chat';
 import { simulatedEmbed } from './embeddings';
 import { simulatedImages } from './images';
 import { simulatedSpeech, simulatedTranscription } from './speech';
+import { simulatedMediaJobs } from './media-jobs';
 
 export { simulatedVector } from './embeddings';
 
@@ -16,7 +17,7 @@ export interface SimulatorCatalog {
   capabilitiesOf?: (model: string) => Partial<Capabilities>;
 }
 
-const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe'];
+const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe', 'jobs'];
 
 /**
  * The built-in simulator (kind `simulator`): chat with canned text, embeddings with
@@ -25,10 +26,7 @@ const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech'
  * and every model it serves is labelled as simulated in /models.
  */
 export function simulator(o: { id: string; options: SimulatorOptions; catalog: SimulatorCatalog; log: Logger }): Provider {
-  o.log.info('SIMULATOR provider active: canned answers, deterministic vectors, drawn images, tone-sequence speech, no model weights', {
-    provider: o.id,
-    capabilities: CAPABILITIES.join(','),
-  });
+  const CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe', 'jobs'];
   return {
     id: o.id,
     simulated: true,
@@ -38,5 +36,6 @@ export function simulator(o: { id: string; options: SimulatorOptions; catalog: S
     images: simulatedImages(),
     speech: simulatedSpeech,
     transcribe: simulatedTranscription,
+    jobs: simulatedMediaJobs(o.options),
   };
 }

@@ -400,3 +400,4 @@ export const clonedVoices = pgTable(
   },
   (t) => [index('cloned_voices_account_idx').on(t.accountId)],
 );
+export { mediaJobs } from './jobs-schema';

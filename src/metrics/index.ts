@@ -125,6 +125,54 @@ export function reportLedgerFailing(failing: (() => boolean) | null): void {
   ledgerFailing = failing;
 }
 
+/** What /metrics shows of the media jobs: counts by state, the oldest running job's age and the runner's poll lag. */
+export interface MediaJobGauges {
+  counts: Record<string, number>;
+  oldestRunningSeconds: number;
+  pollLagSeconds: number;
+}
+
+let mediaJobGauges: (() => Promise<MediaJobGauges>) | null = null;
+/** One read per scrape, shared by the three job gauges (each collect asks; the first one reads). */
+let mediaJobRead: Promise<MediaJobGauges | null> | null = null;
+const readMediaJobs = () => {
+  mediaJobRead ??= (mediaJobGauges ? mediaJobGauges().catch(() => null) : Promise.resolve(null)).finally(() =>
+    setTimeout(() => (mediaJobRead = null), 0),
+  );
+  return mediaJobRead;
+};
+new Gauge({
+  name: 'svc_media_jobs',
+  help: 'Media jobs (video, async audio) by state',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    const read = await readMediaJobs();
+    for (const status of ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUSED', 'DELETED']) this.set({ status }, read?.counts[status] ?? 0);
+  },
+});
+new Gauge({
+  name: 'svc_media_job_oldest_running_seconds',
+  help: 'Age of the oldest media job still running (0 when none)',
+  registers: [metricsRegistry],
+  async collect() {
+    this.set((await readMediaJobs())?.oldestRunningSeconds ?? 0);
+  },
+});
+new Gauge({
+  name: 'svc_media_job_poll_lag_seconds',
+  help: "How late this instance's job runner started its last round",
+  registers: [metricsRegistry],
+  async collect() {
+    this.set((await readMediaJobs())?.pollLagSeconds ?? 0);
+  },
+});
+
+/** Tells /metrics where to read the media-job gauges (the last app built in the process wins). */
+export function watchMediaJobs(read: () => Promise<MediaJobGauges>): void {
+  mediaJobGauges = read;
+}
+
 /** Counts and times one answered request (`route` is the route pattern, never the raw path; `seconds` null: untimed). */
 export function observeRequest(method: string, route: string, status: number, seconds: number | null): void {
   const key = `${method} ${route}`;

@@ -1,6 +1,7 @@
 import type { ProviderConfig } from './provider-config';
 import { defaultAudioModels } from './default-audio-models';
 import { defaultImageModels } from './default-image-models';
+import { defaultMediaModels } from './default-media-models';
 import type { Capabilities, ModelConfig } from './schema';
 
 /** The built-in simulator provider, used when the operator configures no upstream. */
@@ -123,6 +124,7 @@ export const DEFAULT_MODELS: ModelConfig[] = [
   },
   ...DEFAULT_IMAGE_MODELS,
   ...defaultAudioModels(sim),
+  ...defaultMediaModels(sim),
 ];
 
 /** Default compatibility mapping: foreign model ids clients commonly send. */

@@ -1,5 +1,6 @@
 import { microsToNumber } from '../billing/money';
 import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
+import { presentMusicSpec, presentVideoConstraints } from '../jobs/model';
 import type { ModelEntry } from './catalog';
 import type { AudioModelSpec } from './audio-spec';
 import type { Capabilities } from './schema';
@@ -80,6 +81,9 @@ const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
   upscale: 'Served by the built-in simulator, no model weights: a lanczos resize.',
   tts: 'Served by the built-in simulator, no model weights: a tone sequence as long as the text at the asked speed, really encoded (mp3, wav, pcm).',
   asr: "Served by the built-in simulator, no model weights: a deterministic transcript as long as the file's real duration.",
+  video:
+    'Served by the built-in simulator, no model weights: a real H.264 MP4 of moving colour bands, after a few seconds as a queued job.',
+  music: 'Served by the built-in simulator, no model weights: a real WAV melody of the asked length, after a few seconds as a queued job.',
 };
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
@@ -106,6 +110,7 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
   } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
+  else if (m.config.video) spec.constraints = { ...presentVideoConstraints(m), ...c.constraints };
   else if (c.constraints) spec.constraints = c.constraints;
   if (m.type === 'embedding' && c.dimensions) {
     // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.
@@ -113,7 +118,9 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     spec.supportsCustomDimensions = true;
   }
   if (c.audio) Object.assign(spec, presentAudio(c.audio));
-  if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
+  // Music models publish their limits at the top of model_spec (none of the reference's constraint shapes is theirs).
+  if (m.config.music) Object.assign(spec, presentMusicSpec(m));
+  else if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {
       autoRemap: false,

@@ -31,7 +31,15 @@ export const ProviderConfigSchema = T.Object({
   /** What an openai-compatible upstream serves (chat, embed, images, speech, transcribe); all of them by default. */
   capabilities: T.Optional(
     T.Array(
-      T.Union([T.Literal('chat'), T.Literal('embed'), T.Literal('images'), T.Literal('speech'), T.Literal('transcribe'), T.Literal('rpc')]),
+      T.Union([
+        T.Literal('chat'),
+        T.Literal('embed'),
+        T.Literal('images'),
+        T.Literal('speech'),
+        T.Literal('transcribe'),
+        T.Literal('rpc'),
+        T.Literal('jobs'),
+      ]),
     ),
   ),
   /** Total time allowed for one upstream call before the first byte, in ms. */

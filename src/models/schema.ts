@@ -1,6 +1,7 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { AudioModelSpecSchema } from './audio-spec';
 import { ImageModelSpecSchema } from './image-spec';
+import { MusicModelSpecSchema, VideoModelSpecSchema } from './media-spec';
 
 /** Model types served by /models: exactly the reference API's enumeration. */
 export const MODEL_TYPES = ['asr', 'embedding', 'image', 'music', 'text', 'tts', 'upscale', 'inpaint', 'video'] as const;
@@ -106,6 +107,10 @@ export const ModelConfigSchema = T.Object({
   image: T.Optional(ImageModelSpecSchema),
   /** Speech and transcription models: voices, output formats and voice cloning. */
   audio: T.Optional(AudioModelSpecSchema),
+  /** Video models: durations, resolutions, aspect ratios, inputs and per-second prices (src/jobs). */
+  video: T.Optional(VideoModelSpecSchema),
+  /** Music and sound-effect models (asynchronous audio jobs): durations, options and pricing. */
+  music: T.Optional(MusicModelSpecSchema),
   /** Free-form constraints published as model_spec.constraints. */
   constraints: T.Optional(T.Record(T.String(), T.Unknown())),
 });

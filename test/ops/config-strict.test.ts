@@ -96,7 +96,7 @@ describe('unknown fields are errors naming their path', () => {
 describe('references between providers and models', () => {
   test('an unknown provider kind is a configuration error, not a 502 on every request', () => {
     expect(refusal(() => parseConfig({ providers: [provider({ kind: 'openai-compatable' })] }))).toBe(
-      'config: invalid field "providers.0.kind": unknown provider kind "openai-compatable"; known kinds: openai-compatible, anthropic, gemini, simulator (did you mean "openai-compatible"?)',
+      'config: invalid field "providers.0.kind": unknown provider kind "openai-compatable"; known kinds: openai-compatible, anthropic, gemini, simulator, media-jobs (did you mean "openai-compatible"?)',
     );
   });
 

@@ -1,0 +1,47 @@
+import type { JobsDeps } from './deps';
+import { jobsConfigOf, type JobsConfig } from './config';
+import { observeJobs } from './metrics';
+import { openMediaStorage, type MediaStorage } from './media-storage';
+import { startJobRunner, type JobRunner } from './runner';
+
+/** One app's media-job parts: the config, where media is stored, and the running job runner. */
+export interface JobsRuntime {
+  config: JobsConfig;
+  storage: MediaStorage;
+  runner: JobRunner;
+  /** Stops the progress log. */
+  unobserve: () => void;
+}
+
+const runtimes = new WeakMap<JobsDeps, JobsRuntime>();
+
+/** The media-job runtime of an app's deps, built (and its runner started) on first use. */
+export function jobsRuntimeOf(deps: JobsDeps): JobsRuntime {
+  let rt = runtimes.get(deps);
+  if (!rt) {
+    const config = jobsConfigOf(deps.config);
+    const storage = openMediaStorage(config, deps.config.dataDir);
+    const runner = startJobRunner({
+      db: deps.storage.db,
+      meter: deps.meter,
+      providers: deps.providers,
+      storage,
+      config,
+      log: deps.log,
+      now: deps.now,
+    });
+    const unobserve = observeJobs(deps.storage.db, runner, deps.log, deps.now);
+    rt = { config, storage, runner, unobserve };
+    runtimes.set(deps, rt);
+  }
+  return rt;
+}
+
+/** Stops the runner of `deps` (waiting for its round in flight), if one was started. */
+export async function stopJobs(deps: JobsDeps): Promise<void> {
+  const rt = runtimes.get(deps);
+  if (!rt) return;
+  runtimes.delete(deps);
+  rt.unobserve();
+  await rt.runner.stop();
+}

@@ -1,0 +1,121 @@
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { Database } from '../db/database';
+import { mediaJobs } from '../db/schema';
+
+/** A media job row. */
+export type MediaJob = typeof mediaJobs.$inferSelect;
+/** A new media job row. */
+export type NewMediaJob = typeof mediaJobs.$inferInsert;
+/** A job's state as the table keeps it. */
+export type JobStatus = MediaJob['status'];
+
+const rowsOf = <R>(result: unknown): R[] => (Array.isArray(result) ? result : (result as { rows: R[] }).rows) as R[];
+
+/** Records a job the provider accepted. */
+export async function insertJob(db: Database, job: NewMediaJob): Promise<void> {
+  await db.insert(mediaJobs).values(job);
+}
+
+/** The job with this queue id, or null. */
+export async function findJob(db: Database, id: string): Promise<MediaJob | null> {
+  const [row] = await db.select().from(mediaJobs).where(eq(mediaJobs.id, id));
+  return row ?? null;
+}
+
+/**
+ * Claims up to `limit` running jobs due for a poll whose lease is free or has run out, for
+ * `owner` until `now + leaseMs`. FOR UPDATE SKIP LOCKED lets instances claim at once without
+ * waiting on each other's rows, and the lease keeps a job claimed between statements: one
+ * worker polls a job at a time, and a crashed worker's jobs come back when its lease ends.
+ */
+export async function claimDue(db: Database, owner: string, now: number, leaseMs: number, limit: number): Promise<MediaJob[]> {
+  const at = new Date(now);
+  const due = db
+    .select({ id: mediaJobs.id })
+    .from(mediaJobs)
+    .where(
+      and(
+        eq(mediaJobs.status, 'PROCESSING'),
+        lte(mediaJobs.nextPollAt, at),
+        or(isNull(mediaJobs.leaseUntil), lt(mediaJobs.leaseUntil, at)),
+      ),
+    )
+    .orderBy(asc(mediaJobs.nextPollAt))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  return db
+    .update(mediaJobs)
+    .set({ leaseOwner: owner, leaseUntil: new Date(now + leaseMs), polls: sql`${mediaJobs.polls} + 1` })
+    .where(and(inArray(mediaJobs.id, due), eq(mediaJobs.status, 'PROCESSING')))
+    .returning();
+}
+
+/** Gives a still-running job back with its next poll time; false when the lease was lost meanwhile. */
+export async function reschedule(db: Database, job: MediaJob, owner: string, nextPollAt: number): Promise<boolean> {
+  const rows = await db
+    .update(mediaJobs)
+    .set({ leaseOwner: null, leaseUntil: null, nextPollAt: new Date(nextPollAt) })
+    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner)))
+    .returning({ id: mediaJobs.id });
+  return rows.length > 0;
+}
+
+/** Extends `owner`'s lease on a job before a long step (a download); false when the lease was lost. */
+export async function renewLease(db: Database, job: MediaJob, owner: string, until: number): Promise<boolean> {
+  const rows = await db
+    .update(mediaJobs)
+    .set({ leaseUntil: new Date(until) })
+    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner), eq(mediaJobs.status, 'PROCESSING')))
+    .returning({ id: mediaJobs.id });
+  return rows.length > 0;
+}
+
+/** Ends a job under `owner`'s lease (completed with its media, or failed/refused); false when the lease was lost. */
+export async function finishJob(
+  db: Database,
+  job: MediaJob,
+  owner: string,
+  end: Pick<NewMediaJob, 'status' | 'error' | 'outcome' | 'mediaKey' | 'mediaType' | 'mediaBytes'> & { finishedAt: number },
+): Promise<boolean> {
+  const rows = await db
+    .update(mediaJobs)
+    .set({ ...end, finishedAt: new Date(end.finishedAt), leaseOwner: null, leaseUntil: null })
+    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner), eq(mediaJobs.status, 'PROCESSING')))
+    .returning({ id: mediaJobs.id });
+  return rows.length > 0;
+}
+
+/** Marks a completed job's media deleted (retrieve with delete_media_on_completion, or complete); false when it was not COMPLETED. */
+export async function markDeleted(db: Database, id: string): Promise<boolean> {
+  const rows = await db
+    .update(mediaJobs)
+    .set({ status: 'DELETED' })
+    .where(and(eq(mediaJobs.id, id), eq(mediaJobs.status, 'COMPLETED')))
+    .returning({ id: mediaJobs.id });
+  return rows.length > 0;
+}
+
+/** The P80 time to finish (ms) of the model's completed jobs, or null before the first. */
+export async function p80Ms(db: Database, modelId: string): Promise<number | null> {
+  const result = await db.execute(sql`
+    select percentile_cont(0.8) within group (order by extract(epoch from (${mediaJobs.finishedAt} - ${mediaJobs.createdAt})) * 1000) as p80
+    from ${mediaJobs}
+    where ${mediaJobs.modelId} = ${modelId} and ${mediaJobs.status} in ('COMPLETED', 'DELETED') and ${mediaJobs.finishedAt} is not null`);
+  const value = rowsOf<{ p80: number | string | null }>(result)[0]?.p80;
+  return value === null || value === undefined ? null : Math.round(Number(value));
+}
+
+/** Job counts by state and the oldest running job's creation time, for /metrics and the logs. */
+export async function jobStats(db: Database): Promise<{ counts: Record<string, number>; oldestRunning: number | null }> {
+  const result = await db.execute(sql`
+    select ${mediaJobs.status} as status, count(*)::int as n,
+      min(case when ${mediaJobs.status} = 'PROCESSING' then ${mediaJobs.createdAt} end) as oldest
+    from ${mediaJobs} group by ${mediaJobs.status}`);
+  const counts: Record<string, number> = {};
+  let oldestRunning: number | null = null;
+  for (const row of rowsOf<{ status: string; n: number; oldest: string | Date | null }>(result)) {
+    counts[row.status] = Number(row.n);
+    if (row.oldest) oldestRunning = new Date(row.oldest).getTime();
+  }
+  return { counts, oldestRunning };
+}
