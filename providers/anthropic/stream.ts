@@ -1,7 +1,7 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { SseEvent } from '../../src/stream/events';
 import type { ChatChunk } from '../../src/stream/wire';
-import { StreamEventError, type StreamTranslator } from '../translate/stream';
+import { eventObject, StreamEventError, type StreamTranslator } from '../translate/stream';
 import { finishReasonOf, usageOf, type AnthropicUsage } from './answer';
 
 type Delta = ChatChunk['choices'][number]['delta'];
@@ -92,16 +92,10 @@ export function anthropicStream(created: number): StreamTranslator {
 
   return {
     event(e: SseEvent, emit) {
-      let parsed: unknown;
+      const parsed = eventObject(e.data);
+      if (typeof parsed.type !== 'string') throw new StreamEventError('The upstream sent a malformed stream event');
       try {
-        parsed = JSON.parse(e.data);
-      } catch {
-        throw new StreamEventError('The upstream sent a malformed stream event');
-      }
-      if (!parsed || typeof parsed !== 'object' || typeof (parsed as { type?: unknown }).type !== 'string')
-        throw new StreamEventError('The upstream sent a malformed stream event');
-      try {
-        translate(parsed as RawMessageStreamEvent, emit);
+        translate(parsed as unknown as RawMessageStreamEvent, emit);
       } catch (error) {
         if (error instanceof StreamEventError) throw error;
         throw new StreamEventError('The upstream sent a malformed stream event');

@@ -1,6 +1,6 @@
 import type { SseEvent } from '../../src/stream/events';
 import type { ChatChunk } from '../../src/stream/wire';
-import { StreamEventError, type StreamTranslator } from '../translate/stream';
+import { eventObject, StreamEventError, type StreamTranslator } from '../translate/stream';
 import { blockOf, finishReasonOf, toolCallOf, usageOf, type GenerateContentAnswer } from './answer';
 
 type Delta = ChatChunk['choices'][number]['delta'];
@@ -64,15 +64,7 @@ export function geminiStream(created: number, fallbackId: string): StreamTransla
 
   return {
     event(e: SseEvent, emit) {
-      let answer: unknown;
-      try {
-        answer = JSON.parse(e.data);
-      } catch {
-        throw new StreamEventError('The upstream sent a malformed stream event');
-      }
-      if (!answer || typeof answer !== 'object' || Array.isArray(answer))
-        throw new StreamEventError('The upstream sent a malformed stream event');
-      translate(answer as GenerateContentAnswer, emit);
+      translate(eventObject(e.data) as GenerateContentAnswer, emit);
     },
     end(emit) {
       if (!finished) return false;

@@ -17,6 +17,19 @@ export class StreamEventError extends Error {
   }
 }
 
+/** A stream event's data as a JSON object; a StreamEventError when the upstream sent anything else. */
+export function eventObject(data: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw new StreamEventError('The upstream sent a malformed stream event');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new StreamEventError('The upstream sent a malformed stream event');
+  return parsed as Record<string, unknown>;
+}
+
 /**
  * Turns one provider's stream events into chat-completions chunks, its state in a closure
  * or fields: `event` emits the chunks of one upstream event (throwing StreamEventError for
