@@ -168,7 +168,7 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
   let keepAlive: KeepAlive | null = null;
   let closed = false;
   let finished = false;
-  let ending = false;
+  let ended: Promise<void> | null = null;
   let drain: Promise<number> | null = null;
   const encoder = o.encoder ?? chatEncoder;
   const source = o.transforms.length > 0 || o.encoder ? transformSource(o.upstream, o.transforms, encoder) : tapSource(o.upstream);
@@ -217,10 +217,17 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     return o.finish({ ...outcome, error: error ?? outcome.error, aborted });
   }
 
-  async function end(error: string | null) {
-    // Once: a shutdown's end and the upstream read it cancels must not both end the stream.
-    if (ending) return;
-    ending = true;
+  /**
+   * Ends the stream once. A second caller (the read loop, after a shutdown's end cancelled the
+   * upstream) waits for the first: Bun ends a direct stream when its pull returns, so the loop
+   * must not return while the first end is still settling and writing.
+   */
+  function end(error: string | null): Promise<void> {
+    ended ??= endOnce(error);
+    return ended;
+  }
+
+  async function endOnce(error: string | null) {
     const failure = error ?? source.outcome().error;
     if (failure) {
       // Settled before the end, so what it cost (the route's usage chunk) goes out ahead of the error.
