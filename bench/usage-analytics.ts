@@ -66,6 +66,13 @@ await db.execute(sql`insert into ledger_charges (request_id, account_id, api_key
     -(g % 97) - (g % 89),
     to_timestamp(${now / 1000} - (g::float8 / ${rows}) * 90 * 86400)
   from generate_series(1, ${rows}) g`);
+// Rows inserted by hand bypass the ledger writer, which keeps usage_daily: sum them as the
+// migration that created the rollup summed the ledger already written.
+await db.execute(sql`insert into usage_daily (account_id, day, model_key, sku, api_key, currency, amount_micros, units)
+  select c.account_id, (c.created_at at time zone 'UTC')::date, coalesce(c.model_id, ''), coalesce(l.sku, ''), coalesce(c.api_key_id::text, ''),
+    c.currency, sum(coalesce(l.amount, 0)), sum(usage_daily_units(l.units))
+  from ledger_charges c cross join lateral json_to_recordset(c.lines) as l(sku text, units text, amount bigint)
+  where c.account_id = ${accountId}::uuid group by 1, 2, 3, 4, 5, 6`);
 await db.execute(sql`analyze`);
 console.log(`${backend}: ${rows} ledger charges seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '../db/database';
+import { APPEND_DAILY_SUMS, dailySums } from './daily-rollup';
 import type { LedgerCharge } from './ledger-row';
 import type { SlicePacer } from './slice-pacer';
 
@@ -47,7 +48,7 @@ function balanceSums(rows: LedgerCharge[]) {
 /**
  * The embedded database's fast path for a ledger batch: COPY the charges in (PGlite reads
  * CSV natively: about half the CPU of the same rows through `json_to_recordset`, measured
- * in steady state) and add their sums to `balances`, in one transaction. All rows or none:
+ * in steady state) and add their sums to `balances` and `usage_daily`, in one transaction. All rows or none:
  * COPY cannot skip the rows of a replayed batch, so a unique violation rolls the transaction
  * back and is reported as `null`, and the caller writes the batch the slower way that skips
  * rows already present. Sums are integers added in JavaScript (no float) and applied in one
@@ -82,6 +83,8 @@ export async function copyLedgerBatch(pg: PGlite, rows: LedgerCharge[], pacer?: 
          on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`,
         [JSON.stringify(sums)],
       );
+      // The batch's daily sums for usage analytics, grouped here: a few rows, not a JSON expansion per charge.
+      await tx.query(APPEND_DAILY_SUMS, [JSON.stringify(dailySums(rows))]);
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505') return null;

@@ -61,7 +61,13 @@ export async function writeLedgerBatch(
       from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, "modelId" text, lines json, amount bigint, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint)
       ${olderCharges}
       on conflict do nothing
-      returning account_id, currency, amount_micros
+      returning account_id, api_key_id, currency, model_id, lines, amount_micros, created_at
+    ), daily as (
+      insert into usage_daily (account_id, day, model_key, sku, api_key, currency, amount_micros, units)
+      select i.account_id, (i.created_at at time zone 'UTC')::date, coalesce(i.model_id, i.lines->0->>'sku', ''), coalesce(l.sku, ''),
+        coalesce(i.api_key_id::text, ''), i.currency, sum(coalesce(l.amount, 0)), sum(usage_daily_units(l.units))
+      from inserted i cross join lateral json_to_recordset(i.lines) as l(sku text, units text, amount bigint)
+      group by 1, 2, 3, 4, 5, 6
     ), applied as (
       insert into ${balances} (account_id, currency, amount_micros)
       select account_id, currency, sum(amount_micros) from inserted group by account_id, currency order by account_id, currency

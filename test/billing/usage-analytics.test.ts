@@ -1,3 +1,4 @@
+import { writeLedgerBatch } from '../../src/billing/ledger-writer';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { createApiKey } from '../../src/auth/api-keys';
@@ -81,8 +82,10 @@ async function insertSeeds(t: TestApp, accountId: string, seeds: Seed[]) {
   const db = t.deps.storage.db;
   const charges = seeds.filter((s) => s.table === 'charges');
   const entries = seeds.filter((s) => s.table === 'entries');
+  // Charges go in through the ledger writer, which keeps usage_daily as it writes them.
   if (charges.length)
-    await db.insert(ledgerCharges).values(
+    await writeLedgerBatch(
+      db,
       charges.map((s) => ({
         requestId: `seed-${++serial}`,
         accountId,
@@ -90,8 +93,11 @@ async function insertSeeds(t: TestApp, accountId: string, seeds: Seed[]) {
         currency: s.currency,
         modelId: s.model,
         lines: s.lines.map(([sku, units, amount]) => ({ sku, units, pricePerUnitUsd: '1', amount })),
-        amountMicros: s.lines.reduce((a, [, , m]) => a + m, 0),
-        createdAt: new Date(s.at),
+        amount: s.lines.reduce((a, [, , m]) => a + m, 0),
+        promptTokens: 0,
+        completionTokens: 0,
+        executionMs: 0,
+        at: s.at,
       })),
     );
   if (entries.length)
