@@ -3,11 +3,12 @@ import { startTestApp, type TestApp } from '../helpers/app';
 
 /** Bodies no client should send, each of which must be a 400 DetailedError naming a field (never a 500 or an empty body). */
 const BODIES: [string, string, string][] = [
-  ['an array', '[1,2]', 'input'],
-  ['a string', '"hi"', 'input'],
-  ['null', 'null', 'input'],
+  // Not an object, or nested past the JSON limits: refused before validation, naming the body.
+  ['an array', '[1,2]', 'body'],
+  ['a string', '"hi"', 'body'],
+  ['null', 'null', 'body'],
   ['a __proto__ field', '{"input":"a","__proto__":{"x":1}}', '__proto__'],
-  ['deep nesting', `{"input":${'['.repeat(2000)}${']'.repeat(2000)}}`, 'input'],
+  ['deep nesting', `{"input":${'['.repeat(2000)}${']'.repeat(2000)}}`, 'body'],
   ['a number beyond doubles', '{"input":"a","speed":1e400}', 'speed'],
   ['a million letters', JSON.stringify({ input: 'a'.repeat(1_000_000) }), 'input'],
   ['an object for a string', '{"input":"a","model":{"0":"x"}}', 'model'],
@@ -35,7 +36,7 @@ describe('hostile JSON bodies on the audio routes', () => {
         const res = await t.request(path, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
         expect(res.status).toBe(400);
         const answer = await res.json();
-        expect(answer.error).toMatch(/^Invalid (request|body) parameters: /);
+        expect(answer.error).toMatch(/^Invalid (request |body )?(body|parameters)/);
         expect(Object.keys(answer.details).length).toBeGreaterThan(1);
       }
   });
