@@ -7,6 +7,9 @@ import type { ModelCall } from '../pipeline/model-call';
 import { embeddingInputTokens } from '../pipeline/tokens';
 import { errorResponses } from './responses';
 
+/** Tokens reserved beyond svc's own count of a short input (the upstream's tokenizer may differ). */
+const EMBEDDING_TOKEN_MARGIN = 64;
+
 /**
  * POST /embeddings (the OpenAI SDK's `embeddings.create`) on the metered call: reserves the
  * input tokens, routes to an `embed` replica (asking for the client's encoding), charges the
@@ -17,7 +20,9 @@ import { errorResponses } from './responses';
 async function createEmbedding(req: EmbeddingRequest, call: ModelCall, set: Context['set']) {
   checkDimensions(req, call.model);
   const counted = embeddingInputTokens(req.input);
-  await call.reserve({ promptTokens: counted, completionTokens: 0 });
+  // The upstream bills with its own model's tokenizer, which may count more than svc's; a
+  // settlement is capped at its reservation, so the reservation leaves room for the difference.
+  await call.reserve({ promptTokens: counted + Math.max(counted, EMBEDDING_TOKEN_MARGIN), completionTokens: 0 });
   let answer: string;
   let promptTokens: number;
   try {
