@@ -48,7 +48,9 @@ export const UsageAnalyticsSchema = t.Object({
   ),
   byKeyDaily: t.Array(Amounts),
   topKeyNames: t.Array(t.String()),
-  totals: t.Record(t.String(), t.Number(), { description: 'svc: the total used per currency over the period' }),
+  totals: t.Optional(
+    t.Record(t.String(), t.Number(), { description: 'svc, with include=totals: the total used per currency over the period' }),
+  ),
 });
 
 /** A usage-analytics body. */

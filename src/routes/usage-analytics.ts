@@ -17,6 +17,11 @@ const AnalyticsQuery = t.Object({
   startDate: t.Optional(t.String({ maxLength: 16, description: 'YYYY-MM-DD, inclusive; with endDate' })),
   endDate: t.Optional(t.String({ maxLength: 16, description: 'YYYY-MM-DD, inclusive; at most 366 days after startDate' })),
   accountId: t.Optional(t.String({ maxLength: 64, description: "Operator keys only: another account's analytics" })),
+  include: t.Optional(
+    t.Literal('totals', {
+      description: "svc: `totals` adds the period's total per currency (USDC apart from USD); off, the body is exactly the reference's",
+    }),
+  ),
 });
 
 /** The account whose analytics the caller reads: its own, or any account for an operator key. */
@@ -52,7 +57,10 @@ export function usageAnalyticsRoutes(deps: AppDeps, stages: Stages, timeoutMs = 
       const period = analyticsPeriod(query, deps.now());
       // Charges reach the ledger in batches: write them so a caller sees its own requests.
       await deps.meter.flush();
-      return within(timeoutMs, usageAnalytics(deps.storage.db, deps.models, accountId, period));
+      const report = await within(timeoutMs, usageAnalytics(deps.storage.db, deps.models, accountId, period));
+      // The reference's body allows no other field: svc's totals come only when asked for.
+      if (query.include !== 'totals') delete report.totals;
+      return report;
     },
     {
       auth: 'INFERENCE',

@@ -64,7 +64,7 @@ for (const backend of BACKENDS) {
         2 * 10_000 + 5_000 + 1_000 + entries.filter((e) => e.sku.startsWith('llama')).reduce((a, e) => a + µ(e.amount), 0),
       );
 
-      const analytics = await (await t.request('/billing/usage-analytics?lookback=7d', { key })).json();
+      const analytics = await (await t.request('/billing/usage-analytics?lookback=7d&include=totals', { key })).json();
       expect(analytics.byDate).toHaveLength(7);
       expect(analytics.byDate[0].date).toBe(today);
       expect(µ(analytics.byDate[0].USD)).toBe(usedToday);

@@ -50,7 +50,7 @@ describe('augment calls paid by a wallet', () => {
     const res = await search(payer.wallet);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-balance-remaining')).toBe('4.990000');
-    const analytics = await s.t.request('/billing/usage-analytics?lookback=1d', {
+    const analytics = await s.t.request('/billing/usage-analytics?lookback=1d&include=totals', {
       key: null,
       headers: { 'SIGN-IN-WITH-X': await signIn(payer.wallet) },
     });

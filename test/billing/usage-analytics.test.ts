@@ -176,9 +176,11 @@ for (const backend of BACKENDS) {
     const get = async (query: string, k: string | null = key) => t.request(`/billing/usage-analytics${query}`, { key: k });
 
     test('lookback=7d: by day, model, key and currency, equal to sums computed from the seeded ledger', async () => {
-      const res = await get('?lookback=7d');
+      const res = await get('?lookback=7d&include=totals');
       expect(res.status).toBe(200);
       const body = await res.json();
+      // Without include=totals the body is exactly the reference's (no totals).
+      expect((await (await get('?lookback=7d')).json()).totals).toBeUndefined();
       const start = Date.parse(`${day(NOW - 6 * DAY)}T00:00:00Z`);
       const want = expected(seeds, start, start + 7 * DAY);
       expect(body.lookback).toBe('7d');

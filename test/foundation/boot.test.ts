@@ -17,6 +17,8 @@ async function start(env: Record<string, string>) {
       SVC_DATA_DIR: dataDir,
       SVC_LOG_LEVEL: 'info',
       SVC_CONFIG: '',
+      // Killed when done: no load balancer to drain for.
+      SVC_SHUTDOWN_DRAIN_SECONDS: '0',
       DATABASE_URL: '',
       REDIS_URL: '',
       ...env,
