@@ -7,20 +7,13 @@
  * checks what it passes on.
  */
 
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipSpace } from '../../src/http/json-chars';
+
 /** A value's place in the text, `start` inclusive, `end` exclusive. */
 export interface Span {
   start: number;
   end: number;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 // Searches for a few ASCII characters (a positive class) run at memchr speed in JavaScriptCore;
 // a negated class such as [^"\\] over a long base64 string ran over ten times slower.
@@ -31,14 +24,6 @@ const STRUCTURAL = /["[\]{}]/g;
 
 function broken(what: string, at: number): SyntaxError {
   return new SyntaxError(`JSON: ${what} at ${at}`);
-}
-
-function skipSpace(text: string, at: number): number {
-  for (;;) {
-    const c = text.charCodeAt(at);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return at;
-    at++;
-  }
 }
 
 /** The end of the string at `at`, its escapes checked. */

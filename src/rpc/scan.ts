@@ -7,6 +7,8 @@
  * relayed as it wrote them.
  */
 
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipSpace } from '../http/json-chars';
+
 /** One answer object of a reply: where it is, its id key (see request.ts idKey) and whether it is an error. */
 export interface AnswerSpan {
   start: number;
@@ -15,26 +17,9 @@ export interface AnswerSpan {
   error: boolean;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-
 /** A reply that is not JSON-RPC answers (the node is broken, not the client). */
 export class GarbledAnswer extends Error {
   override name = 'GarbledAnswer';
-}
-
-function skipSpace(text: string, at: number): number {
-  for (;;) {
-    const c = text.charCodeAt(at);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return at;
-    at++;
-  }
 }
 
 /** The end of the string whose opening quote is at `at`. */
