@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { generatePrivateKey } from 'viem/accounts';
 import { loadConfig } from '../../src/config';
 import { checkConfigSections } from '../../src/config-sections';
-import { startTestApp, type TestApp } from '../helpers/app';
 import { startFacilitator, type FixtureFacilitator } from '../fixtures/x402-facilitator';
 import { documentationPages, fencedBlocks, pageText, ROOT } from './markdown';
+import { runExample, scratchFolder, serve, type Served } from './run-example';
 import { checkSynopsis } from './synopsis';
 
 // Every shell and TypeScript block of the README and docs/ says how it is checked, in its
@@ -18,6 +17,7 @@ import { checkSynopsis } from './synopsis';
 //   It must exit 0 (a shell example printing no JSON error body, a TypeScript one nothing on stderr).
 // - `ts example wallet`: the same against a svc taking x402 payments through the fixture
 //   facilitator (test/fixtures/x402-facilitator.ts), with a fresh private key in $WALLET_KEY.
+// - `sh example plugin`, `ts file <path>`: the worked plugin example, run by plugin-guide.test.ts.
 // - `ts excerpt <file>`: a quotation: the block's lines are in that file, in order.
 // - `sh synopsis`: commands that cannot run here, checked against what they name (synopsis.ts).
 // - `sh not-run`, `ts not-run`: not checked at all; the reason is in NOT_RUN below, keyed by the
@@ -48,65 +48,34 @@ const CONFIG_SNIPPETS = documentationPages().flatMap((page) =>
     .map((b) => ({ name: `${page}:${b.line}`, ...b })),
 );
 
-/** A listening app and where examples reach it. */
-interface Served {
-  t: TestApp;
-  base: string;
-  facilitator?: FixtureFacilitator;
-}
 let plain: Served;
-let paying: Served | undefined;
+let paying: { served: Served; facilitator: FixtureFacilitator } | undefined;
 let scratch = '';
 beforeAll(async () => {
-  plain = await serve({});
-  // A scratch folder inside the repository, so examples find its node_modules and npm its scripts.
-  scratch = mkdtempSync(join(ROOT, 'test', 'docs', '.examples-'));
-  const pixels = Buffer.alloc(512 * 512 * 3, 0).map((_, i) => (i * 7) % 256);
-  const jpeg = await sharp(pixels, { raw: { width: 512, height: 512, channels: 3 } })
-    .jpeg()
-    .toBuffer();
-  for (const name of ['photo.jpg', 'a.jpg', 'b.jpg']) writeFileSync(join(scratch, name), jpeg);
+  plain = await serve();
+  scratch = await scratchFolder();
 });
 afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
-  for (const s of [plain, paying]) {
-    if (!s) continue;
-    await s.t.app.stop(true);
-    await s.t.close();
-    s.facilitator?.stop();
+  await plain.stop();
+  if (paying) {
+    await paying.served.stop();
+    paying.facilitator.stop();
   }
 });
 
-/** Starts an app listening on 127.0.0.1 whose public URL is the one examples reach it at. */
-async function serve(config: Record<string, unknown>, facilitator?: FixtureFacilitator): Promise<Served> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = probe.port;
-  probe.stop(true);
-  const base = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ config: { publicUrl: base, ...config } });
-  t.app.listen({ hostname: '127.0.0.1', port });
-  return { t, base, facilitator };
-}
-
 /** The app taking x402 payments, started by the first wallet example. */
 async function payingApp(): Promise<Served> {
-  if (paying) return paying;
+  if (paying) return paying.served;
   const facilitator = startFacilitator();
   const payTo = { base: '0x2670B922ef37C7Df47158725C0CC407b5382293F' };
-  paying = await serve({ wallets: { payments: { facilitatorUrl: facilitator.url, payTo } } }, facilitator);
-  return paying;
-}
-
-/** Runs an example's command in the scratch folder against `served`; its exit code and output. */
-async function run(cmd: string[], served: Served, env: Record<string, string> = {}) {
-  const proc = Bun.spawn(cmd, { cwd: scratch, env: { ...process.env, KEY: served.t.adminKey, ...env }, stdout: 'pipe', stderr: 'pipe' });
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-  return { code, stdout, stderr };
+  paying = { served: await serve({ wallets: { payments: { facilitatorUrl: facilitator.url, payTo } } }), facilitator };
+  return paying.served;
 }
 
 describe('documentation examples', () => {
   test('every shell and TypeScript block says how it is checked', () => {
-    const unknown = BLOCKS.filter((b) => !['example', 'excerpt', 'synopsis', 'not-run'].includes(b.kind)).map((b) => b.name);
+    const unknown = BLOCKS.filter((b) => !['example', 'excerpt', 'synopsis', 'not-run', 'file'].includes(b.kind)).map((b) => b.name);
     expect(unknown).toEqual([]);
   });
 
@@ -146,29 +115,11 @@ describe('documentation examples', () => {
     expect(checkSynopsis(code)).toEqual([]);
   });
 
-  test.each(of('example'))(
+  test.each(of('example').filter((b) => b.args[0] !== 'plugin'))(
     '$name runs and gets no error',
     async (example) => {
-      const wallet = example.args[0] === 'wallet';
-      const served = wallet ? await payingApp() : plain;
-      const code = example.code.replaceAll('http://localhost:8080', served.base);
-      if (example.language === 'sh') {
-        // curl -s prints nothing on stderr; what a command prints there (a test runner's report) is not an error.
-        const { code: exit, stdout, stderr } = await run(['bash', '-euo', 'pipefail', '-c', code], served);
-        expect({ exit, stderr: exit === 0 ? '' : stderr }).toEqual({ exit: 0, stderr: '' });
-        expect(stdout).not.toContain('"error"');
-        expect(stdout.length).toBeGreaterThan(0);
-      } else {
-        const file = join(scratch, `example-${example.line}.ts`);
-        writeFileSync(file, code);
-        const {
-          code: exit,
-          stdout,
-          stderr,
-        } = await run([process.execPath, file], served, wallet ? { WALLET_KEY: generatePrivateKey() } : {});
-        expect({ exit, stderr }).toEqual({ exit: 0, stderr: '' });
-        expect(stdout.length).toBeGreaterThan(0);
-      }
+      if (example.args[0] !== 'wallet') return runExample(example, plain, scratch);
+      return runExample(example, await payingApp(), scratch, { WALLET_KEY: generatePrivateKey() });
     },
     60_000,
   );
