@@ -26,6 +26,9 @@ const NOT_RUN: Record<string, string> = {
   'README.md: npm install && npm start':
     'installs and starts a server that runs until stopped; test/foundation/boot.test.ts starts svc as npm start does and checks the first start (the ADMIN key on stderr, the API served)',
   'README.md: npm test': 'the whole suite, this test included',
+  'docs/getting-started.md: npm install && npm start': "as the README's: test/foundation/boot.test.ts checks the first start",
+  'docs/getting-started.md: export KEY=svc_...   # the key the first start printed':
+    "the test sets $KEY itself, to its own server's bootstrap key",
 };
 
 const CODE_LANGUAGES = new Set(['sh', 'bash', 'shell', 'console', 'ts', 'typescript', 'js', 'javascript']);
