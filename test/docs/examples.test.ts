@@ -7,7 +7,7 @@ import { checkConfigSections } from '../../src/config-sections';
 import { startFacilitator, type FixtureFacilitator } from '../fixtures/x402-facilitator';
 import { documentationPages, fencedBlocks, pageText, ROOT } from './markdown';
 import { runExample, scratchFolder, serve, type Served } from './run-example';
-import { checkSynopsis } from './synopsis';
+import { checkCommand, checkSynopsis } from './synopsis';
 
 // Every shell and TypeScript block of the README and docs/ says how it is checked, in its
 // info string, and a block that says nothing fails this suite:
@@ -112,6 +112,19 @@ describe('documentation examples', () => {
       expect(found, `not in ${args[0]} (after line ${at}): ${line}`).toBeGreaterThanOrEqual(0);
       at = found + 1;
     }
+  });
+
+  test('commands quoted in the text name scripts, files and flags that exist', () => {
+    // The dated notes in docs/perf-notes/ are history: they name probes since removed.
+    const quoted = documentationPages()
+      .filter((page) => !page.startsWith('docs/perf-notes/'))
+      .flatMap((page) =>
+        [...pageText(page).matchAll(/`((?:npm run|npx bun (?:bench|src|contract)\/)[^`]*)`/g)]
+          .map((m) => m[1]!)
+          .filter((command) => !command.includes('...'))
+          .flatMap((command) => checkCommand(command).map((problem) => `${page}: ${problem}`)),
+      );
+    expect(quoted).toEqual([]);
   });
 
   test.each(of('synopsis'))('$name names only commands, scripts and flags that exist', ({ code }) => {

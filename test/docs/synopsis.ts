@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { ROOT } from './markdown';
 
@@ -13,9 +13,18 @@ import { ROOT } from './markdown';
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const flagsOf = (args: string[]) => args.filter((a) => /^--[a-z]/.test(a)).map((a) => a.split('=')[0]!);
 
-/** Whether the program's source reads `flag`: `'--flag'` as the hand-written parsers name it, or parseArgs' `'flag'` / `flag: {`. */
+/** A program's source and that of the files it imports directly (a thin entry point hands its flags to a parser beside it). */
+function sourceOf(file: string): string {
+  const text = read(file);
+  const imported = [...text.matchAll(/from '(\.\.?\/[^']+)'/g)]
+    .map((m) => join(dirname(file), `${m[1]}.ts`))
+    .filter((path) => existsSync(join(ROOT, path)));
+  return [text, ...imported.map(read)].join('\n');
+}
+
+/** Whether the program reads `flag`: `'--flag'` as the hand-written parsers name it, or parseArgs' `'flag'` / `flag: {`. */
 function reads(file: string, flag: string): boolean {
-  const source = read(file);
+  const source = sourceOf(file);
   const name = flag.slice(2);
   return [`'${flag}'`, `"${flag}"`, `\`${flag}`, `'${name}'`, `"${name}"`, `${name}: {`].some((form) => source.includes(form));
 }
