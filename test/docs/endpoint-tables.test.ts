@@ -8,7 +8,8 @@ import { documentationPages, markdownTables, pageText } from './markdown';
 //   declares for each route of the row (a status the docs promise exists there, and the reverse);
 // - Auth: what a request without a key, with an INFERENCE key, with an ADMIN key and with an
 //   ADMIN key of another (non-operator) account gets, as below. Wallets are not signed in here:
-//   "key or wallet" is checked for keys (test/wallets/ covers sign-in on those routes).
+//   "key or wallet" is checked for keys (test/wallet/ and test/x402/ cover sign-in on those routes).
+// And every operation of the served description is in one of these tables.
 const ROUTE = /^`(GET|POST|PUT|PATCH|DELETE) (\/[^`?\s]*)(\?[^`]*)?`$/;
 const isRouteColumn = (name: string) => /^(route|path|endpoint)/i.test(name);
 
@@ -75,6 +76,14 @@ async function statusOf(method: string, path: string, key: string | null): Promi
 
 describe('endpoint tables in the docs', () => {
   test('there are some (this test reads them)', () => expect(ROWS.length).toBeGreaterThan(40));
+
+  test('every operation the service describes is in an endpoint table', () => {
+    const documented = new Set(ROWS.flatMap((r) => r.routes.map((x) => `${x.method} ${x.path}`)));
+    const served = Object.entries(described).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(served.filter((operation) => !documented.has(operation))).toEqual([]);
+  });
 
   test.each(ROWS)('$name: the statuses are the served OpenAPI description’s', ({ routes, statuses }) => {
     expect(statuses, 'an endpoint table needs a Statuses column').not.toBeNull();
