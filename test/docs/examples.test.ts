@@ -77,6 +77,10 @@ async function payingApp(): Promise<Served> {
 }
 
 describe('documentation examples', () => {
+  test('the tools the shell examples use are installed (bash, curl, jq)', () => {
+    expect(['bash', 'curl', 'jq'].filter((tool) => !Bun.which(tool))).toEqual([]);
+  });
+
   test('every shell and TypeScript block says how it is checked', () => {
     const unknown = BLOCKS.filter((b) => !['example', 'excerpt', 'synopsis', 'not-run', 'file'].includes(b.kind)).map((b) => b.name);
     expect(unknown).toEqual([]);
