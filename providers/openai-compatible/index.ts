@@ -2,6 +2,7 @@ import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire'
 import type { Logger } from '../../src/log';
 import { DEFAULT_MAX_RESPONSE_BYTES, type ResponseLimits } from '../../src/models/provider-config';
 import { BodyTooLarge, responseJsonUpTo, responseTextUpTo } from '../../src/net/limited-body';
+import { InBandOpeningError, readOpening } from '../../src/stream/opening';
 import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
 import { UpstreamFailure, upstreamUnavailable } from '../errors';
 import type {
@@ -15,7 +16,7 @@ import type {
   UpstreamEmbeddingRequest,
 } from '../types';
 import { parseEmbeddingsAnswer } from './embeddings-answer';
-import { upstreamCall } from './upstream-call';
+import { failureForStatus, upstreamCall } from './upstream-call';
 
 /** What an OpenAI-compatible upstream needs: where it is, its key, and how to fetch. */
 export interface OpenAICompatibleOptions {
@@ -30,6 +31,20 @@ export interface OpenAICompatibleOptions {
   maxResponseBytes?: Partial<ResponseLimits>;
   /** Where an answer over its limit is reported. */
   log?: Logger;
+}
+
+/**
+ * A chat stream's opening bytes (readOpening): an error event before any content fails the
+ * call like the same error as an HTTP status would, and the rest of the stream is dropped.
+ */
+async function openingOf(first: Uint8Array, reader: ByteReader): Promise<Uint8Array> {
+  try {
+    return await readOpening(first, reader);
+  } catch (error) {
+    if (!(error instanceof InBandOpeningError)) throw error;
+    await reader.cancel();
+    throw failureForStatus(error.status, error.message.slice(0, 500), null);
+  }
 }
 
 /** The capabilities whose OpenAI paths this adapter knows. */
@@ -129,7 +144,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
             return reader.cancel().catch(() => {});
           },
         };
-        return { kind: 'stream', body: prefetchedStream(first.value, direct, end) };
+        return { kind: 'stream', body: prefetchedStream(await openingOf(first.value, direct), direct, end) };
       });
     },
     embed,
