@@ -19,6 +19,7 @@ import { svcParametersSchema } from '../../src/chat/schema';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
+import { listening, resetUpstreams } from './helpers';
 
 // The structuredOutputs: false case warns by design (no schema is sent); the test asserts what is sent instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -26,6 +27,7 @@ import { fixtureModel, fixtureProvider } from '../chat/helpers';
 let up: FixtureUpstream;
 let t: TestApp;
 let baseURL: string;
+let server: ReturnType<typeof listening>;
 /** The JSON bodies the provider sent to svc, newest last. */
 const sent: Record<string, unknown>[] = [];
 const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
@@ -45,17 +47,12 @@ beforeAll(async () => {
       ],
     },
   });
-  t.app.listen({ port: 0, hostname: '127.0.0.1' });
-  baseURL = `http://127.0.0.1:${t.app.server?.port}/api/v1`;
+  server = listening(t, up);
+  baseURL = server.baseURL;
 });
-afterAll(async () => {
-  await t.app.stop(true);
-  await t.close();
-  await up.close();
-});
+afterAll(() => server.close());
 beforeEach(() => {
-  up.set({});
-  up.requests.length = 0;
+  resetUpstreams(up);
   sent.length = 0;
 });
 

@@ -5,6 +5,7 @@ import type { TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import type { ImagesUpstream } from '../fixtures/images-upstream';
 import { describe, form, ledgerOf, png, startImagesApp, SVG } from '../images/helpers';
+import { listening, resetUpstreams, usdMicros } from './helpers';
 
 /** An upstream edit model (the fixture answers it), priced per quality. */
 const FX_EDIT = {
@@ -26,26 +27,19 @@ for (const backend of BACKENDS) {
     let t: TestApp;
     let up: ImagesUpstream;
     let client: OpenAI;
+    let server: ReturnType<typeof listening>;
     let square: Buffer;
 
     beforeAll(async () => {
       ({ t, up } = await startImagesApp(backend, [...defaultImageModels([{ provider: 'sim', weight: 1 }]), FX_EDIT]));
-      t.app.listen({ port: 0, hostname: '127.0.0.1' });
-      client = new OpenAI({ baseURL: `http://127.0.0.1:${t.app.server?.port}/api/v1`, apiKey: t.adminKey, maxRetries: 0 });
+      server = listening(t, up);
+      client = new OpenAI({ baseURL: server.baseURL, apiKey: t.adminKey, maxRetries: 0 });
       square = await png(512, 512);
     });
-    afterAll(async () => {
-      await t.app.stop(true);
-      await t.close();
-      await up.close();
-    });
-    beforeEach(() => {
-      up.set({});
-      up.requests.length = 0;
-    });
+    afterAll(() => server.close());
+    beforeEach(() => resetUpstreams(up));
 
-    /** The USD balance in micro-units. */
-    const usd = async () => Math.round(((await (await t.request('/billing/balance')).json()).balances.usd as number) * 1e6);
+    const usd = () => usdMicros(t);
     const file = (bytes: Buffer, name = 'photo.png') => toFile(bytes, name, { type: 'image/png' });
     const refused = async (body: FormData | Record<string, unknown>, status: number, field: string) => {
       const before = await usd();

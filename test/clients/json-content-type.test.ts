@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
+import { usdMicros } from './helpers';
 
 let up: FixtureUpstream;
 let t: TestApp;
@@ -28,7 +29,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   '/embeddings': { model: 'emb', input: 'Hi' },
   '/responses': { model: 'chat', input: 'Hi' },
 };
-const usd = async () => (await (await t.request('/billing/balance')).json()).balances.usd as number;
+const usd = () => usdMicros(t);
 const post = (path: string, body: BodyInit, type?: string) =>
   t.request(path, { method: 'POST', body, headers: type === undefined ? {} : { 'content-type': type } });
 

@@ -6,6 +6,7 @@ import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import { contentOf, fixtureModel, fixtureProvider, sseData } from '../chat/helpers';
+import { listening, resetUpstreams, usdMicros } from './helpers';
 
 for (const backend of BACKENDS) {
   describe(`an upstream error inside a 200 stream, before any content, on ${backend.name}`, () => {
@@ -13,6 +14,7 @@ for (const backend of BACKENDS) {
     let b: FixtureUpstream;
     let t: TestApp;
     let client: OpenAI;
+    let server: ReturnType<typeof listening>;
 
     beforeAll(async () => {
       a = startUpstream('a');
@@ -24,24 +26,13 @@ for (const backend of BACKENDS) {
           models: [fixtureModel('one', ['a']), fixtureModel('two', ['a', 'b'])],
         },
       });
-      t.app.listen({ port: 0, hostname: '127.0.0.1' });
-      client = new OpenAI({ baseURL: `http://127.0.0.1:${t.app.server?.port}/api/v1`, apiKey: t.adminKey, maxRetries: 0 });
+      server = listening(t, a, b);
+      client = new OpenAI({ baseURL: server.baseURL, apiKey: t.adminKey, maxRetries: 0 });
     });
-    afterAll(async () => {
-      await t.app.stop(true);
-      await t.close();
-      await a.close();
-      await b.close();
-    });
-    beforeEach(() => {
-      a.set({});
-      b.set({});
-      a.requests.length = 0;
-      b.requests.length = 0;
-    });
+    afterAll(() => server.close());
+    beforeEach(() => resetUpstreams(a, b));
 
-    /** The USD balance in micro-units. */
-    const usd = async () => Math.round(((await (await t.request('/billing/balance')).json()).balances.usd as number) * 1e6);
+    const usd = () => usdMicros(t);
     const ledgerOf = async (requestId: string | null) => {
       await t.deps.meter.flush();
       return t.deps.storage.db
