@@ -55,8 +55,8 @@ export const OPENAI_CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'ima
  * capability is its OpenAI path (`/chat/completions`, `/embeddings`, `/images/...`,
  * `/audio/speech`, `/audio/transcriptions`), the normalized request is already the wire
  * format, and the adapter adds the upstream model name, auth and the deadline. Streams are
- * held until their first byte, so a failure before it is still a retryable JSON error; after
- * it, the body is passed on as raw bytes.
+ * held until their first byte (chat streams until their first content, see readOpening), so
+ * a failure before it is still a retryable JSON error; after it, the body is passed on as raw bytes.
  */
 export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   const base = o.baseURL.replace(/\/+$/, '');
