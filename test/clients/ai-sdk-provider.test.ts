@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ChatOpenAI } from '@langchain/openai';
+import OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
 import { Value } from '@sinclair/typebox/value';
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
 import { APICallError, embed, generateObject, generateText, streamText } from 'ai';
@@ -161,6 +163,24 @@ describe('structured output modes (docs/ai-sdk.md "Structured output")', () => {
     const result = await generateObject({ model: loose('plain'), schema: PERSON, prompt: 'Who? Answer {"name","age"}' });
     expect(result.object).toEqual({ name: 'Ada', age: 36 });
     expect(formatSent()).toEqual({ type: 'json_object' });
+  });
+
+  test('the openai SDK: chat.completions.parse with a zod response_format parses on a schema model, and is a 400 naming response_format on others', async () => {
+    up.set({ tokens: ADA });
+    const client = new OpenAI({ baseURL, apiKey: t.adminKey, maxRetries: 0 });
+    const request = (model: string) =>
+      client.chat.completions.parse({
+        model,
+        messages: [{ role: 'user', content: 'Who?' }],
+        response_format: zodResponseFormat(PERSON, 'person'),
+      });
+    expect((await request('structured')).choices[0]?.message.parsed).toEqual({ name: 'Ada', age: 36 });
+    const refused = await request('plain').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    // The SDK keeps svc's `error` string as the error's `error`.
+    expect(String((refused as InstanceType<typeof OpenAI.BadRequestError>).error)).toStartWith(
+      'response_format.type: Model "plain" does not support json_schema output',
+    );
   });
 
   test("LangChain withStructuredOutput: jsonSchema sends the schema (400 with svc's text on a model without schema support)", async () => {
