@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { Value } from '@sinclair/typebox/value';
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
-import { APICallError, embed, generateObject, generateText, streamText } from 'ai';
+import { APICallError, embed, generateImage, generateObject, generateText, streamText } from 'ai';
 import { z } from 'zod';
 import { createSvc, svcOptions, type SvcParameters } from '../../packages/ai-sdk-provider/src';
 import { PLUGINS } from '../../plugins';
@@ -17,6 +17,7 @@ import { enableXSearch } from '../../plugins/enable_x_search';
 import { includeSvcSystemPrompt } from '../../plugins/include_svc_system_prompt';
 import { stripThinkingResponse } from '../../plugins/strip_thinking_response';
 import { composeParameters } from '../../src/chat/parameters';
+import { defaultImageModels } from '../../src/models/default-image-models';
 import { svcParametersSchema } from '../../src/chat/schema';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -41,11 +42,12 @@ beforeAll(async () => {
   up = startUpstream('a');
   t = await startTestApp({
     config: {
-      providers: [fixtureProvider('a', up.url)],
+      providers: [fixtureProvider('a', up.url), { id: 'sim', kind: 'simulator', options: {} }],
       models: [
         fixtureModel('plain', ['a']),
         fixtureModel('structured', ['a'], { capabilities: { supportsResponseSchema: true } }),
         fixtureModel('emb', ['a'], { type: 'embedding', pricing: { input: '1' } }),
+        ...defaultImageModels([{ provider: 'sim', weight: 1 }]),
       ],
     },
   });
@@ -143,6 +145,16 @@ describe('the svc AI SDK provider against a listening svc', () => {
     for await (const _ of inBand.textStream);
     expect((errors[1] as APICallError).statusCode).toBe(400);
     expect((errors[1] as APICallError).message).toBe('The upstream rejected the request: prompt too long');
+  });
+
+  test("images through the same provider, and svc's text when it refuses one", async () => {
+    const { image } = await generateImage({ model: provider().imageModel('z-image-turbo'), prompt: 'a lighthouse', size: '1024x1536' });
+    expect(image.mediaType).toBe('image/png');
+    expect(image.uint8Array.length).toBeGreaterThan(1000);
+    const refused = await generateImage({ model: provider().imageModel('z-image-turbo'), prompt: 'x'.repeat(1600), maxRetries: 0 }).catch(
+      (e: unknown) => e,
+    );
+    expect((refused as APICallError).message).toStartWith('Invalid body parameters: prompt');
   });
 
   test('embeddings through the same provider', async () => {
