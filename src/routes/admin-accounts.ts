@@ -106,6 +106,7 @@ export function adminAccountRoutes(deps: AppDeps, stages: Stages) {
       {
         auth: 'OPERATOR',
         params: AccountParams,
+        parse: 'json',
         body: CreditBody,
         response: { 200: CreditResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
         detail: { operationId: 'creditAccount', summary: "Credit an account (ADMIN key of the operator's account)", tags },
