@@ -16,7 +16,7 @@ import { createReservationKeeper } from './reservation-keeper';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
 import { openBillingStore } from './open-store';
-import { inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
+import { inCurrency, openedReservationMicros, pricingOf, type ModelPricing } from './pricing';
 import { saveReservation } from './reservations';
 import type { BillingStore, HoldCandidate, ReserveInput, ReserveResult } from './store';
 import { createTicket, type TicketDeps } from './ticket';
@@ -149,7 +149,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const now = deps.now();
     const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
     const p = pricingOf(input.priceAs ?? model);
-    const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
+    const maxUsd = openedReservationMicros(input);
     const candidates = holdCandidates(caller, key, window, p, maxUsd);
     const plan = await deps.limits.plan(
       caller,

@@ -10,28 +10,33 @@ export function challengeOrigin(request: Request, domains: Set<string>, fallback
   return domains.has(url.host) ? url.origin : fallback;
 }
 
+/** Builds the discovery 402 of a request for a payment of `amountMicros`. */
+export type Discovery = (request: Request, amountMicros: number) => Promise<ServiceError>;
+
 /**
- * The discovery 402 (API-NOTES 12, variant 2) for a caller with no credentials on an
- * inference route: how to pay (x402 `accepts`, USDC on Base and Solana), how to sign in
- * (the `sign-in-with-x` extension as @x402/extensions reads it) and the API-key alternative,
- * also base64-encoded in PAYMENT-REQUIRED. The auth gate asks for it on INFERENCE routes
- * (the metered ones); null (the gate keeps its 401) when wallet sign-in or payments are off.
+ * The discovery 402 (API-NOTES 12, variant 2) for a caller with no credentials on a metered
+ * route: how to pay for this call (x402 `accepts` of `amountMicros`, USDC on Base and
+ * Solana, which the route accepts in PAYMENT-SIGNATURE), how to sign in (the
+ * `sign-in-with-x` extension as @x402/extensions reads it) and the API-key alternative, also
+ * base64-encoded in PAYMENT-REQUIRED. The sign-in extension is left out when sign-in is off.
  */
-export function discoveryFor(deps: X402Deps, listenPort: () => number | undefined) {
+export function discoveryFor(deps: X402Deps, listenPort: () => number | undefined): Discovery {
   const { config } = deps;
-  return function discovery(request: Request): ServiceError | null {
+  return async function discovery(request, amountMicros) {
     const x402 = x402Of(deps);
-    if (!x402.wallets.siwx.enabled || !x402.options.configured) return null;
     const port = listenPort();
     const origin = challengeOrigin(request, allowedDomains(config, x402.wallets, port), publicOrigin(config, port));
     const resourceUrl = `${origin}${new URL(request.url).pathname}`;
     const topUp = `POST ${config.basePath}/x402/top-up`;
+    const signIn = x402.wallets.siwx.enabled;
     const required: PaymentRequired & Record<string, unknown> = {
       x402Version: 2,
-      error: 'Authentication required: send an API key, or sign in with a wallet (SIGN-IN-WITH-X) and pay with x402',
-      resource: { url: resourceUrl, description: 'svc inference API', mimeType: 'application/json' },
-      accepts: x402.options.acceptsNow(x402.minMicros),
-      extensions: signInExtension(x402.wallets.siwx, origin, resourceUrl, deps.now()),
+      error: signIn
+        ? 'Authentication required: send an API key, pay for this call with x402 (PAYMENT-SIGNATURE), or sign in with a wallet (SIGN-IN-WITH-X)'
+        : 'Authentication required: send an API key, or pay for this call with x402 (PAYMENT-SIGNATURE)',
+      resource: { url: resourceUrl, description: 'svc inference API: one call, paid with USDC', mimeType: 'application/json' },
+      accepts: await offerNow(deps, amountMicros),
+      ...(signIn ? { extensions: signInExtension(x402.wallets.siwx, origin, resourceUrl, deps.now()) } : {}),
       authOptions: {
         apiKey: {
           header: 'Authorization',
@@ -44,4 +49,14 @@ export function discoveryFor(deps: X402Deps, listenPort: () => number | undefine
     const { error, ...rest } = required;
     return paymentRequired(error as string, rest, paymentRequiredHeader(required));
   };
+}
+
+/** The requirements for `amountMicros`, built against the facilitator's kinds; without it, from the last build (Base alone at first). */
+async function offerNow(deps: X402Deps, amountMicros: number) {
+  const { options } = x402Of(deps);
+  try {
+    return await options.accepts(amountMicros);
+  } catch {
+    return options.acceptsNow(amountMicros);
+  }
 }

@@ -152,7 +152,7 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     expect(required.resource.url).toBe(`${ORIGIN}/api/v1/x402/top-up`);
   });
 
-  test('no credentials on an inference route: the discovery 402 (variant 2) with PAYMENT-REQUIRED; other routes keep the 401', async () => {
+  test('no credentials on an inference route: the discovery 402 (variant 2) priced for the call, with PAYMENT-REQUIRED; other routes keep the 401', async () => {
     const res = await s.t.request('/chat/completions', {
       method: 'POST',
       key: null,
@@ -179,13 +179,14 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
       },
     });
     expect(typeof body.error).toBe('string');
-    expect(body.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', payTo: PAY_TO_BASE, amount: '5000000' });
+    // The call's reservation is far below the smallest payment for a call, 0.25 USD.
+    expect(body.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', payTo: PAY_TO_BASE, amount: '250000' });
     expect(decodePaymentRequiredHeader(res.headers.get('payment-required') as string)).toEqual(body);
     const client = new x402HTTPClient(new x402Client());
     expect(client.getPaymentRequiredResponse((name) => res.headers.get(name)).accepts).toHaveLength(body.accepts.length);
     expect((await s.t.request('/api_keys/rate_limits', { key: null })).status).toBe(401);
     // Every inference route (the metered ones) answers the same way.
-    const embeddings = await s.t.request('/embeddings', { method: 'POST', key: null, json: { model: 'x', input: 'hi' } });
+    const embeddings = await s.t.request('/embeddings', { method: 'POST', key: null, json: { model: 'text-embedding-bge-m3', input: 'hi' } });
     expect(embeddings.status).toBe(402);
     expect((await embeddings.json()).resource.url).toBe(`${ORIGIN}/api/v1/embeddings`);
   });
