@@ -84,11 +84,11 @@ export function walletAdmission<M extends UsageMeter>(
         });
       }
       let ticket: MeterTicket;
+      let receipt: string | null = null;
       try {
         // Settled and credited once the call is admitted, then served from that balance.
-        const receipt = pays ? await payment.settle() : null;
+        if (pays) receipt = await payment.settle();
         ticket = await meter.open(input);
-        if (receipt) ticket = { ...ticket, headers: { ...ticket.headers, 'payment-response': receipt, 'x-payment-response': receipt } };
       } catch (error) {
         await giveBack(key);
         throw error;
@@ -96,7 +96,8 @@ export function walletAdmission<M extends UsageMeter>(
       let slot: Promise<void> | null = null;
       const done = () => (slot ??= giveBack(key));
       return {
-        ...ticket,
+        balances: ticket.balances,
+        headers: receipt ? { ...ticket.headers, 'payment-response': receipt, 'x-payment-response': receipt } : ticket.headers,
         async settle(usage) {
           try {
             return await ticket.settle(usage);
