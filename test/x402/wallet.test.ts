@@ -79,7 +79,7 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     expect(second.data.pagination.hasMore).toBe(false);
   });
 
-  test('balance and transactions need the same wallet: 403 X402_WALLET_MISMATCH for another wallet or an API key, 401 without credentials', async () => {
+  test('balance and transactions need the same wallet: 403 X402_WALLET_MISMATCH for another wallet or an API key', async () => {
     const { account } = await topUp();
     const stranger = newPayer();
     const other = await signedGet(s.t, `/x402/balance/${account.address}`, stranger.wallet);
@@ -90,7 +90,33 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     });
     const byKey = await s.t.request(`/x402/transactions/${account.address}`);
     expect(byKey.status).toBe(403);
-    expect((await s.t.request(`/x402/balance/${account.address}`, { key: null })).status).toBe(401);
+  });
+
+  test('without credentials, balance and transactions answer the sign-in challenge, and wrapFetchWithSIWx alone reads them', async () => {
+    const { account } = await topUp(7);
+    const bare = await s.t.request(`/x402/balance/${account.address}`, { key: null });
+    expect(bare.status).toBe(402);
+    const required = decodePaymentRequiredHeader(bare.headers.get('payment-required') as string);
+    expect(await bare.json()).toEqual(Object.fromEntries(Object.entries(required)));
+    expect(required.accepts.map((a) => a.network)).toEqual(['eip155:8453']);
+    expect(required.extensions?.['sign-in-with-x']).toMatchObject({
+      info: { domain: 'localhost', uri: `${ORIGIN}/api/v1/x402/balance/${account.address}` },
+      supportedChains: [{ chainId: 'eip155:8453', type: 'eip191' }, { type: 'ed25519' }],
+    });
+    const signIn = wrapFetchWithSIWx(appFetch(s.t), account);
+    const balance = await signIn(`${ORIGIN}/api/v1/x402/balance/${account.address}`);
+    expect(balance.status).toBe(200);
+    expect((await balance.json()).data).toMatchObject({ walletAddress: account.address, balanceUsd: 7 });
+    const list = await signIn(`${ORIGIN}/api/v1/x402/transactions/${account.address}?limit=5`);
+    expect(list.status).toBe(200);
+    expect((await list.json()).data.transactions).toEqual([expect.objectContaining({ type: 'TOP_UP', amount: 7 })]);
+    // Another wallet's balance: the sign-in is made, and refused as the wrong wallet.
+    const other = await signIn(`${ORIGIN}/api/v1/x402/balance/${newPayer().account.address}`);
+    expect(other.status).toBe(403);
+    // A Solana wallet's challenge offers Solana first, so a Solana signer signs for it.
+    const solana = await s.t.request('/x402/balance/9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', { key: null });
+    const solanaRequired = decodePaymentRequiredHeader(solana.headers.get('payment-required') as string);
+    expect(solanaRequired.accepts.map((a) => a.network)).toEqual(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
   });
 
   test('bad path and query values are 400s naming the field', async () => {
@@ -186,7 +212,11 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     expect(client.getPaymentRequiredResponse((name) => res.headers.get(name)).accepts).toHaveLength(body.accepts.length);
     expect((await s.t.request('/api_keys/rate_limits', { key: null })).status).toBe(401);
     // Every inference route (the metered ones) answers the same way.
-    const embeddings = await s.t.request('/embeddings', { method: 'POST', key: null, json: { model: 'text-embedding-bge-m3', input: 'hi' } });
+    const embeddings = await s.t.request('/embeddings', {
+      method: 'POST',
+      key: null,
+      json: { model: 'text-embedding-bge-m3', input: 'hi' },
+    });
     expect(embeddings.status).toBe(402);
     expect((await embeddings.json()).resource.url).toBe(`${ORIGIN}/api/v1/embeddings`);
   });
