@@ -13,9 +13,9 @@ export const CURRENCIES: readonly Currency[] = ['USD', 'DIEM', 'VCU', 'BUNDLED_C
 /** The spend classes of key limits (spec 2.3): usd covers USD and bundled credits. */
 export type SpendClass = 'usd' | 'diem' | 'vcu';
 
-/** The key-limit class a currency's spend counts against (USDC is never key-limited). */
+/** The key-limit class a currency's spend counts against: USD, bundled credits and a wallet's USDC are all dollars. */
 export function spendClass(currency: Currency): SpendClass | null {
-  if (currency === 'USD' || currency === 'BUNDLED_CREDITS') return 'usd';
+  if (currency === 'USD' || currency === 'BUNDLED_CREDITS' || currency === 'USDC') return 'usd';
   if (currency === 'DIEM') return 'diem';
   if (currency === 'VCU') return 'vcu';
   return null;
