@@ -10,7 +10,8 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { accounts, ledgerLines, walletPayments } from '../../src/db/schema';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
-import { BACKENDS } from '../helpers/backends';
+import { abuseGuardOf } from '../../src/gates/abuse-guard';
+import { BACKENDS, EMBEDDED } from '../helpers/backends';
 import { evmSignIn } from '../wallet/sign';
 import { appFetch, newPayer, ORIGIN, startPaymentsApp } from './helpers';
 
@@ -256,5 +257,36 @@ describe.each(BACKENDS)('x402 pay-per-call on the image routes on $name', (backe
     const usdc = (await s.t.deps.meter.balances(row!.id)).USDC ?? 0;
     expect(usdc).toBeGreaterThan(0);
     expect(usdc).toBeLessThan(250_000);
+  });
+});
+
+describe('x402 pay-per-call with the abuse guard on', () => {
+  let s: Awaited<ReturnType<typeof startPaymentsApp>>;
+  beforeAll(async () => {
+    s = await startPaymentsApp(EMBEDDED, {}, { abuseGuard: { enabled: true, maxFailures: 3, trustForwardedFor: true } });
+  });
+  afterAll(() => s.close());
+
+  const chatFrom = (ip: string, body: string, headers: Record<string, string> = {}) =>
+    appFetch(s.t)(`${ORIGIN}/api/v1/chat/completions`, post(body, { 'x-forwarded-for': ip, ...headers }));
+  const llama = JSON.stringify({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+
+  test('the x402 challenge before each paid call is not counted as a failure; real failures still are', async () => {
+    for (let i = 0; i < 6; i++) expect((await chatFrom('10.7.7.7', llama)).status).toBe(402);
+    await abuseGuardOf(s.t.deps).idle();
+    const { account } = newPayer();
+    const pay = wrapFetchWithPayment(
+      ((input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        request.headers.set('x-forwarded-for', '10.7.7.7');
+        return s.t.app.handle(request);
+      }) as typeof fetch,
+      new x402Client().register('eip155:*', new ExactEvmScheme(account)),
+    );
+    expect((await pay(`${ORIGIN}/api/v1/chat/completions`, post(llama))).status).toBe(200);
+    // Four bad requests from another address do block it.
+    for (let i = 0; i < 4; i++) await chatFrom('10.8.8.8', JSON.stringify({ model: 'llama-3.3-70b' }));
+    await abuseGuardOf(s.t.deps).idle();
+    expect((await chatFrom('10.8.8.8', llama)).status).toBe(429);
   });
 });
