@@ -210,6 +210,38 @@ describe.each(BACKENDS)('x402 pay-per-call on metered routes on $name', (backend
     expect((await walletOf(account.address)).usdc).toBeGreaterThan(0);
   });
 
+  test('paid calls of one wallet share its concurrency limit: the 6th at once is 429 before its payment is settled', async () => {
+    const { account } = newPayer();
+    const payments = await Promise.all(Array.from({ length: 6 }, () => signedFor(account)));
+    const settles = s.facilitator.settleCalls.length;
+    up.set({ headerDelayMs: 300 });
+    let results: Response[];
+    try {
+      results = await Promise.all(payments.map(({ header }) => appFetch(s.t)(CHAT, post(chatBody(), { 'PAYMENT-SIGNATURE': header }))));
+    } finally {
+      up.set({});
+    }
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429]);
+    const refused = results.find((r) => r.status === 429) as Response;
+    expect((await refused.json()).error).toBe('X402_CONCURRENCY_LIMIT');
+    await Promise.all(results.filter((r) => r !== refused).map((r) => r.arrayBuffer()));
+    expect(s.facilitator.settleCalls.length).toBe(settles + 5);
+    await s.t.deps.meter.flush();
+    const usdc = (await walletOf(account.address)).usdc;
+    expect(usdc).toBeGreaterThan(5 * 249_000);
+    expect(usdc).toBeLessThan(5 * 250_000);
+  });
+
+  test('a paid stream carries PAYMENT-RESPONSE before its first chunk', async () => {
+    const { account } = newPayer();
+    const body = JSON.stringify({ model: 'fix-pay', messages: [{ role: 'user', content: 'hello' }], max_tokens: 16, stream: true });
+    const res = await plainClient(account)(CHAT, post(body));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string).payer).toBe(account.address);
+    expect(await res.text()).toContain('[DONE]');
+  });
+
   test('a malformed payment header is a 400 naming the field; nothing is verified or settled', async () => {
     const verifies = s.facilitator.verifyCalls;
     const res = await appFetch(s.t)(
