@@ -60,7 +60,7 @@ export function x402Of(deps: X402Deps): X402Service {
         return 0;
       })
     : Promise.resolve(0);
-  const perCall = { minMicros: toMicros(payments.minimumPaymentUsd), maxMicros };
+  const perCall = { minMicros: toMicros(payments.minimumPaymentUsd), maxMicros, name: 'payment for one call' };
   service = { wallets, payments, options, topUp, minMicros, maxMicros, perCall, recovered };
   services.set(deps, service);
   return service;

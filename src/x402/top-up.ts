@@ -35,6 +35,8 @@ export interface VerifiedPayment {
 export interface AmountBounds {
   minMicros: number;
   maxMicros: number;
+  /** What the refusals call it ("The minimum top-up is 5 USD"); `top-up` when absent. */
+  name?: string;
 }
 
 /** What the top-up flow needs. */

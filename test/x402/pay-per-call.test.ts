@@ -51,11 +51,12 @@ describe.each(BACKENDS)('x402 pay-per-call on metered routes on $name', (backend
   const plainClient = (account: PrivateKeyAccount) =>
     wrapFetchWithPayment(appFetch(s.t), new x402Client().register('eip155:*', new ExactEvmScheme(account))) as typeof fetch;
   /** The discovery 402 of an anonymous chat, and a payment signed for its Base entry (not sent). */
-  async function signedFor(account: PrivateKeyAccount, body = chatBody()) {
+  async function signedFor(account: PrivateKeyAccount, body = chatBody(), amount?: string) {
     const res = await appFetch(s.t)(CHAT, post(body));
     expect(res.status).toBe(402);
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required') as string);
-    const requirement = required.accepts.find((a) => a.network === 'eip155:8453') as PaymentRequirements;
+    const requirement = { ...(required.accepts.find((a) => a.network === 'eip155:8453') as PaymentRequirements) };
+    if (amount) requirement.amount = amount;
     const partial = await new ExactEvmScheme(account).createPaymentPayload(2, requirement);
     const payload = { ...partial, accepted: requirement, resource: required.resource } as PaymentPayload;
     return { requirement, header: encodePaymentSignatureHeader(payload) };
@@ -240,6 +241,15 @@ describe.each(BACKENDS)('x402 pay-per-call on metered routes on $name', (backend
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string).payer).toBe(account.address);
     expect(await res.text()).toContain('[DONE]');
+  });
+
+  test('a payment below the smallest payment for a call is AMOUNT_TOO_LOW, before the facilitator is asked', async () => {
+    const { header } = await signedFor(newPayer().account, chatBody(), '100000');
+    const verifies = s.facilitator.verifyCalls;
+    const res = await appFetch(s.t)(CHAT, post(chatBody(), { 'PAYMENT-SIGNATURE': header }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'AMOUNT_TOO_LOW', message: 'The minimum payment for one call is 0.25 USD' });
+    expect(s.facilitator.verifyCalls).toBe(verifies);
   });
 
   test('a malformed payment header is a 400 naming the field; nothing is verified or settled', async () => {
