@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
+import { formatMicros } from '../billing/money';
 import { PaymentForCall } from '../x402/call-payment';
 import { discoveryFor } from '../x402/discovery';
 import { decodePayment, paymentHeader } from '../x402/payment-payload';
@@ -13,6 +14,19 @@ import { requestContext } from './request-id';
  * may need the caller before they reserve).
  */
 export type PayPerCall = 'reservation' | 'minimum';
+
+/** The OpenAPI `x-payment-info` of a metered operation when payments are configured, as the reference writes it. */
+function paymentInfo(deps: AppDeps): Record<string, unknown> {
+  const x402 = x402Of(deps);
+  if (!x402.options.configured) return {};
+  const usd = (micros: number) => formatMicros(micros, 2);
+  return {
+    'x-payment-info': {
+      price: { mode: 'dynamic', currency: 'USD', min: usd(x402.perCall.minMicros), max: usd(x402.perCall.maxMicros) },
+      protocols: [{ x402: {} }],
+    },
+  };
+}
 
 /**
  * x402 pay-per-call on metered routes (the `payPerCall` route option, composed by `meter`
@@ -29,6 +43,8 @@ export function x402PaymentGate(deps: AppDeps, listenPort: () => number | undefi
   const discovery = discoveryFor(deps, listenPort);
   return new Elysia({ name: 'svc.gate.x402-payment' }).use(requestContext).macro({
     payPerCall: (pricing: PayPerCall) => ({
+      // The reference's mark of a route paid per call (a dynamic price), on this deployment's bounds.
+      detail: paymentInfo(deps),
       transform: function readPayment({ request, svc }) {
         const x402 = x402Of(deps);
         if (!x402.options.configured || request.headers.has('authorization')) return;

@@ -11,6 +11,7 @@ import { accounts, ledgerLines, walletPayments } from '../../src/db/schema';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { abuseGuardOf } from '../../src/gates/abuse-guard';
+import { startTestApp } from '../helpers/app';
 import { BACKENDS, EMBEDDED } from '../helpers/backends';
 import { evmSignIn } from '../wallet/sign';
 import { appFetch, newPayer, ORIGIN, startPaymentsApp } from './helpers';
@@ -299,6 +300,28 @@ describe.each(BACKENDS)('x402 pay-per-call on the image routes on $name', (backe
     const usdc = (await s.t.deps.meter.balances(row!.id)).USDC ?? 0;
     expect(usdc).toBeGreaterThan(0);
     expect(usdc).toBeLessThan(250_000);
+  });
+});
+
+describe('x402 pay-per-call in the OpenAPI document', () => {
+  test("metered operations carry the reference's x-payment-info (a dynamic price, x402) when payments are configured; others do not", async () => {
+    const s = await startPaymentsApp(EMBEDDED);
+    try {
+      const doc = await (await s.t.request('/openapi.json', { key: null })).json();
+      const info = { price: { mode: 'dynamic', currency: 'USD', min: '0.25', max: '10000.00' }, protocols: [{ x402: {} }] };
+      for (const path of ['/chat/completions', '/embeddings', '/image/generate'])
+        expect(doc.paths[path].post['x-payment-info']).toEqual(info);
+      expect(doc.paths['/api_keys'].get['x-payment-info']).toBeUndefined();
+    } finally {
+      await s.close();
+    }
+    const plain = await startTestApp();
+    try {
+      const doc = await (await plain.request('/openapi.json', { key: null })).json();
+      expect(doc.paths['/chat/completions'].post['x-payment-info']).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
   });
 });
 
