@@ -45,13 +45,13 @@ export function x402PaymentGate(deps: AppDeps, listenPort: () => number | undefi
     payPerCall: (pricing: PayPerCall) => ({
       // The reference's mark of a route paid per call (a dynamic price), on this deployment's bounds.
       detail: paymentInfo(deps),
-      transform: function readPayment({ request, svc }) {
+      transform: function readPayment({ request, svc, set }) {
         const x402 = x402Of(deps);
         if (!x402.options.configured || request.headers.has('authorization')) return;
         const header = paymentHeader(request);
         const signedIn = request.headers.has('sign-in-with-x') || request.headers.has('x-sign-in-with-x');
         if (header === null && signedIn) return;
-        svc.payment = new PaymentForCall(x402, discovery, request, header === null ? null : decodePayment(header), signedIn);
+        svc.payment = new PaymentForCall(x402, discovery, request, set.headers, header === null ? null : decodePayment(header), signedIn);
       },
       beforeHandle: async function verifyPayment({ svc }) {
         const payment = svc.payment;

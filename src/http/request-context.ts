@@ -36,6 +36,6 @@ export interface CallPayment {
   readonly signedIn: boolean;
   /** The 402 that asks for a payment of `amountMicros` for this call (nothing is settled). */
   required(amountMicros: number): Promise<Error>;
-  /** Settles and credits the payment to the payer's wallet once; resolves to the PAYMENT-RESPONSE header value. */
-  settle(): Promise<string>;
+  /** Settles and credits the payment to the payer's wallet once (the answer then carries PAYMENT-RESPONSE). */
+  settle(): Promise<unknown>;
 }

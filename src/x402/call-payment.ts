@@ -14,8 +14,9 @@ import type { VerifiedPayment } from './top-up';
  * facilitator's /verify, and names the payer; the meter's wallet admission then asks
  * `required` for a 402 when the payment does not cover the call's reservation, or `settle`s
  * it, which credits the payer's wallet exactly as a top-up (same row, same replay refusal)
- * before the call is served from that balance. Once credited, any error answer of the
- * request says so: the credit stays on the wallet, and the failed call charges nothing.
+ * before the call is served from that balance. Once credited, the answer carries
+ * PAYMENT-RESPONSE, and any error answer of the request says in its body that the credit
+ * stays on the wallet and the failed call charged nothing.
  */
 export class PaymentForCall implements CallPayment {
   private verified: VerifiedPayment | null = null;
@@ -25,6 +26,8 @@ export class PaymentForCall implements CallPayment {
     private readonly x402: X402Service,
     private readonly discovery: Discovery,
     private readonly request: Request,
+    /** The response headers: the receipt goes there as soon as the payment is settled, whatever follows. */
+    private readonly headers: Record<string, string | number>,
     private readonly payment: DecodedPayment | null,
     readonly signedIn: boolean,
   ) {}
@@ -66,6 +69,8 @@ export class PaymentForCall implements CallPayment {
   private async credit(): Promise<string> {
     if (!this.verified) throw new Error('x402: settle before verify');
     const { result, header } = await this.x402.topUp.complete(this.verified);
+    this.headers['payment-response'] = header;
+    this.headers['x-payment-response'] = header;
     noteOnError(this.request, {
       payment: {
         paymentId: result.paymentId,

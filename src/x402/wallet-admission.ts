@@ -84,10 +84,9 @@ export function walletAdmission<M extends UsageMeter>(
         });
       }
       let ticket: MeterTicket;
-      let receipt: string | null = null;
       try {
         // Settled and credited once the call is admitted, then served from that balance.
-        if (pays) receipt = await payment.settle();
+        if (pays) await payment.settle();
         ticket = await meter.open(input);
       } catch (error) {
         await giveBack(key);
@@ -97,7 +96,7 @@ export function walletAdmission<M extends UsageMeter>(
       const done = () => (slot ??= giveBack(key));
       return {
         balances: ticket.balances,
-        headers: receipt ? { ...ticket.headers, 'payment-response': receipt, 'x-payment-response': receipt } : ticket.headers,
+        headers: ticket.headers,
         async settle(usage) {
           try {
             return await ticket.settle(usage);

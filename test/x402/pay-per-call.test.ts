@@ -140,6 +140,8 @@ describe.each(BACKENDS)('x402 pay-per-call on metered routes on $name', (backend
     expect(typeof body.error).toBe('string');
     expect(body.payment).toMatchObject({ walletAddress: account.address, amountCredited: 0.25 });
     expect(body.payment.message).toContain('stays there');
+    // The receipt is on the error answer too, so the client knows the payment went through.
+    expect(decodePaymentResponseHeader(failed.headers.get('payment-response') as string).payer).toBe(account.address);
     expect(failed.headers.get('cf-ray')).toBeTruthy();
     await s.t.deps.meter.flush();
     expect((await walletOf(account.address)).usdc).toBe(250_000);
