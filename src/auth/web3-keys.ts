@@ -22,7 +22,7 @@ const field = (name: string, message: string) => [{ path: [name], message }];
  * The web3 key flow (spec 4.2): hand out a signed single-use token; later accept the
  * wallet's signature of it, check that the wallet is eligible (allow list or staked balance)
  * and create a key on the wallet's account. Every refusal is a 400 with the reference's text;
- * a deployment with neither staking nor an allow list answers 403 saying how to enable keys.
+ * on a deployment with neither staking nor an allow list, the POST answers 403 saying how to enable keys.
  */
 export function createWeb3KeyFlow(deps: {
   db: Database;
@@ -39,7 +39,7 @@ export function createWeb3KeyFlow(deps: {
     ? `Wallet has no staked ${staking.symbol} on ${staking.network}`
     : "Wallet is not on this deployment's allow list for web3 API keys (wallets.web3Keys.allowList)";
 
-  /** 403 on a deployment with neither staking nor an allow list: no wallet could ever get a key. */
+  /** 403 for a redemption on a deployment with neither staking nor an allow list: no wallet could ever get a key. */
   function checkEnabled(): void {
     if (!enabled)
       throw forbidden(
@@ -52,7 +52,7 @@ export function createWeb3KeyFlow(deps: {
   return {
     /** GET: a fresh token to sign. */
     async issueToken() {
-      checkEnabled();
+      // Issued even when keys are off: the reference's GET always answers 200 with a token.
       return (await deps.tokens.issue()).token;
     },
 

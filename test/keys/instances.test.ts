@@ -109,8 +109,7 @@ describe.each(BACKENDS)('two instances sharing one database and KV on $name', (b
 describe('routing', () => {
   let t: TestApp;
   beforeAll(async () => {
-    // Web3 keys enabled (an allow list), so GET /api_keys/generate_web3_key issues a token.
-    t = await startTestApp({ config: { wallets: { web3Keys: { allowList: ['0x2670B922ef37C7Df47158725C0CC407b5382293F'] } } } });
+    t = await startTestApp();
   });
   afterAll(() => t.close());
 
