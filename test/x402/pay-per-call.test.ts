@@ -125,6 +125,22 @@ describe.each(BACKENDS)('x402 pay-per-call on metered routes on $name', (backend
     expect(s.facilitator.settleCalls.length).toBe(settles);
   });
 
+  test("a payment with another wallet's sign-in is refused before anything is settled", async () => {
+    const { header } = await signedFor(newPayer().account);
+    const other = newPayer();
+    const settles = s.facilitator.settleCalls.length;
+    const res = await appFetch(s.t)(
+      CHAT,
+      post(chatBody(), {
+        'PAYMENT-SIGNATURE': header,
+        'SIGN-IN-WITH-X': await evmSignIn(other.wallet as never, { domain: 'localhost', uri: ORIGIN }),
+      }),
+    );
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toContain('signed-in wallet');
+    expect(s.facilitator.settleCalls.length).toBe(settles);
+  });
+
   test('a settled payment whose call then fails keeps its credit, says so, and is never charged or credited twice', async () => {
     const { account } = newPayer();
     const { header } = await signedFor(account);
