@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { ErrorBody } from '../http/error-body';
 import { Elysia, t } from 'elysia';
 import { randomUUID } from 'node:crypto';
 import type { Currency } from '../billing/credit';
@@ -8,7 +9,6 @@ import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { invalidField, notFound } from '../http/errors';
 
-const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 const tags = ['Admin'];
 /** An account id as routes accept it. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -5,6 +5,7 @@ import { publicOrigin } from '../auth/wallet-config';
 import { microsToNumber, toMicros } from '../billing/money';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { ErrorBody } from '../http/error-body';
 import { badRequest, unauthorized } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { paymentRequiredHeader } from '../x402/challenges';
@@ -57,6 +58,12 @@ function bounded(name: string, value: number | undefined, fallback: number, min:
   return value;
 }
 const tags = ['x402'];
+
+/**
+ * The wallet reads' refusals: without a credential, 402 with the sign-in challenge (what
+ * `wrapFetchWithSIWx` answers; 401 when sign-in is off), 403 for another wallet or a key.
+ */
+const WALLET_READ_ERRORS = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 
 /**
  * The signed-in wallet, which must be the one in the path: 403 X402_WALLET_MISMATCH for
@@ -152,7 +159,7 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
       {
         auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
-        response: { 200: BalanceResponse },
+        response: { 200: BalanceResponse, ...WALLET_READ_ERRORS },
         detail: { tags, operationId: 'getX402Balance', summary: 'x402 credit balance of a wallet' },
       },
     )
@@ -182,6 +189,7 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
         auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
         query: TransactionsQuery,
+        response: { 200: t.Object({}, { additionalProperties: true }), ...WALLET_READ_ERRORS },
         detail: { tags, operationId: 'getX402Transactions', summary: 'x402 transaction history of a wallet' },
       },
     );
