@@ -23,7 +23,7 @@ const AUTH: Record<
   'key or wallet': { none: [401, 402], inference: null, admin: null },
   'ADMIN key': { none: 401, inference: 403, admin: null },
   operator: { none: 401, inference: 403, admin: null, otherAdmin: 403 },
-  'that wallet': { none: 401, admin: 403 },
+  'that wallet': { none: [401, 402], admin: 403 },
 };
 
 const ROWS = documentationPages().flatMap((page) =>

@@ -92,9 +92,9 @@ describe('documentation examples', () => {
     expect(Object.keys(NOT_RUN).filter((key) => !blocks.includes(key))).toEqual([]);
   });
 
-  test('the README has runnable examples (curl and the OpenAI SDK)', () => {
+  test('the README has runnable examples (curl, the OpenAI SDK and the AI SDK provider)', () => {
     const readme = of('example').filter((e) => e.page === 'README.md');
-    expect(readme.map((e) => e.language).sort()).toEqual(['sh', 'ts']);
+    expect(readme.map((e) => e.language).sort()).toEqual(['sh', 'ts', 'ts']);
   });
 
   test.each(CONFIG_SNIPPETS)('$name is a valid piece of the config file', ({ code, line }) => {
