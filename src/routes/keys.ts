@@ -40,7 +40,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
     kv: deps.kv,
     now: deps.now,
     keys: service,
-    staking: wallets.web3Keys.staking,
+    web3Keys: wallets.web3Keys,
     eligibility: eligibilityFromConfig(wallets.web3Keys, deps.fetch),
     tokens: createWeb3Tokens({
       secret: () => tokenSecret(deps.config.tokenSecret, deps.kv),
