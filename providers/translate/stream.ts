@@ -1,6 +1,7 @@
 import { chatEncoder, DONE_BYTES, eventText, utf8 } from '../../src/stream/encoder';
 import { SseDecoder, type SseEvent } from '../../src/stream/events';
 import { readerStream, type ByteReader } from '../../src/stream/prefetched';
+import { onlyOpens } from '../../src/stream/opening';
 import type { ChatChunk } from '../../src/stream/wire';
 import { UpstreamFailure, upstreamAtCapacity, upstreamUnavailable } from '../errors';
 
@@ -51,9 +52,10 @@ function beforeFirstByte(error: unknown): unknown {
 /**
  * A provider's SSE answer as a chat-completions SSE stream, translated one upstream read at
  * a time (never the whole answer in memory): bytes -> events (src/stream) -> chunks -> one
- * encoded region per read. The first region is read before this resolves, so a failure
- * before it (a refused request, an overloaded error event, an empty body) is still an
- * UpstreamFailure the router can retry; after it, failures are in-band errors.
+ * encoded region per read. The regions up to the first that says something (content, a
+ * finish) are read before this resolves, so a failure before it (a refused request, an
+ * overloaded error event, an empty body) is still an UpstreamFailure the router can retry;
+ * after it, failures are in-band errors.
  */
 export async function translatedStream(
   res: Response,
@@ -64,8 +66,12 @@ export async function translatedStream(
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new SseDecoder();
   let text = '';
+  // Set by the first chunk that says something (content, reasoning, a tool call, a finish):
+  // until then the regions are held, and a failure is still an UpstreamFailure.
+  let spoke = false;
   const emit = (chunk: ChatChunk) => {
     text += eventText(chunk);
+    if (!spoke && !onlyOpens(chunk)) spoke = true;
   };
   let finished = false;
   let sent = false;
@@ -97,16 +103,19 @@ export async function translatedStream(
         return utf8.encode(text + chatEncoder.error(message));
       }
       if (text.length > 0) {
-        sent = true;
+        sent = spoke;
         return utf8.encode(text);
       }
     }
     return null;
   }
 
-  const first = await next();
-  if (!first) throw upstreamUnavailable('the upstream closed the stream before sending anything');
-  let pending: Uint8Array | null = first;
+  // The opening (the role chunk of message_start, say) is held until the first chunk that
+  // says something, so an error event before any content is an error status, not a 200.
+  const opening: Uint8Array[] = [];
+  for (let region = await next(); region; region = sent ? null : await next()) opening.push(region);
+  if (opening.length === 0) throw upstreamUnavailable('the upstream closed the stream before sending anything');
+  let pending: Uint8Array | null = concat(...opening);
   const direct: ByteReader = {
     async read() {
       const value = pending ?? (await next());

@@ -18,7 +18,7 @@ export class InBandOpeningError extends Error {
 }
 
 /** Whether a chunk only opens the stream: a role or an empty delta, no content and no finish. */
-function onlyOpens(chunk: ChatChunk): boolean {
+export function onlyOpens(chunk: ChatChunk): boolean {
   return !carriesContent(chunk) && chunk.choices.every((c) => !c.finish_reason);
 }
 

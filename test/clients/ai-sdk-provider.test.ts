@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { Value } from '@sinclair/typebox/value';
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
-import { APICallError, embed, generateImage, generateObject, generateText, streamText } from 'ai';
+import { APICallError, embed, generateImage, generateObject, generateText, Output, streamText } from 'ai';
 import { z } from 'zod';
 import { createSvc, svcOptions, type SvcParameters } from '../../packages/ai-sdk-provider/src';
 import { PLUGINS } from '../../plugins';
@@ -100,6 +100,10 @@ describe('the svc AI SDK provider against a listening svc', () => {
     expect(format.type).toBe('json_schema');
     expect(Object.keys(format.json_schema.schema.properties)).toEqual(['name', 'age']);
     expect((up.requests[0]?.body.response_format as { type: string }).type).toBe('json_schema');
+    // generateObject's successor in ai 7 (already in ai 6): generateText with an object output, the same request.
+    const output = await generateText({ model: provider()('structured'), output: Output.object({ schema: PERSON }), prompt: 'Who?' });
+    expect(output.output).toEqual({ name: 'Ada', age: 36 });
+    expect((sent[1]?.response_format as { type: string }).type).toBe('json_schema');
   });
 
   test("errors carry svc's text: a json_schema request to a model without schema support, a bad field, a bad key", async () => {

@@ -84,6 +84,16 @@ for (const backend of BACKENDS) {
         }
       });
 
+    test('the Responses API on the same pipeline: a streamed responses.create gets the status too, nothing charged', async () => {
+      a.set({ inBandError: { message: 'slow down', code: 429 } });
+      const before = await usd();
+      const res = await t.request('/responses', { method: 'POST', json: { model: 'one', input: 'Hi', stream: true } });
+      expect(res.status).toBe(503);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await res.json()).error).toStartWith('The model is at capacity');
+      expect(await usd()).toBe(before);
+    });
+
     test("the openai SDK sees the status and svc's message, not a stream that ends in an error", async () => {
       a.set({ inBandError: { message: 'context length exceeded', type: 'invalid_request_error', code: 'context_length_exceeded' } });
       const error = await client.chat.completions

@@ -74,9 +74,11 @@ describe('Anthropic upstream errors before the first byte: a clear status, nothi
     expect((await nothingCharged(() => chat({ stream: true }))).status).toBe(502);
   });
 
-  test('an overloaded error event before any content: 503, as an error status', async () => {
-    up.set({ errorAfterEvents: 0 });
-    expect((await nothingCharged(() => chat({ stream: true }))).status).toBe(503);
+  test('an overloaded error event before any content (first, after message_start, after the block start): 503, as an error status', async () => {
+    for (const errorAfterEvents of [0, 1, 2]) {
+      up.set({ errorAfterEvents });
+      expect(`${errorAfterEvents}: ${(await nothingCharged(() => chat({ stream: true }))).status}`).toBe(`${errorAfterEvents}: 503`);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ProviderErrorStructure } from '@ai-sdk/openai-compatible';
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 /**
  * svc's error body: `{ error: "message" }` or `{ error, details }` (a string that names the

@@ -1,5 +1,4 @@
 import { OpenAICompatibleChatLanguageModel, OpenAICompatibleEmbeddingModel, OpenAICompatibleImageModel } from '@ai-sdk/openai-compatible';
-import type { EmbeddingModelV3, ImageModelV3, LanguageModelV3, ProviderV3 } from '@ai-sdk/provider';
 import { loadApiKey, loadOptionalSetting, withoutTrailingSlash, withUserAgentSuffix, type FetchFunction } from '@ai-sdk/provider-utils';
 import { svcErrorStructure } from './errors.js';
 import { svcCostMetadata } from './metadata.js';
@@ -30,14 +29,19 @@ export interface SvcProviderSettings {
   structuredOutputs?: boolean;
 }
 
-/** The svc provider: `svc(modelId)` is a chat model. */
-export interface SvcProvider extends ProviderV3 {
-  (modelId: string): LanguageModelV3;
-  languageModel(modelId: string): LanguageModelV3;
-  chatModel(modelId: string): LanguageModelV3;
-  embeddingModel(modelId: string): EmbeddingModelV3;
-  textEmbeddingModel(modelId: string): EmbeddingModelV3;
-  imageModel(modelId: string): ImageModelV3;
+/**
+ * The svc provider: `svc(modelId)` is a chat model. Its models are those of the installed
+ * `@ai-sdk/openai-compatible` (the AI SDK's model specification v3 with `ai` 6 and
+ * `@ai-sdk/openai-compatible` 2, v4 with `ai` 7 and 3), so one source serves both.
+ */
+export interface SvcProvider {
+  (modelId: string): OpenAICompatibleChatLanguageModel;
+  readonly specificationVersion: OpenAICompatibleChatLanguageModel['specificationVersion'];
+  languageModel(modelId: string): OpenAICompatibleChatLanguageModel;
+  chatModel(modelId: string): OpenAICompatibleChatLanguageModel;
+  embeddingModel(modelId: string): OpenAICompatibleEmbeddingModel;
+  textEmbeddingModel(modelId: string): OpenAICompatibleEmbeddingModel;
+  imageModel(modelId: string): OpenAICompatibleImageModel;
 }
 
 /**
@@ -77,7 +81,8 @@ export function createSvc(settings: SvcProviderSettings = {}): SvcProvider {
   const imageModel = (modelId: string) => new OpenAICompatibleImageModel(modelId, common('image'));
 
   return Object.assign((modelId: string) => chatModel(modelId), {
-    specificationVersion: 'v3' as const,
+    // The provider's specification is its models' ('v3' or 'v4', by the installed version).
+    specificationVersion: chatModel('').specificationVersion as SvcProvider['specificationVersion'],
     languageModel: chatModel,
     chatModel,
     embeddingModel,
