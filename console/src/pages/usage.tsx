@@ -1,0 +1,220 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { call, messageOf } from '../api';
+import type { Session } from '../app';
+import { TimeChart, type Line } from '../chart';
+import { download, money, num, when } from '../format';
+
+type WindowName = '24h' | '7d' | '30d';
+/** The answer of /console/api/usage-series and /console/api/refusals. */
+interface SeriesSet {
+  buckets: number[];
+  series: { name: string; values: Record<string, number[]> }[];
+}
+/** The parts of GET /billing/usage-analytics the page plots. */
+interface Analytics {
+  byModelDaily: Record<string, number>[];
+  topModels: string[];
+  byKeyDaily: Record<string, number>[];
+  topKeyNames: string[];
+  totals?: Record<string, number>;
+}
+interface Entry {
+  timestamp: string;
+  sku: string;
+  amount: number;
+  currency: string;
+  unit: number;
+  notes: string;
+  inferenceDetails: { requestId: string; promptTokens: number | null; completionTokens: number | null } | null;
+}
+
+const LOOKBACK: Record<WindowName, string> = { '24h': '1d', '7d': '7d', '30d': '30d' };
+const TOP = 6;
+// Significant digits: an hour of test traffic costs millionths of a dollar.
+const usd = (v: number) => (v === 0 ? '$0' : `$${Math.abs(v) < 1 ? Number(v.toPrecision(2)) : num(v, 2)}`);
+const count = (v: number) => num(v, 0);
+
+/** Lines for the `field` of each series, the top ones by total and the rest summed as "other". */
+function linesOf(set: SeriesSet, field: string, label: (name: string) => string, scale = 1): Line[] {
+  const ranked = set.series
+    .map((s) => ({ s, total: (s.values[field] ?? []).reduce((a, b) => a + b, 0) }))
+    .sort((a, b) => b.total - a.total);
+  const lines = ranked.slice(0, TOP).map(({ s }) => ({ label: label(s.name), values: (s.values[field] ?? []).map((v) => v / scale) }));
+  const rest = ranked.slice(TOP);
+  if (rest.length)
+    lines.push({
+      label: 'other',
+      values: set.buckets.map((_, i) => rest.reduce((n, { s }) => n + (s.values[field]?.[i] ?? 0), 0) / scale),
+    });
+  return lines;
+}
+
+/** The usage page: requests, tokens and spend over time by model or key; spend per day; refusals; recent ledger entries with CSV export. */
+export function UsagePage({ session }: { session: Session }) {
+  const [window, setWindow] = useState<WindowName>('24h');
+  const [by, setBy] = useState<'model' | 'key'>('model');
+  const [series, setSeries] = useState<SeriesSet | null>(null);
+  const [refusals, setRefusals] = useState<SeriesSet | null>(null);
+  const [analytics, setAnalytics] = useState<Analytics | null>(null);
+  const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [keyNames, setKeyNames] = useState<Record<string, string>>({});
+  const [error, setError] = useState('');
+
+  useEffect(() => {
+    setError('');
+    Promise.all([
+      call<{ data: SeriesSet }>(`/console/api/usage-series?window=${window}&by=${by}`).then((r) => setSeries(r.data)),
+      call<{ data: SeriesSet }>(`/console/api/refusals?window=${window}`).then((r) => setRefusals(r.data)),
+      call<Analytics>(`/billing/usage-analytics?lookback=${LOOKBACK[window]}&include=totals`).then(setAnalytics),
+      call<{ data: { id: string; description: string }[] }>('/api_keys').then((r) =>
+        setKeyNames(Object.fromEntries(r.data.map((k) => [k.id, k.description]))),
+      ),
+      call<{ data: Entry[] }>('/billing/usage?limit=50').then((r) => setEntries(r.data)),
+    ]).catch((e) => setError(messageOf(e)));
+  }, [window, by]);
+
+  const times = useMemo(() => (series?.buckets ?? []).map((t) => t / 1000), [series]);
+  const name = (n: string) => (by === 'key' ? (n ? (keyNames[n] ?? n.slice(0, 8)) : 'no key') : n || 'no model');
+  const lines = useMemo(
+    () =>
+      series && {
+        requests: linesOf(series, 'requests', name),
+        tokens: linesOf(series, 'tokens', name),
+        spend: linesOf(series, 'spend', name, 1_000_000),
+      },
+    [series, keyNames],
+  );
+  const daily = useMemo(() => {
+    if (!analytics) return null;
+    const rows = [...analytics.byModelDaily].sort((a, b) => (a.date ?? 0) - (b.date ?? 0));
+    const t = rows.map((r) => (r.date ?? 0) / 1000);
+    return { t, lines: analytics.topModels.map((m) => ({ label: m, values: rows.map((r) => r[m] ?? 0) })) };
+  }, [analytics]);
+
+  async function exportCsv() {
+    try {
+      download(`svc-usage-${new Date().toISOString().slice(0, 10)}.csv`, await call<string>('/billing/usage?limit=500', { csv: true }));
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  }
+
+  return (
+    <section aria-labelledby="usage-title">
+      <h1 id="usage-title" tabIndex={-1}>
+        Usage
+      </h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="toolbar">
+        <fieldset>
+          <legend>Window</legend>
+          {(['24h', '7d', '30d'] as const).map((w) => (
+            <label key={w} class="pill">
+              <input type="radio" name="window" value={w} checked={window === w} onChange={() => setWindow(w)} />
+              {w === '24h' ? '24 h' : w === '7d' ? '7 days' : '30 days'}
+            </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>Split by</legend>
+          {(['model', 'key'] as const).map((b) => (
+            <label key={b} class="pill">
+              <input type="radio" name="by" value={b} checked={by === b} onChange={() => setBy(b)} />
+              {b}
+            </label>
+          ))}
+        </fieldset>
+        {analytics?.totals && (
+          <p class="totals" aria-label="Totals over the period">
+            Total
+            {Object.entries(analytics.totals).map(([c, v]) => (
+              <span key={c}>{money(v, c)}</span>
+            ))}
+          </p>
+        )}
+      </div>
+      {lines && (
+        <div class="charts">
+          <TimeChart
+            title={`Requests per ${window === '24h' ? 'hour' : 'day'}`}
+            times={times}
+            lines={lines.requests}
+            format={count}
+            bars
+            integer
+          />
+          <TimeChart
+            title={`Tokens per ${window === '24h' ? 'hour' : 'day'}`}
+            times={times}
+            lines={lines.tokens}
+            format={count}
+            bars
+            integer
+          />
+          <TimeChart title="Spend (USD)" times={times} lines={lines.spend} format={usd} bars />
+          {daily && <TimeChart title="Spend per day by model (usage analytics)" times={daily.t} lines={daily.lines} format={usd} bars />}
+          {refusals && (
+            <TimeChart
+              title={
+                session.operator
+                  ? 'Refused requests, all accounts (rate limits and abuse blocks)'
+                  : 'Refused requests (rate limits and abuse blocks)'
+              }
+              times={refusals.buckets.map((t) => t / 1000)}
+              lines={linesOf(refusals, 'refused', (n) => n)}
+              format={count}
+              bars
+              integer
+            />
+          )}
+        </div>
+      )}
+      <div class="heading-row">
+        <h2>Recent ledger entries</h2>
+        <button type="button" class="secondary" onClick={exportCsv}>
+          Export CSV
+        </button>
+      </div>
+      <div class="table-wrap">
+        <table id="ledger">
+          <caption class="sr-only">The 50 latest ledger entries of this account</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">SKU</th>
+              <th scope="col">Tokens in → out</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Request</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(entries ?? []).map((e, i) => (
+              <tr key={i}>
+                <td>{when(e.timestamp)}</td>
+                <td class="mono small">{e.sku}</td>
+                <td>
+                  {e.inferenceDetails?.promptTokens != null
+                    ? `${count(e.inferenceDetails.promptTokens)} → ${count(e.inferenceDetails.completionTokens ?? 0)}`
+                    : '–'}
+                </td>
+                <td class={e.amount < 0 ? 'ok' : ''}>{money(e.amount, e.currency)}</td>
+                <td class="mono small">{e.inferenceDetails?.requestId ?? e.notes}</td>
+              </tr>
+            ))}
+            {entries?.length === 0 && (
+              <tr>
+                <td colSpan={5} class="muted">
+                  No usage yet.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
