@@ -39,7 +39,7 @@ export function App() {
   useEffect(() => {
     onSessionEnd((reason) => {
       setSession(null);
-      setNotice(`Signed out: ${reason}. Sign in again.`);
+      setNotice(`Your session ended: ${reason.replace(/^Authentication failed: /, '')}. Sign in again.`);
     });
     call<{ data: Session }>('/console/session')
       .then((r) => start(r.data))

@@ -54,7 +54,8 @@ function fold(buckets: number[], rows: Record<string, unknown>[], fields: string
  */
 export async function usageSeries(db: Database, accountId: string, window: WindowName, by: 'model' | 'key', now: number) {
   const buckets = bucketsOf(window, now);
-  const since = new Date(buckets[0] as number);
+  // An ISO string, not a Date: postgres.js takes no Date as a raw query parameter.
+  const since = new Date(buckets[0] as number).toISOString();
   const unit = sql.raw(`'${WINDOWS[window].bucket}'`);
   const group = sql.raw(by === 'model' ? 'model_id' : 'api_key_id');
   const rows = await rowsOf<Record<string, unknown>>(
@@ -66,10 +67,10 @@ export async function usageSeries(db: Database, accountId: string, window: Windo
            coalesce(sum(case when currency in ('USD', 'USDC') then -amount_micros else 0 end), 0) as spend
     from (
       select created_at, model_id, api_key_id, request_id, currency, prompt_tokens, completion_tokens, amount_micros
-        from ledger_charges where account_id = ${accountId} and created_at >= ${since}
+        from ledger_charges where account_id = ${accountId} and created_at >= ${since}::timestamptz
       union all
       select created_at, model_id, api_key_id, request_id, currency, prompt_tokens, completion_tokens, amount_micros
-        from ledger_entries where account_id = ${accountId} and created_at >= ${since} and kind in ('CHARGE', 'REFUND')
+        from ledger_entries where account_id = ${accountId} and created_at >= ${since}::timestamptz and kind in ('CHARGE', 'REFUND')
     ) u
     group by 1, 2`,
   );
@@ -82,14 +83,14 @@ export async function usageSeries(db: Database, accountId: string, window: Windo
  */
 export async function refusalSeries(db: Database, accountId: string | null, window: WindowName, now: number) {
   const buckets = bucketsOf(window, now);
-  const since = new Date(buckets[0] as number);
+  const since = new Date(buckets[0] as number).toISOString();
   const unit = sql.raw(`'${WINDOWS[window].bucket}'`);
   const account = accountId === null ? sql`true` : sql`account_id = ${accountId}`;
   const rows = await rowsOf<Record<string, unknown>>(
     db,
     sql`
     select date_trunc(${unit}, created_at at time zone 'UTC') at time zone 'UTC' as bucket, type as name, count(*) as refused
-    from rate_limit_logs where ${account} and created_at >= ${since}
+    from rate_limit_logs where ${account} and created_at >= ${since}::timestamptz
     group by 1, 2`,
   );
   return { window, bucketMs: WINDOWS[window].bucketMs, buckets, series: fold(buckets, rows, ['refused']) };

@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { BACKENDS } from '../helpers/backends';
 
 // The console in Debian's chromium (.ci/run installs it when missing), against a listening
 // svc with a fixture upstream and seeded accounts: each task an operator does, as they do
@@ -62,6 +63,7 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     upstream = startUpstream('a', { tokens: ['Hello', ' from', ' the', ' fixture'] });
     t = await startTestApp({
+      backend: BACKENDS.at(-1), // Postgres + Redis when DATABASE_URL and REDIS_URL are set
       now: () => Date.now() + offset,
       config: {
         providers: [fixtureProvider('up-a', upstream.url)],
