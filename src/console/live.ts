@@ -147,28 +147,21 @@ export function summarize(a: MetricsSnapshot, b: MetricsSnapshot): LiveSummary {
 }
 
 /**
- * Keeps recent snapshots, taken when the live page asks (no timer), and answers with the
- * figures over roughly the last `windowMs`: the oldest kept snapshot inside the window.
- * The first call compares against the process start (all counts since then).
+ * Keeps recent snapshots, taken when a page asks (no timer), and answers with the figures
+ * since the newest snapshot at least `windowMs` old: the last ~10 s for a page polling every
+ * few seconds, longer after a pause. Until one is that old, since the first snapshot, which
+ * `liveSampler` takes as it is made (the app's start).
  */
 export function liveSampler(read: () => Promise<Metric[]>, now: () => number, windowMs = 10_000) {
   const kept: MetricsSnapshot[] = [];
-  const origin: MetricsSnapshot = {
-    at: now(),
-    requests: 0,
-    serverErrors: 0,
-    latency: new Map(),
-    upstream: new Map(),
-    openStreams: 0,
-    rateLimitRefusals: 0,
-    abuseBlocks: 0,
-  };
+  const origin = read().then((m) => snapshotOf(m, now()));
   return async function liveSummary(): Promise<LiveSummary> {
     const current = snapshotOf(await read(), now());
+    // Drop what is older than the newest snapshot that is old enough.
     while (kept.length > 1 && current.at - (kept[1] as MetricsSnapshot).at >= windowMs) kept.shift();
-    const base = kept[0] ?? origin;
+    const oldEnough = kept[0] && current.at - kept[0].at >= windowMs ? kept[0] : null;
     kept.push(current);
-    if (kept.length > 64) kept.shift();
-    return summarize(base, current);
+    if (kept.length > 256) kept.shift(); // many pages polling at once
+    return summarize(oldEnough ?? (await origin), current);
   };
 }
