@@ -23,7 +23,7 @@ export interface AuthDeps {
   wallet?: WalletAuthenticator;
   /** The x402 discovery 402 for a caller with no credential on an INFERENCE route (src/x402/discovery.ts); null keeps the 401. */
   discovery?: (request: Request) => ServiceError | null;
-  /** The key hash an operator console session cookie stands for (src/console/session.ts); ADMIN routes only. */
+  /** The key hash an operator console session cookie stands for (src/console/session.ts); public routes ignore it. */
   session?: (request: Request) => Promise<string | null>;
 }
 
@@ -41,7 +41,7 @@ export function authGate(deps: AuthDeps) {
     if (header !== null && token === null) throw unauthorized('Authentication failed: malformed Authorization header');
     const admin = access === 'ADMIN' || access === 'OPERATOR';
     // A console cookie stands for the ADMIN key it was opened with, and is checked as that key.
-    const hash = token ? hashSecret(token) : header === null && deps.session ? await deps.session(request) : null;
+    const hash = token ? hashSecret(token) : header === null && access !== 'OPTIONAL' && deps.session ? await deps.session(request) : null;
     if (hash) {
       const key = await deps.keys.lookup(hash);
       if (!key) throw unauthorized('Authentication failed');

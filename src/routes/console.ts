@@ -14,8 +14,10 @@ import {
 } from '../console/session';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { clientIp, type RequestIpSource } from '../x402/ip-limit';
 import { negotiateCoding } from '../http/compression';
-import { forbidden, notFound, unauthorized } from '../http/errors';
+import { abuseGuardOf } from '../gates/abuse-guard';
+import { forbidden, notFound, tooManyRequests, unauthorized } from '../http/errors';
 import { wholeBody } from '../http/large-body';
 import { consoleApiRoutes } from './console-api';
 
@@ -29,6 +31,8 @@ const SessionBody = t.Object({
     expiresAt: t.String({ format: 'date-time', description: 'When the session ends unless used (each use extends it)' }),
   }),
 });
+/** Failed sign-ins a client address may make per minute before it has to wait (keys are 256 bits: this stops noise, not guessing). */
+export const SIGN_IN_FAILURES_PER_MINUTE = 10;
 // The page runs only its own script; styles may be set inline by the chart library.
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -67,6 +71,20 @@ export function consoleRoutes(deps: AppDeps, stages: Stages) {
     return bytes ? createHash('sha256').update(bytes).digest('hex').slice(0, 12) : '0';
   };
   const html = shell(deps.config.basePath, version);
+  const trustForwardedFor = abuseGuardOf(deps).config.trustForwardedFor;
+
+  /** Refuses a sign-in from an address with too many recent failures; returns the function that counts one more. */
+  async function failureBudget(request: Request, server: RequestIpSource | null) {
+    const minute = Math.floor(deps.now() / 60_000);
+    const key = `console:sign-in-failures:${clientIp(request, server, trustForwardedFor)}:${minute}`;
+    if (Number((await deps.kv.get(key)) ?? 0) >= SIGN_IN_FAILURES_PER_MINUTE)
+      throw tooManyRequests(
+        `Rate limit exceeded: at most ${SIGN_IN_FAILURES_PER_MINUTE} failed console sign-ins per minute from one address`,
+        {},
+        (minute + 1) * 60_000 - deps.now(),
+      );
+    return () => deps.kv.incrBy(key, 1, 61_000);
+  }
 
   async function described(session: ConsoleSession, csrfToken: string) {
     const key = await deps.keys.lookup(session.keyHash);
@@ -110,13 +128,22 @@ export function consoleRoutes(deps: AppDeps, stages: Stages) {
     )
     .post(
       '/console/session',
-      async function signInToConsole({ body, request, set }) {
+      async function signInToConsole({ body, request, set, server }) {
         checkOrigin(request);
+        const failed = await failureBudget(request, server as RequestIpSource | null);
         const keyHash = hashSecret(body.key.trim());
         const key = await deps.keys.lookup(keyHash);
-        if (!key) throw unauthorized('Authentication failed: key: not a valid API key');
-        if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: key: API key has expired');
-        if (key.type !== 'ADMIN') throw forbidden('Forbidden: key: the console needs an ADMIN API key; INFERENCE keys are refused');
+        const refusal = !key
+          ? unauthorized('Authentication failed: key: not a valid API key')
+          : key.expiresAt && key.expiresAt.getTime() <= deps.now()
+            ? unauthorized('Authentication failed: key: API key has expired')
+            : key.type !== 'ADMIN'
+              ? forbidden('Forbidden: key: the console needs an ADMIN API key; INFERENCE keys are refused')
+              : null;
+        if (refusal) {
+          await failed();
+          throw refusal;
+        }
         const { id, session } = await sessions.open(keyHash);
         set.headers['set-cookie'] = sessionCookie(request, id);
         set.headers['cache-control'] = 'no-store';
@@ -124,7 +151,7 @@ export function consoleRoutes(deps: AppDeps, stages: Stages) {
       },
       {
         body: t.Object({ key: t.String({ minLength: 1, maxLength: 256, description: 'An ADMIN API key; it is not kept' }) }),
-        response: { 200: SessionBody, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        response: { 200: SessionBody, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody },
         detail: { hide: true },
       },
     )

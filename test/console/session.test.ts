@@ -174,3 +174,20 @@ describe('the page', () => {
     expect((await t.app.handle(new Request(url('/console/assets/nope.js')))).status).toBe(404);
   });
 });
+
+describe('sign-in failures', () => {
+  test('ten failed sign-ins a minute from one address, then 429 even for a good key until the minute ends', async () => {
+    clock = Math.ceil(clock / 60_000) * 60_000 + 1_000; // a fresh minute
+    for (let i = 0; i < 10; i++) expect((await signIn(`svc_wrong-${i}`)).status).toBe(401);
+    const limited = await signIn(t.adminKey);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { error: string }).error).toContain('failed console sign-ins');
+    clock += 60_000;
+    expect((await signIn(t.adminKey)).status).toBe(200);
+  });
+
+  test('a public route ignores a stale cookie', async () => {
+    expect((await withCookie('/api/v1/models', 'svc_console=stale')).status).toBe(200);
+  });
+});
