@@ -6,6 +6,7 @@ import { refusalSeries, usageSeries, WINDOWS, type WindowName } from '../console
 import { accounts } from '../db/schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { accountSummary } from './admin-account-list';
 import type { Caller } from '../http/request-context';
 import { metricsRegistry } from '../metrics';
 
@@ -71,14 +72,7 @@ export function consoleApiRoutes(deps: AppDeps, stages: Stages) {
         const rows = await deps.storage.db.select().from(accounts).orderBy(desc(accounts.createdAt)).limit(ACCOUNT_PAGE);
         const data = await Promise.all(
           rows.map(async (r) => ({
-            id: r.id,
-            kind: r.kind,
-            tier: r.tier,
-            operator: r.operator,
-            scratch: r.scratch,
-            displayName: r.displayName,
-            walletAddress: r.walletAddress,
-            createdAt: r.createdAt.toISOString(),
+            ...accountSummary(r),
             rateLimitOverrides: r.rateLimitOverrides ?? null,
             balances: Object.fromEntries(Object.entries(await deps.meter.balances(r.id)).map(([c, m]) => [c, microsToNumber(m ?? 0)])),
           })),

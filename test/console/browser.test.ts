@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -7,24 +7,13 @@ import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
+import { CHROMIUM, CHROMIUM_FLAGS, chromiumOrSkip } from '../helpers/chromium';
 
 // The console in Debian's chromium (.ci/run installs it when missing), against a listening
 // svc with a fixture upstream and seeded accounts: each task an operator does, as they do
 // it. Screenshots of every page at 1280 px and at phone width go to test/artifacts/.
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const ARTIFACTS = join(import.meta.dir, '../artifacts');
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`console-browser: SKIPPED, ${CHROMIUM} is absent (apt-get install chromium); the console is not checked in a browser`);
+const hasChromium = chromiumOrSkip('console-browser', 'the console');
 
 const WIDE = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -80,7 +69,7 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     customer = ((await scratch.json()) as { data: { id: string } }).data.id;
     const key = await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'seeded inference key' } });
     inferenceKey = ((await key.json()) as { data: { apiKey: string } }).data.apiKey;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
     context = await browser.newContext({ viewport: WIDE, acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await context.newPage();

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
+import { Alert, DataTable, FilterInput, PageHeading } from '../parts';
 import { money, shortId, when } from '../format';
 
 /** An account as GET /console/api/accounts gives it. */
@@ -49,85 +50,54 @@ export function AccountsPage() {
   );
   return (
     <section aria-labelledby="accounts-title">
-      <h1 id="accounts-title" tabIndex={-1}>
-        Accounts
-      </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <label class="inline">
-        Filter
-        <input
-          type="search"
-          value={filter}
-          onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-          placeholder="id, name or wallet"
-        />
-      </label>
+      <PageHeading id="accounts-title">Accounts</PageHeading>
+      <Alert message={error} />
+      <FilterInput value={filter} onChange={setFilter} placeholder="id, name or wallet" />
       {truncated && <p class="muted">Showing the newest 200 accounts; filter by id to find older ones in the CLI (`npm run admin`).</p>}
       {accounts === null ? (
         <p>Loading…</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Tier</th>
-                <th scope="col">Balances</th>
-                <th scope="col">Rate-limit overrides</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
+        <DataTable caption="Accounts" headers={['Account', 'Tier', 'Balances', 'Rate-limit overrides', 'Created', '']}>
+          {shown.map((a) => [
+            <tr key={a.id} data-account={a.id}>
+              <td>
+                <span class="mono" title={a.id}>
+                  {shortId(a.id)}
+                </span>{' '}
+                {a.displayName ?? a.walletAddress ?? ''}
+                {a.operator && <span class="badge admin">operator</span>}
+                {a.scratch && <span class="badge">scratch</span>}
+                {a.kind === 'wallet' && <span class="badge">wallet</span>}
+              </td>
+              <td>
+                <label class="sr-only" for={`tier-${a.id}`}>
+                  Tier of account {shortId(a.id)}
+                </label>
+                <select id={`tier-${a.id}`} value={a.tier} onChange={(e) => setTier(a, (e.currentTarget as HTMLSelectElement).value)}>
+                  <option value="standard">standard</option>
+                  <option value="partner">partner</option>
+                </select>
+              </td>
+              <td class="balances">
+                {held(a.balances).length === 0 ? money(0) : held(a.balances).map(([c, v]) => <div key={c}>{money(v, c)}</div>)}
+              </td>
+              <td class="mono small">{a.rateLimitOverrides ? JSON.stringify(a.rateLimitOverrides) : 'none'}</td>
+              <td>{when(a.createdAt)}</td>
+              <td>
+                <button type="button" onClick={() => setCrediting(crediting === a.id ? null : a.id)} aria-expanded={crediting === a.id}>
+                  Credit
+                </button>
+              </td>
+            </tr>,
+            crediting === a.id && (
+              <tr key={`${a.id}-credit`}>
+                <td colSpan={6}>
+                  <CreditForm account={a} onDone={() => (setCrediting(null), load())} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {shown.map((a) => [
-                <tr key={a.id} data-account={a.id}>
-                  <td>
-                    <span class="mono" title={a.id}>
-                      {shortId(a.id)}
-                    </span>{' '}
-                    {a.displayName ?? a.walletAddress ?? ''}
-                    {a.operator && <span class="badge admin">operator</span>}
-                    {a.scratch && <span class="badge">scratch</span>}
-                    {a.kind === 'wallet' && <span class="badge">wallet</span>}
-                  </td>
-                  <td>
-                    <label class="sr-only" for={`tier-${a.id}`}>
-                      Tier of account {shortId(a.id)}
-                    </label>
-                    <select id={`tier-${a.id}`} value={a.tier} onChange={(e) => setTier(a, (e.currentTarget as HTMLSelectElement).value)}>
-                      <option value="standard">standard</option>
-                      <option value="partner">partner</option>
-                    </select>
-                  </td>
-                  <td class="balances">
-                    {held(a.balances).length === 0 ? money(0) : held(a.balances).map(([c, v]) => <div key={c}>{money(v, c)}</div>)}
-                  </td>
-                  <td class="mono small">{a.rateLimitOverrides ? JSON.stringify(a.rateLimitOverrides) : 'none'}</td>
-                  <td>{when(a.createdAt)}</td>
-                  <td>
-                    <button type="button" onClick={() => setCrediting(crediting === a.id ? null : a.id)} aria-expanded={crediting === a.id}>
-                      Credit
-                    </button>
-                  </td>
-                </tr>,
-                crediting === a.id && (
-                  <tr key={`${a.id}-credit`}>
-                    <td colSpan={6}>
-                      <CreditForm account={a} onDone={() => (setCrediting(null), load())} />
-                    </td>
-                  </tr>
-                ),
-              ])}
-            </tbody>
-          </table>
-        </div>
+            ),
+          ])}
+        </DataTable>
       )}
     </section>
   );
@@ -190,11 +160,7 @@ function CreditForm({ account, onDone }: { account: Account; onDone: () => void 
           {result}
         </p>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
     </form>
   );
 }

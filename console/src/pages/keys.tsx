@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
+import { Alert, DataTable, PageHeading, PeriodSelect } from '../parts';
 import { money, when } from '../format';
 
 /** A key as GET /api_keys lists it. */
@@ -61,14 +62,8 @@ export function KeysPage() {
 
   return (
     <section aria-labelledby="keys-title">
-      <h1 id="keys-title" tabIndex={-1}>
-        API keys
-      </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <PageHeading id="keys-title">API keys</PageHeading>
+      <Alert message={error} />
       {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
       <details class="panel" open={keys?.length === 0}>
         <summary>Create a key</summary>
@@ -88,14 +83,7 @@ export function KeysPage() {
             USD limit (empty: none)
             <input name="usd" type="number" min="0" step="0.01" inputMode="decimal" />
           </label>
-          <label>
-            Limit period
-            <select name="period">
-              <option value="EPOCH">per day (UTC)</option>
-              <option value="MONTH">per month</option>
-              <option value="LIFETIME">lifetime</option>
-            </select>
-          </label>
+          <PeriodSelect />
           <label>
             Expires (empty: never)
             <input name="expires" type="date" />
@@ -106,54 +94,39 @@ export function KeysPage() {
       {keys === null ? (
         <p>Loading…</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">API keys of this account</caption>
-            <thead>
-              <tr>
-                <th scope="col">Description</th>
-                <th scope="col">Type</th>
-                <th scope="col">Key</th>
-                <th scope="col">Usage against limit</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
+        <DataTable
+          caption="API keys of this account"
+          headers={['Description', 'Type', 'Key', 'Usage against limit', 'Last used', 'Expires', '']}
+        >
+          {keys.map((k) =>
+            editing === k.id ? (
+              <EditRow key={k.id} apiKey={k} onDone={() => (setEditing(null), load())} onError={setError} />
+            ) : (
+              <tr key={k.id}>
+                <td>{k.description}</td>
+                <td>
+                  <span class={`badge ${k.apiKeyType.toLowerCase()}`}>{k.apiKeyType}</span>
+                </td>
+                <td class="mono">…{k.last6Chars}</td>
+                <td>
+                  <UsageBars apiKey={k} />
+                </td>
+                <td>{when(k.lastUsedAt)}</td>
+                <td>{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
+                <td>
+                  <div class="actions">
+                    <button type="button" class="secondary" onClick={() => setEditing(k.id)} aria-label={`Edit ${k.description}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" onClick={() => setDeleting(k)} aria-label={`Delete ${k.description}`}>
+                      Delete
+                    </button>
+                  </div>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) =>
-                editing === k.id ? (
-                  <EditRow key={k.id} apiKey={k} onDone={() => (setEditing(null), load())} onError={setError} />
-                ) : (
-                  <tr key={k.id}>
-                    <td>{k.description}</td>
-                    <td>
-                      <span class={`badge ${k.apiKeyType.toLowerCase()}`}>{k.apiKeyType}</span>
-                    </td>
-                    <td class="mono">…{k.last6Chars}</td>
-                    <td>
-                      <UsageBars apiKey={k} />
-                    </td>
-                    <td>{when(k.lastUsedAt)}</td>
-                    <td>{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
-                    <td>
-                      <div class="actions">
-                        <button type="button" class="secondary" onClick={() => setEditing(k.id)} aria-label={`Edit ${k.description}`}>
-                          Edit
-                        </button>
-                        <button type="button" class="danger" onClick={() => setDeleting(k)} aria-label={`Delete ${k.description}`}>
-                          Delete
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ),
-              )}
-            </tbody>
-          </table>
-        </div>
+            ),
+          )}
+        </DataTable>
       )}
       {deleting && <ConfirmDelete apiKey={deleting} onClose={() => setDeleting(null)} onDeleted={() => (setDeleting(null), load())} />}
     </section>
@@ -257,14 +230,7 @@ function EditRow({ apiKey: k, onDone, onError }: { apiKey: ApiKey; onDone: () =>
             DIEM limit
             <input name="diem" type="number" min="0" step="0.01" defaultValue={k.consumptionLimits.diem?.toString() ?? ''} />
           </label>
-          <label>
-            Limit period
-            <select name="period" defaultValue={k.limitPeriod}>
-              <option value="EPOCH">per day (UTC)</option>
-              <option value="MONTH">per month</option>
-              <option value="LIFETIME">lifetime</option>
-            </select>
-          </label>
+          <PeriodSelect defaultValue={k.limitPeriod} />
           <label>
             Expires
             <input name="expires" type="date" defaultValue={k.expiresAt?.slice(0, 10) ?? ''} />
@@ -298,11 +264,7 @@ function ConfirmDelete({ apiKey, onClose, onDeleted }: { apiKey: ApiKey; onClose
     <dialog ref={dialog} onClose={onClose} aria-labelledby="delete-title">
       <h2 id="delete-title">Delete key “{apiKey.description}”?</h2>
       <p>Requests with this key are refused at once, on every instance. This cannot be undone.</p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <div class="actions">
         <button type="button" class="danger" onClick={remove}>
           Delete key

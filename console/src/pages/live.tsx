@@ -1,33 +1,28 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { TimeChart } from '../chart';
+import type { LiveSummary } from '../../../src/console/live';
 import { num } from '../format';
+import { Alert, DataTable, EmptyRow, PageHeading } from '../parts';
 
-/** GET /console/api/live: figures over the last ~10 s of this instance's metrics. */
-interface Live {
-  at: string;
-  windowSeconds: number;
-  requestsPerSecond: number;
-  serverErrorsPerSecond: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  openStreams: number;
-  rateLimitRefusals: number;
-  abuseBlocks: number;
-  providers: {
-    id: string;
-    callsPerSecond: number;
-    errors: number;
-    errorsByReason: Record<string, number>;
-    p50Ms: number | null;
-    p99Ms: number | null;
-  }[];
-}
+/** GET /console/api/live: figures over the last ~10 s of this instance's metrics (the server's own type). */
+type Live = LiveSummary;
 
 const REFRESH_MS = 3_000;
 const HISTORY = 100; // five minutes of points
 const ms = (v: number | null) => (v === null ? '–' : `${num(v, 1)} ms`);
 const rate = (v: number) => num(v);
+
+/** The headline figures, as label and text. */
+const tilesOf = (live: Live): [string, string][] => [
+  ['Requests / s', num(live.requestsPerSecond)],
+  ['Open streams', String(live.openStreams)],
+  ['p50 latency', ms(live.p50Ms)],
+  ['p99 latency', ms(live.p99Ms)],
+  ['5xx / s', num(live.serverErrorsPerSecond)],
+  ['Rate-limited', String(live.rateLimitRefusals)],
+  ['Abuse blocks', String(live.abuseBlocks)],
+];
 
 /** The live page: request rate, open streams, latency and upstream errors, refreshed every 3 s. */
 export function LivePage() {
@@ -66,9 +61,7 @@ export function LivePage() {
   const span: [number, number] = [last - (HISTORY * REFRESH_MS) / 1000, last];
   return (
     <section aria-labelledby="live-title">
-      <h1 id="live-title" tabIndex={-1}>
-        Live
-      </h1>
+      <PageHeading id="live-title">Live</PageHeading>
       <div class="toolbar">
         <p class="muted">
           This instance, over the last {live ? num(live.windowSeconds, 0) : '…'} s; refreshed every {REFRESH_MS / 1000} s.
@@ -77,100 +70,54 @@ export function LivePage() {
           {paused ? 'Resume' : 'Pause'}
         </button>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {live && (
         <>
-          <dl class="tiles" aria-live="off">
-            <div>
-              <dt>Requests / s</dt>
-              <dd>{num(live.requestsPerSecond)}</dd>
-            </div>
-            <div>
-              <dt>Open streams</dt>
-              <dd>{live.openStreams}</dd>
-            </div>
-            <div>
-              <dt>p50 latency</dt>
-              <dd>{ms(live.p50Ms)}</dd>
-            </div>
-            <div>
-              <dt>p99 latency</dt>
-              <dd>{ms(live.p99Ms)}</dd>
-            </div>
-            <div>
-              <dt>5xx / s</dt>
-              <dd>{num(live.serverErrorsPerSecond)}</dd>
-            </div>
-            <div>
-              <dt>Rate-limited</dt>
-              <dd>{live.rateLimitRefusals}</dd>
-            </div>
-            <div>
-              <dt>Abuse blocks</dt>
-              <dd>{live.abuseBlocks}</dd>
-            </div>
+          <dl class="tiles">
+            {tilesOf(live).map(([label, value]) => (
+              <div key={label}>
+                <dt>{label}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
           </dl>
           <div class="charts">
-            <TimeChart
-              title="Requests per second"
-              times={history.t}
-              lines={[{ label: 'req/s', values: history.rps }]}
-              format={rate}
-              height={160}
-              xRange={span}
-            />
-            <TimeChart
-              title="p99 latency"
-              times={history.t}
-              lines={[{ label: 'p99', values: history.p99 }]}
-              format={ms}
-              height={160}
-              xRange={span}
-            />
+            {(
+              [
+                ['Requests per second', 'req/s', history.rps, rate],
+                ['p99 latency', 'p99', history.p99, ms],
+              ] as const
+            ).map(([title, label, values, format]) => (
+              <TimeChart
+                key={title}
+                title={title}
+                times={history.t}
+                lines={[{ label, values: [...values] }]}
+                format={format}
+                height={160}
+                xRange={span}
+              />
+            ))}
           </div>
           <h2>Upstreams</h2>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Upstream calls by provider</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Provider</th>
-                  <th scope="col">Calls / s</th>
-                  <th scope="col">p50</th>
-                  <th scope="col">p99</th>
-                  <th scope="col">Errors</th>
-                </tr>
-              </thead>
-              <tbody>
-                {live.providers.map((p) => (
-                  <tr key={p.id}>
-                    <td class="mono">{p.id}</td>
-                    <td>{num(p.callsPerSecond)}</td>
-                    <td>{ms(p.p50Ms)}</td>
-                    <td>{ms(p.p99Ms)}</td>
-                    <td class={p.errors ? 'error-text' : ''}>
-                      {p.errors === 0
-                        ? '0'
-                        : Object.entries(p.errorsByReason)
-                            .map(([r, n]) => `${r}: ${n}`)
-                            .join(', ')}
-                    </td>
-                  </tr>
-                ))}
-                {live.providers.length === 0 && (
-                  <tr>
-                    <td colSpan={5} class="muted">
-                      No upstream calls since this instance started.
-                    </td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Upstream calls by provider" headers={['Provider', 'Calls / s', 'p50', 'p99', 'Errors']}>
+            {live.providers.map((p) => (
+              <tr key={p.id}>
+                <td class="mono">{p.id}</td>
+                <td>{num(p.callsPerSecond)}</td>
+                <td>{ms(p.p50Ms)}</td>
+                <td>{ms(p.p99Ms)}</td>
+                <td class={p.errors ? 'error-text' : ''}>
+                  {p.errors === 0
+                    ? '0'
+                    : Object.entries(p.errorsByReason)
+                        .map(([r, n]) => `${r}: ${n}`)
+                        .join(', ')}
+                </td>
+              </tr>
+            ))}
+            {live.providers.length === 0 && <EmptyRow columns={5}>No upstream calls since this instance started.</EmptyRow>}
+          </DataTable>
         </>
       )}
     </section>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
+import { Alert, DataTable, FilterInput, PageHeading } from '../parts';
 import { num } from '../format';
 
 /** A model as GET /models?type=all lists it. */
@@ -50,80 +51,51 @@ export function ModelsPage() {
   const shown = (models ?? []).filter((m) => !filter || `${m.id} ${m.type}`.toLowerCase().includes(filter.toLowerCase()));
   return (
     <section aria-labelledby="models-title">
-      <h1 id="models-title" tabIndex={-1}>
-        Models
-      </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <PageHeading id="models-title">Models</PageHeading>
+      <Alert message={error} />
       <div class="toolbar">
-        <label class="inline">
-          Filter
-          <input
-            type="search"
-            value={filter}
-            onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-            placeholder="id or type"
-          />
-        </label>
+        <FilterInput value={filter} onChange={setFilter} placeholder="id or type" />
         {replicas && (
           <p class="muted">Replica health from this instance's upstream calls over the last {num(replicas.windowSeconds, 0)} s.</p>
         )}
       </div>
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">Model catalog</caption>
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Type</th>
-              <th scope="col">Prices (USD)</th>
-              <th scope="col">Context</th>
-              <th scope="col">Deprecation</th>
-              <th scope="col">Replicas</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((m) => (
-              <tr key={m.id}>
-                <td>
-                  <span class="mono">{m.id}</span>
-                  {m.model_spec.name && m.model_spec.name !== m.id && <div class="muted small">{m.model_spec.name}</div>}
-                </td>
-                <td>{m.type}</td>
-                <td class="small">{prices(m.model_spec.pricing)}</td>
-                <td>{m.context_length ? num(m.context_length, 0) : '–'}</td>
-                <td>
-                  {m.model_spec.deprecation ? (
-                    <span class="badge warn">
-                      {m.model_spec.deprecation.date}
-                      {m.model_spec.deprecation.replacementModelId ? ` → ${m.model_spec.deprecation.replacementModelId}` : ''}
-                    </span>
-                  ) : (
-                    '–'
-                  )}
-                </td>
-                <td>
-                  <ul class="replicas">
-                    {(replicas?.models[m.id] ?? []).map((r) => {
-                      const health = replicas?.providers[r.provider]?.health ?? 'idle';
-                      return (
-                        <li key={r.provider}>
-                          <span class={`dot ${health}`} aria-hidden="true" />
-                          <span class="mono">{r.provider}</span> <span class="muted small">{health}</span>
-                          {r.inFlight > 0 && <span class="small"> · {r.inFlight} in flight</span>}
-                        </li>
-                      );
-                    })}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Model catalog" headers={['Model', 'Type', 'Prices (USD)', 'Context', 'Deprecation', 'Replicas']}>
+        {shown.map((m) => (
+          <tr key={m.id}>
+            <td>
+              <span class="mono">{m.id}</span>
+              {m.model_spec.name && m.model_spec.name !== m.id && <div class="muted small">{m.model_spec.name}</div>}
+            </td>
+            <td>{m.type}</td>
+            <td class="small">{prices(m.model_spec.pricing)}</td>
+            <td>{m.context_length ? num(m.context_length, 0) : '–'}</td>
+            <td>
+              {m.model_spec.deprecation ? (
+                <span class="badge warn">
+                  {m.model_spec.deprecation.date}
+                  {m.model_spec.deprecation.replacementModelId ? ` → ${m.model_spec.deprecation.replacementModelId}` : ''}
+                </span>
+              ) : (
+                '–'
+              )}
+            </td>
+            <td>
+              <ul class="replicas">
+                {(replicas?.models[m.id] ?? []).map((r) => {
+                  const health = replicas?.providers[r.provider]?.health ?? 'idle';
+                  return (
+                    <li key={r.provider}>
+                      <span class={`dot ${health}`} aria-hidden="true" />
+                      <span class="mono">{r.provider}</span> <span class="muted small">{health}</span>
+                      {r.inFlight > 0 && <span class="small"> · {r.inFlight} in flight</span>}
+                    </li>
+                  );
+                })}
+              </ul>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
+import { Alert, DataTable, EmptyRow, PageHeading } from '../parts';
 import type { Session } from '../app';
 import { TimeChart, type Line } from '../chart';
 import { download, money, num, when } from '../format';
@@ -101,14 +102,8 @@ export function UsagePage({ session }: { session: Session }) {
 
   return (
     <section aria-labelledby="usage-title">
-      <h1 id="usage-title" tabIndex={-1}>
-        Usage
-      </h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <PageHeading id="usage-title">Usage</PageHeading>
+      <Alert message={error} />
       <div class="toolbar">
         <fieldset>
           <legend>Window</legend>
@@ -139,22 +134,17 @@ export function UsagePage({ session }: { session: Session }) {
       </div>
       {lines && (
         <div class="charts">
-          <TimeChart
-            title={`Requests per ${window === '24h' ? 'hour' : 'day'}`}
-            times={times}
-            lines={lines.requests}
-            format={count}
-            bars
-            integer
-          />
-          <TimeChart
-            title={`Tokens per ${window === '24h' ? 'hour' : 'day'}`}
-            times={times}
-            lines={lines.tokens}
-            format={count}
-            bars
-            integer
-          />
+          {(['requests', 'tokens'] as const).map((field) => (
+            <TimeChart
+              key={field}
+              title={`${field === 'requests' ? 'Requests' : 'Tokens'} per ${window === '24h' ? 'hour' : 'day'}`}
+              times={times}
+              lines={lines[field]}
+              format={count}
+              bars
+              integer
+            />
+          ))}
           <TimeChart title="Spend (USD)" times={times} lines={lines.spend} format={usd} bars />
           {daily && <TimeChart title="Spend per day by model (usage analytics)" times={daily.t} lines={daily.lines} format={usd} bars />}
           {refusals && (
@@ -179,42 +169,26 @@ export function UsagePage({ session }: { session: Session }) {
           Export CSV
         </button>
       </div>
-      <div class="table-wrap">
-        <table id="ledger">
-          <caption class="sr-only">The 50 latest ledger entries of this account</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">SKU</th>
-              <th scope="col">Tokens in → out</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Request</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(entries ?? []).map((e, i) => (
-              <tr key={i}>
-                <td>{when(e.timestamp)}</td>
-                <td class="mono small">{e.sku}</td>
-                <td>
-                  {e.inferenceDetails?.promptTokens != null
-                    ? `${count(e.inferenceDetails.promptTokens)} → ${count(e.inferenceDetails.completionTokens ?? 0)}`
-                    : '–'}
-                </td>
-                <td class={e.amount < 0 ? 'ok' : ''}>{money(e.amount, e.currency)}</td>
-                <td class="mono small">{e.inferenceDetails?.requestId ?? e.notes}</td>
-              </tr>
-            ))}
-            {entries?.length === 0 && (
-              <tr>
-                <td colSpan={5} class="muted">
-                  No usage yet.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="The 50 latest ledger entries of this account"
+        headers={['Time', 'SKU', 'Tokens in → out', 'Amount', 'Request']}
+        id="ledger"
+      >
+        {(entries ?? []).map((e, i) => (
+          <tr key={i}>
+            <td>{when(e.timestamp)}</td>
+            <td class="mono small">{e.sku}</td>
+            <td>
+              {e.inferenceDetails?.promptTokens != null
+                ? `${count(e.inferenceDetails.promptTokens)} → ${count(e.inferenceDetails.completionTokens ?? 0)}`
+                : '–'}
+            </td>
+            <td class={e.amount < 0 ? 'ok' : ''}>{money(e.amount, e.currency)}</td>
+            <td class="mono small">{e.inferenceDetails?.requestId ?? e.notes}</td>
+          </tr>
+        ))}
+        {entries?.length === 0 && <EmptyRow columns={5}>No usage yet.</EmptyRow>}
+      </DataTable>
     </section>
   );
 }
