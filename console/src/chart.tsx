@@ -103,7 +103,10 @@ export function TimeChart({
   const total = lines.reduce((n, l) => n + l.values.reduce<number>((m, v) => m + (v ?? 0), 0), 0);
   return (
     <figure class="chart">
-      <figcaption>{title}</figcaption>
+      <figcaption>
+        {title}
+        {total === 0 && <span class="muted small"> · none in this window</span>}
+      </figcaption>
       <div ref={box} role="img" aria-label={`${title}: ${lines.length} series, total ${format(total)}`} />
     </figure>
   );

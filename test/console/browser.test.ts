@@ -29,11 +29,13 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
   let customer = '';
   let inferenceKey = '';
   const errors: string[] = [];
-  const elsewhere: string[] = [];
 
   const shot = (name: string) =>
     page.screenshot({ path: join(ARTIFACTS, `console-${name}-${page.viewportSize()?.width}.png`), fullPage: true });
   const go = async (id: string, heading: string) => {
+    // Leaving a page with fetches in flight races playwright's bookkeeping of their responses
+    // ("Object with guid response@... was not bound"), seen once in eight runs: let them end first.
+    await page.waitForLoadState('networkidle');
     await page.goto(`${origin}/console#/${id}`);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   };
@@ -74,7 +76,8 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await context.newPage();
     page.on('pageerror', (e) => void errors.push(String(e)));
-    page.on('request', (r) => void (r.url().startsWith(origin) || r.url().startsWith('blob:') || elsewhere.push(r.url())));
+    // Fail at the step that waits, well before the test's own timeout.
+    page.setDefaultTimeout(10_000);
   }, 60_000);
 
   afterAll(async () => {
@@ -211,6 +214,13 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await row.getByText('up-a').waitFor();
     await expect(row.textContent()).resolves.toContain('input $1');
     await expect(row.textContent()).resolves.toContain('32,768');
+    // The rate limits in force for the account's tier, as GET /api_keys/rate_limits gives them.
+    const limits = (await (await t.request('/api_keys/rate_limits')).json()) as {
+      data: { rateLimits: { apiModelId: string; rateLimits: { amount: number; type: string }[] }[] };
+    };
+    const rpm = limits.data.rateLimits.find((m) => m.apiModelId === 'fix-chat')?.rateLimits.find((l) => l.type === 'RPM');
+    expect(rpm).toBeDefined();
+    await expect(row.textContent()).resolves.toContain(`${rpm?.amount.toLocaleString('en-US')} RPM`);
     await expect(page.getByRole('row', { name: /fix-old/ }).textContent()).resolves.toContain('2027-01-01');
     await shot('models');
   }, 30_000);
@@ -265,11 +275,14 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
       await shot(id);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), id).toBeLessThanOrEqual(0);
     }
+    // Nothing the pages loaded came from anywhere but svc (read in the page: a request listener
+    // made playwright's bookkeeping race under Bun), and no script failed.
+    const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    expect(loaded.length).toBeGreaterThan(5);
+    expect(loaded.filter((u) => !u.startsWith(origin) && !u.startsWith('blob:'))).toEqual([]);
+    expect(errors).toEqual([]);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('ADMIN API key').waitFor();
     await shot('signin');
-    // Nothing came from anywhere but svc, and no script failed.
-    expect(elsewhere).toEqual([]);
-    expect(errors).toEqual([]);
   }, 60_000);
 });

@@ -116,7 +116,7 @@ export function LivePage() {
                 </td>
               </tr>
             ))}
-            {live.providers.length === 0 && <EmptyRow columns={5}>No upstream calls since this instance started.</EmptyRow>}
+            {live.providers.length === 0 && <EmptyRow columns={5}>No upstream calls in this window.</EmptyRow>}
           </DataTable>
         </>
       )}

@@ -22,6 +22,18 @@ interface Replicas {
   providers: Record<string, { health: 'idle' | 'ok' | 'degraded' | 'failing'; errors: Record<string, number>; p50Ms: number | null }>;
 }
 
+/** GET /api_keys/rate_limits: the limits in force for this account's tier. */
+interface RateLimits {
+  data: { apiTier: { id: string }; rateLimits: { apiModelId: string; rateLimits: { amount: number; type: string }[] }[] };
+}
+
+/** Each model's limits as short text: "500 RPM · 1,000,000 TPM". */
+function limitsText(r: RateLimits): Record<string, string> {
+  return Object.fromEntries(
+    r.data.rateLimits.map((m) => [m.apiModelId, m.rateLimits.map((l) => `${num(l.amount, 0)} ${l.type}`).join(' · ') || 'none']),
+  );
+}
+
 /** The model's prices as short text: "input $0.5/M · output $1.5/M". */
 function prices(pricing: Record<string, unknown> | undefined): string {
   if (!pricing) return '–';
@@ -38,6 +50,7 @@ function prices(pricing: Record<string, unknown> | undefined): string {
 export function ModelsPage() {
   const [models, setModels] = useState<Model[] | null>(null);
   const [replicas, setReplicas] = useState<Replicas | null>(null);
+  const [limits, setLimits] = useState<Record<string, string>>({});
   const [filter, setFilter] = useState('');
   const [error, setError] = useState('');
 
@@ -45,6 +58,7 @@ export function ModelsPage() {
     Promise.all([
       call<{ data: Model[] }>('/models?type=all').then((r) => setModels(r.data)),
       call<{ data: Replicas }>('/console/api/replicas').then((r) => setReplicas(r.data)),
+      call<RateLimits>('/api_keys/rate_limits').then((r) => setLimits(limitsText(r))),
     ]).catch((e) => setError(messageOf(e)));
   }, []);
 
@@ -59,7 +73,7 @@ export function ModelsPage() {
           <p class="muted">Replica health from this instance's upstream calls over the last {num(replicas.windowSeconds, 0)} s.</p>
         )}
       </div>
-      <DataTable caption="Model catalog" headers={['Model', 'Type', 'Prices (USD)', 'Context', 'Deprecation', 'Replicas']}>
+      <DataTable caption="Model catalog" headers={['Model', 'Type', 'Prices (USD)', 'Context', 'Rate limits', 'Deprecation', 'Replicas']}>
         {shown.map((m) => (
           <tr key={m.id}>
             <td>
@@ -69,6 +83,7 @@ export function ModelsPage() {
             <td>{m.type}</td>
             <td class="small">{prices(m.model_spec.pricing)}</td>
             <td>{m.context_length ? num(m.context_length, 0) : '–'}</td>
+            <td class="small">{limits[m.id] ?? '–'}</td>
             <td>
               {m.model_spec.deprecation ? (
                 <span class="badge warn">

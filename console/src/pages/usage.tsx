@@ -126,9 +126,11 @@ export function UsagePage({ session }: { session: Session }) {
         {analytics?.totals && (
           <p class="totals" aria-label="Totals over the period">
             Total
-            {Object.entries(analytics.totals).map(([c, v]) => (
-              <span key={c}>{money(v, c)}</span>
-            ))}
+            {Object.entries(analytics.totals)
+              .filter(([c, v]) => v !== 0 || c === 'USD')
+              .map(([c, v]) => (
+                <span key={c}>{money(v, c)}</span>
+              ))}
           </p>
         )}
       </div>
