@@ -30,3 +30,7 @@ export function download(name: string, text: string, type = 'text/csv'): void {
   a.remove();
   URL.revokeObjectURL(url);
 }
+
+/** A number of seconds as "45 s", "31 min" or "2.5 h". */
+export const duration = (seconds: number) =>
+  seconds < 120 ? `${num(seconds, 0)} s` : seconds < 7200 ? `${num(seconds / 60, 0)} min` : `${num(seconds / 3600, 1)} h`;

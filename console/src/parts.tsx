@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 /** A page's title: focusable, so navigation can move focus to it (app.tsx). */
 export function PageHeading({ id, children }: { id: string; children: ComponentChildren }) {
@@ -29,7 +30,11 @@ export function FilterInput({ value, onChange, placeholder }: { value: string; o
   );
 }
 
-/** A table in a horizontally scrolling box, with a caption for screen readers; an empty header names an actions column. */
+/**
+ * A table with a caption for screen readers; an empty header names an actions column. On a
+ * phone each row becomes a card whose cells are labelled with their column (styles.css reads
+ * the `data-label` set here), so nothing scrolls sideways.
+ */
 export function DataTable({
   caption,
   headers,
@@ -41,6 +46,13 @@ export function DataTable({
   id?: string;
   children: ComponentChildren;
 }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  // Before paint, so a card never shows without its labels.
+  useLayoutEffect(() => {
+    for (const row of Array.from(body.current?.rows ?? []))
+      if (row.cells.length === headers.length)
+        Array.from(row.cells).forEach((cell, i) => cell.setAttribute('data-label', headers[i] ?? ''));
+  });
   return (
     <div class="table-wrap">
       <table id={id}>
@@ -54,7 +66,7 @@ export function DataTable({
             ))}
           </tr>
         </thead>
-        <tbody>{children}</tbody>
+        <tbody ref={body}>{children}</tbody>
       </table>
     </div>
   );

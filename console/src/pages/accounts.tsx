@@ -57,7 +57,7 @@ export function AccountsPage() {
       {accounts === null ? (
         <p>Loading…</p>
       ) : (
-        <DataTable caption="Accounts" headers={['Account', 'Tier', 'Balances', 'Rate-limit overrides', 'Created', '']}>
+        <DataTable caption="Accounts" headers={['Account', 'Tier', 'Balances', 'Limit overrides', 'Created', '']}>
           {shown.map((a) => [
             <tr key={a.id} data-account={a.id}>
               <td>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { TimeChart } from '../chart';
 import type { LiveSummary } from '../../../src/console/live';
-import { num } from '../format';
+import { duration, num } from '../format';
 import { Alert, DataTable, EmptyRow, PageHeading } from '../parts';
 
 /** GET /console/api/live: figures over the last ~10 s of this instance's metrics (the server's own type). */
@@ -64,7 +64,7 @@ export function LivePage() {
       <PageHeading id="live-title">Live</PageHeading>
       <div class="toolbar">
         <p class="muted">
-          This instance, over the last {live ? num(live.windowSeconds, 0) : '…'} s; refreshed every {REFRESH_MS / 1000} s.
+          This instance, over the last {live ? duration(live.windowSeconds) : '…'}; refreshed every {REFRESH_MS / 1000} s.
         </p>
         <button type="button" class="secondary" onClick={() => setPaused(!paused)} aria-pressed={paused}>
           {paused ? 'Resume' : 'Pause'}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { Alert, DataTable, FilterInput, PageHeading } from '../parts';
-import { num } from '../format';
+import { duration, num } from '../format';
 
 /** A model as GET /models?type=all lists it. */
 interface Model {
@@ -70,7 +70,7 @@ export function ModelsPage() {
       <div class="toolbar">
         <FilterInput value={filter} onChange={setFilter} placeholder="id or type" />
         {replicas && (
-          <p class="muted">Replica health from this instance's upstream calls over the last {num(replicas.windowSeconds, 0)} s.</p>
+          <p class="muted">Replica health from this instance's upstream calls over the last {duration(replicas.windowSeconds)}.</p>
         )}
       </div>
       <DataTable caption="Model catalog" headers={['Model', 'Type', 'Prices (USD)', 'Context', 'Rate limits', 'Deprecation', 'Replicas']}>
