@@ -227,6 +227,12 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
 
   test('delete the key after a confirmation: it stops working', async () => {
     await go('keys', 'API keys');
+    // Escape cancels the confirmation, and focus starts on Cancel, not on Delete.
+    await page.getByRole('button', { name: 'Delete browser key (edited)' }).click();
+    await page.getByRole('dialog').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Delete browser key (edited)' }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog.textContent()).resolves.toContain('cannot be undone');
@@ -276,6 +282,13 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
       await page.waitForLoadState('networkidle');
       await shot(id);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), id).toBeLessThanOrEqual(0);
+      // Every field has a label a screen reader reads out.
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('main input, main select'))
+          .filter((el) => el.labels?.length === 0 && !el.getAttribute('aria-label'))
+          .map((el) => el.outerHTML),
+      );
+      expect(unlabelled, id).toEqual([]);
     }
     // Nothing the pages loaded came from anywhere but svc (read in the page: a request listener
     // made playwright's bookkeeping race under Bun), and no script failed.
