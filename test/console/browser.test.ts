@@ -193,6 +193,16 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
         (await (await fetch(`${base}/console/api/accounts`)).json()).data.find((a: { id: string }) => a.id === id).tier === 'partner',
       [origin, customer],
     );
+    // Rate-limit overrides as JSON: a bad one is refused naming the field, a good one is stored.
+    await row.getByRole('button', { name: 'Limits' }).click();
+    const limits = page.getByRole('form', { name: `Rate-limit overrides of account ${customer.slice(0, 8)}` });
+    const json = limits.getByLabel('Rate-limit overrides (JSON)');
+    await json.fill('{"models": {"no-such-model": {"rpm": 7}}}');
+    await limits.getByRole('button', { name: 'Save overrides' }).click();
+    await expect(limits.getByRole('alert').textContent()).resolves.toContain('no-such-model');
+    await json.fill('{"models": {"fix-chat": {"rpm": 7}}}');
+    await limits.getByRole('button', { name: 'Save overrides' }).click();
+    await row.getByText('"rpm":7').waitFor();
     const account = (await (await t.request(`/admin/accounts/${customer}`)).json()) as {
       data: { tier: string; balances: Record<string, number> };
     };

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
+import { CreditForm, OverridesForm } from './account-forms';
 import { Alert, DataTable, FilterInput, PageHeading } from '../parts';
 import { money, shortId, when } from '../format';
 
 /** An account as GET /console/api/accounts gives it. */
-interface Account {
+export interface Account {
   id: string;
   kind: string;
   tier: 'standard' | 'partner';
@@ -17,7 +18,6 @@ interface Account {
   balances: Record<string, number>;
 }
 
-const CURRENCIES = ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'];
 /** The currencies an account holds something in (every account has a row for each). */
 const held = (balances: Record<string, number>) => Object.entries(balances).filter(([, v]) => v !== 0);
 
@@ -27,7 +27,7 @@ export function AccountsPage() {
   const [truncated, setTruncated] = useState(false);
   const [error, setError] = useState('');
   const [filter, setFilter] = useState('');
-  const [crediting, setCrediting] = useState<string | null>(null);
+  const [open, setOpen] = useState<{ id: string; form: 'credit' | 'limits' } | null>(null);
 
   const load = () =>
     call<{ data: Account[]; truncated: boolean }>('/console/api/accounts')
@@ -84,15 +84,29 @@ export function AccountsPage() {
               <td class="mono small">{a.rateLimitOverrides ? JSON.stringify(a.rateLimitOverrides) : 'none'}</td>
               <td>{when(a.createdAt)}</td>
               <td>
-                <button type="button" onClick={() => setCrediting(crediting === a.id ? null : a.id)} aria-expanded={crediting === a.id}>
-                  Credit
-                </button>
+                <div class="actions">
+                  {(['credit', 'limits'] as const).map((form) => (
+                    <button
+                      key={form}
+                      type="button"
+                      class={form === 'credit' ? '' : 'secondary'}
+                      onClick={() => setOpen(open?.id === a.id && open.form === form ? null : { id: a.id, form })}
+                      aria-expanded={open?.id === a.id && open.form === form}
+                    >
+                      {form === 'credit' ? 'Credit' : 'Limits'}
+                    </button>
+                  ))}
+                </div>
               </td>
             </tr>,
-            crediting === a.id && (
-              <tr key={`${a.id}-credit`}>
+            open?.id === a.id && (
+              <tr key={`${a.id}-${open.form}`}>
                 <td colSpan={6}>
-                  <CreditForm account={a} onDone={() => (setCrediting(null), load())} />
+                  {open.form === 'credit' ? (
+                    <CreditForm account={a} onDone={() => (setOpen(null), load())} />
+                  ) : (
+                    <OverridesForm account={a} onDone={() => (setOpen(null), load())} />
+                  )}
                 </td>
               </tr>
             ),
@@ -100,67 +114,5 @@ export function AccountsPage() {
         </DataTable>
       )}
     </section>
-  );
-}
-
-/**
- * Credits one account. The idempotency key is made when the form opens and kept until the
- * credit succeeds, so a retried submit (a timeout, a double click) is applied once.
- */
-function CreditForm({ account, onDone }: { account: Account; onDone: () => void }) {
-  const [idempotencyKey] = useState(() => crypto.randomUUID());
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState('');
-
-  async function submit(e: Event) {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget as HTMLFormElement);
-    setBusy(true);
-    setError('');
-    try {
-      const notes = String(f.get('notes') ?? '');
-      const r = await call<{ data: { applied: boolean; balance: number; currency: string } }>(`/admin/accounts/${account.id}/credits`, {
-        method: 'POST',
-        json: { currency: f.get('currency'), amount: String(f.get('amount')), idempotencyKey, ...(notes ? { notes } : {}) },
-      });
-      setResult(`${r.data.applied ? 'Credited' : 'Already applied'}: balance now ${money(r.data.balance, r.data.currency)}`);
-      setTimeout(onDone, 800);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <form class="grid-form" onSubmit={submit} aria-label={`Credit account ${shortId(account.id)}`}>
-      <label>
-        Currency
-        <select name="currency">
-          {CURRENCIES.map((c) => (
-            <option key={c}>{c}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Amount
-        <input name="amount" required inputMode="decimal" pattern="\d+(\.\d{1,6})?" title="A positive amount, at most 6 decimals" />
-      </label>
-      <label>
-        Notes
-        <input name="notes" maxLength={500} />
-      </label>
-      <button type="submit" disabled={busy}>
-        Credit account
-      </button>
-      <p class="muted small">Idempotency key {idempotencyKey}</p>
-      {result && (
-        <p class="ok" role="status">
-          {result}
-        </p>
-      )}
-      <Alert message={error} />
-    </form>
   );
 }
