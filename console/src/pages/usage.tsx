@@ -19,6 +19,11 @@ interface Analytics {
   topKeyNames: string[];
   totals?: Record<string, number>;
 }
+/** A page of GET /billing/usage. */
+interface EntryPage {
+  data: Entry[];
+  pagination: { totalPages: number };
+}
 interface Entry {
   timestamp: string;
   sku: string;
@@ -30,6 +35,10 @@ interface Entry {
 }
 
 const LOOKBACK: Record<WindowName, string> = { '24h': '1d', '7d': '7d', '30d': '30d' };
+const WINDOW_MS: Record<WindowName, number> = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
+const PAGE = 50;
+/** At most this many pages of 500 in one export (100,000 lines); the CLI or the API pages further. */
+const CSV_PAGES = 200;
 const TOP = 6;
 // Significant digits: an hour of test traffic costs millionths of a dollar.
 const usd = (v: number) => (v === 0 ? '$0' : `$${Math.abs(v) < 1 ? Number(v.toPrecision(2)) : num(v, 2)}`);
@@ -58,6 +67,8 @@ export function UsagePage({ session }: { session: Session }) {
   const [refusals, setRefusals] = useState<SeriesSet | null>(null);
   const [analytics, setAnalytics] = useState<Analytics | null>(null);
   const [entries, setEntries] = useState<Entry[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [exporting, setExporting] = useState('');
   const [keyNames, setKeyNames] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
 
@@ -70,7 +81,7 @@ export function UsagePage({ session }: { session: Session }) {
       call<{ data: { id: string; description: string }[] }>('/api_keys').then((r) =>
         setKeyNames(Object.fromEntries(r.data.map((k) => [k.id, k.description]))),
       ),
-      call<{ data: Entry[] }>('/billing/usage?limit=50').then((r) => setEntries(r.data)),
+      call<EntryPage>(`/billing/usage?limit=${PAGE}`).then((r) => (setEntries(r.data), setMore(r.pagination.totalPages > 1))),
     ]).catch((e) => setError(messageOf(e)));
   }, [window, by]);
 
@@ -92,11 +103,34 @@ export function UsagePage({ session }: { session: Session }) {
     return { t, lines: analytics.topModels.map((m) => ({ label: m, values: rows.map((r) => r[m] ?? 0) })) };
   }, [analytics]);
 
-  async function exportCsv() {
+  async function showMore() {
+    const page = Math.floor((entries?.length ?? 0) / PAGE) + 1;
     try {
-      download(`svc-usage-${new Date().toISOString().slice(0, 10)}.csv`, await call<string>('/billing/usage?limit=500', { csv: true }));
+      const r = await call<EntryPage>(`/billing/usage?limit=${PAGE}&page=${page}`);
+      setEntries([...(entries ?? []), ...r.data]);
+      setMore(r.pagination.totalPages > page);
     } catch (e) {
       setError(messageOf(e));
+    }
+  }
+
+  /** Every entry of the window as one CSV, fetched 500 at a time (up to CSV_PAGES pages). */
+  async function exportCsv() {
+    const since = new Date(Date.now() - WINDOW_MS[window]).toISOString();
+    const parts: string[] = [];
+    try {
+      for (let page = 1; page <= CSV_PAGES; page++) {
+        setExporting(`Exporting page ${page}…`);
+        const text = await call<string>(`/billing/usage?limit=500&page=${page}&startDate=${encodeURIComponent(since)}`, { csv: true });
+        const lines = text.replace(/\n$/, '').split('\n');
+        parts.push(...(page === 1 ? lines : lines.slice(1)));
+        if (lines.length - 1 < 500) break;
+      }
+      download(`svc-usage-${window}-${new Date().toISOString().slice(0, 10)}.csv`, parts.join('\n') + '\n');
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setExporting('');
     }
   }
 
@@ -167,12 +201,12 @@ export function UsagePage({ session }: { session: Session }) {
       )}
       <div class="heading-row">
         <h2>Recent ledger entries</h2>
-        <button type="button" class="secondary" onClick={exportCsv}>
-          Export CSV
+        <button type="button" class="secondary" onClick={exportCsv} disabled={exporting !== ''}>
+          {exporting || `Export CSV (${window === '24h' ? '24 h' : window === '7d' ? '7 days' : '30 days'})`}
         </button>
       </div>
       <DataTable
-        caption="The 50 latest ledger entries of this account"
+        caption="The latest ledger entries of this account"
         headers={['Time', 'SKU', 'Tokens in → out', 'Amount', 'Request']}
         id="ledger"
       >
@@ -191,6 +225,11 @@ export function UsagePage({ session }: { session: Session }) {
         ))}
         {entries?.length === 0 && <EmptyRow columns={5}>No usage yet.</EmptyRow>}
       </DataTable>
+      {more && (
+        <button type="button" class="secondary more" onClick={showMore}>
+          Show {PAGE} more
+        </button>
+      )}
     </section>
   );
 }
