@@ -38,7 +38,7 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** The HTML shell: the bundle's script and styles, with a content hash so browsers may cache them for good. */
-function shell(basePath: string, version: (name: string) => string): string {
+function shell(basePath: string, version: (name: string) => string, missing: boolean): string {
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -50,7 +50,7 @@ function shell(basePath: string, version: (name: string) => string): string {
     <link rel="stylesheet" href="/console/assets/app.css?v=${version('app.css')}" />
   </head>
   <body>
-    <div id="app"><noscript>The svc console needs JavaScript.</noscript></div>
+    <div id="app">${missing ? '<p>The console bundle is missing: run <code>npm run console:build</code>.</p>' : '<noscript>The svc console needs JavaScript.</noscript>'}</div>
     <script type="module" src="/console/assets/app.js?v=${version('app.js')}"></script>
   </body>
 </html>
@@ -70,7 +70,7 @@ export function consoleRoutes(deps: AppDeps, stages: Stages) {
     const bytes = assets.get(name)?.bytes(null);
     return bytes ? createHash('sha256').update(bytes).digest('hex').slice(0, 12) : '0';
   };
-  const html = shell(deps.config.basePath, version);
+  const html = shell(deps.config.basePath, version, assets.size === 0);
   const trustForwardedFor = abuseGuardOf(deps).config.trustForwardedFor;
 
   /** Refuses a sign-in from an address with too many recent failures; returns the function that counts one more. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConsole } from '../../console/build';
-import { DIST_DIR } from '../../src/console/assets';
+import { DIST_DIR, loadConsoleAssets } from '../../src/console/assets';
 
 // svc serves the committed bundle (console/dist), so a change to console/src must come with
 // a rebuild (`npm run console:build`): a fresh build of the sources must give the same bytes.
@@ -27,5 +27,10 @@ describe('the committed console bundle', () => {
     const js = readFileSync(join(DIST_DIR, 'app.js'), 'utf8');
     expect(js).not.toContain('sourceMappingURL');
     expect(js).not.toMatch(/https?:\/\/(cdn|unpkg|fonts)\./);
+  });
+
+  test('a missing bundle leaves no assets (the page then says how to build it) rather than failing the start', () => {
+    expect(loadConsoleAssets(join(tmpdir(), 'svc-console-none')).size).toBe(0);
+    expect([...loadConsoleAssets().keys()].sort()).toEqual(['app.css', 'app.js', 'favicon.svg']);
   });
 });
