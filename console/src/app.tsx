@@ -91,6 +91,10 @@ export function App() {
             ))}
           </ul>
         </nav>
+        <span class="who" title={`Account ${session.accountId}`}>
+          account {session.accountId.slice(0, 8)}
+          {session.operator ? ' · operator' : ''}
+        </span>
         <button type="button" class="secondary" onClick={signOut}>
           Sign out
         </button>

@@ -63,6 +63,16 @@ describe('console sign-in', () => {
     expect(res.headers.get('cf-ray')).toBeTruthy();
   });
 
+  test("another account's ADMIN key signs in without the operator pages, which refuse it", async () => {
+    const scratch = await t.request('/admin/accounts', { method: 'POST', json: { scratch: true } });
+    const key = ((await scratch.json()) as { data: { apiKey: { apiKey: string } } }).data.apiKey.apiKey;
+    const res = await signIn(key);
+    expect(((await res.json()) as { data: { operator: boolean } }).data.operator).toBe(false);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    expect((await withCookie('/console/api/accounts', cookie)).status).toBe(403);
+    expect((await withCookie('/api/v1/api_keys', cookie)).status).toBe(200);
+  });
+
   test('behind an HTTPS proxy the cookie is Secure', async () => {
     const res = await signIn(t.adminKey, { 'x-forwarded-proto': 'https' });
     expect(res.headers.get('set-cookie')).toContain('; Secure');

@@ -11,7 +11,8 @@ type Live = LiveSummary;
 const REFRESH_MS = 3_000;
 const HISTORY = 100; // five minutes of points
 const ms = (v: number | null) => (v === null ? '–' : `${num(v, 1)} ms`);
-const rate = (v: number) => num(v);
+// Two significant digits below 1, so a quiet instance's axis does not read "0.01, 0.01".
+const rate = (v: number) => (v > 0 && v < 1 ? String(Number(v.toPrecision(2))) : num(v));
 
 /** The headline figures, as label and text. */
 const tilesOf = (live: Live): [string, string][] => [
