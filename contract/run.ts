@@ -7,12 +7,35 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { addSkipsToJunit, summarize, table } from './lib/report';
 
-const argv = Bun.argv.slice(2);
-const value = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+const VALUE_FLAGS = [
+  'base-url',
+  'key',
+  'reference',
+  'abuse-max-failures',
+  'abuse-window',
+  'max-seconds',
+  'bad-input',
+  'seed',
+  'junit',
+] as const;
 
-if (argv.includes('--help')) {
+/** The flags; a misspelt one is refused (exit 2) rather than ignored, so a run never checks less than it was asked to. */
+function parseFlags() {
+  const options = Object.fromEntries(VALUE_FLAGS.map((name) => [name, { type: 'string' as const }]));
+  try {
+    return parseArgs({ args: Bun.argv.slice(2), options: { ...options, write: { type: 'boolean' }, help: { type: 'boolean' } } }).values;
+  } catch (error) {
+    process.stderr.write(`contract: ${(error as Error).message}; --help for the flags\n`);
+    process.exit(2);
+  }
+}
+const flagValues = parseFlags();
+const value = (flag: string) => (flagValues as Record<string, string | boolean | undefined>)[flag.replace(/^--/, '')] as string | undefined;
+
+if (flagValues.help) {
   process.stdout.write(
     'usage: SVC_BASE_URL=https://host/api/v1 SVC_API_KEY=<ADMIN key> npm run contract -- [flags]\n' +
       '  --write       also create and delete an INFERENCE key, and with an operator key a scratch account (nothing is left behind)\n' +
@@ -41,7 +64,7 @@ const flags: [flag: string, variable: string][] = [
   ['--seed', 'CONTRACT_SEED'],
 ];
 for (const [flag, variable] of flags) if (value(flag) !== undefined) env[variable] = value(flag)!;
-if (argv.includes('--write')) env.CONTRACT_WRITE = '1';
+if (flagValues.write) env.CONTRACT_WRITE = '1';
 // A new sample each run unless asked for one; the report prints it so a run can be repeated.
 env.CONTRACT_SEED ??= String(Math.floor(Math.random() * 1_000_000));
 if (!env.SVC_BASE_URL || !env.SVC_API_KEY) {

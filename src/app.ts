@@ -36,7 +36,6 @@ import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 import { x402Routes } from './routes/x402';
 import { notOfferedRoutes } from './routes/not-offered';
 import { rpcRoutes } from './routes/rpc';
-import { discoveryFor } from './x402/discovery';
 import { consoleRoutes } from './routes/console';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
@@ -66,11 +65,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
       : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
-  const stages = pipelineStages(
-    deps,
-    wallet,
-    discoveryFor(deps, () => app.server?.port),
-  );
+  const stages = pipelineStages(deps, wallet, () => app.server?.port);
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath })
     .use(abuseGuardGate(deps)) // 3. its request-wide hooks: blocked credentials and IPs, failure counting
     .use(stages) // 2-9 per route: auth, abuse guard, rate limit, metered call, balance headers (src/gates/index.ts)

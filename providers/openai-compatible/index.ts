@@ -2,6 +2,7 @@ import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire'
 import type { Logger } from '../../src/log';
 import { DEFAULT_MAX_RESPONSE_BYTES, type ResponseLimits } from '../../src/models/provider-config';
 import { BodyTooLarge, responseJsonUpTo, responseTextUpTo } from '../../src/net/limited-body';
+import { InBandOpeningError, readOpening } from '../../src/stream/opening';
 import { prefetchedStream, type ByteReader } from '../../src/stream/prefetched';
 import { UpstreamFailure, upstreamUnavailable } from '../errors';
 import type {
@@ -15,7 +16,7 @@ import type {
   UpstreamEmbeddingRequest,
 } from '../types';
 import { parseEmbeddingsAnswer } from './embeddings-answer';
-import { upstreamCall } from './upstream-call';
+import { failureForStatus, upstreamCall } from './upstream-call';
 
 /** What an OpenAI-compatible upstream needs: where it is, its key, and how to fetch. */
 export interface OpenAICompatibleOptions {
@@ -32,6 +33,20 @@ export interface OpenAICompatibleOptions {
   log?: Logger;
 }
 
+/**
+ * A chat stream's opening bytes (readOpening): an error event before any content fails the
+ * call like the same error as an HTTP status would, and the rest of the stream is dropped.
+ */
+async function openingOf(first: Uint8Array, reader: ByteReader): Promise<Uint8Array> {
+  try {
+    return await readOpening(first, reader);
+  } catch (error) {
+    if (!(error instanceof InBandOpeningError)) throw error;
+    await reader.cancel();
+    throw failureForStatus(error.status, error.message.slice(0, 500), null);
+  }
+}
+
 /** The capabilities whose OpenAI paths this adapter knows. */
 export const OPENAI_CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe'];
 
@@ -40,8 +55,8 @@ export const OPENAI_CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'ima
  * capability is its OpenAI path (`/chat/completions`, `/embeddings`, `/images/...`,
  * `/audio/speech`, `/audio/transcriptions`), the normalized request is already the wire
  * format, and the adapter adds the upstream model name, auth and the deadline. Streams are
- * held until their first byte, so a failure before it is still a retryable JSON error; after
- * it, the body is passed on as raw bytes.
+ * held until their first byte (chat streams until their first content, see readOpening), so
+ * a failure before it is still a retryable JSON error; after it, the body is passed on as raw bytes.
  */
 export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   const base = o.baseURL.replace(/\/+$/, '');
@@ -129,7 +144,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
             return reader.cancel().catch(() => {});
           },
         };
-        return { kind: 'stream', body: prefetchedStream(first.value, direct, end) };
+        return { kind: 'stream', body: prefetchedStream(await openingOf(first.value, direct), direct, end) };
       });
     },
     embed,

@@ -16,16 +16,23 @@ async function errorDetail(res: Response): Promise<string> {
   return `HTTP ${res.status}`;
 }
 
-/** Turns a non-2xx upstream status into the error the router and client see. */
-export async function statusError(res: Response) {
-  const detail = await errorDetail(res);
+/**
+ * The error the router and client see for an upstream error status, whether it came as the
+ * HTTP status or in-band at the start of a stream: 503 with Retry-After when saturated, 502
+ * (retried elsewhere) when broken, 400 when the request itself was refused.
+ */
+export function failureForStatus(status: number, detail: string, retryAfter: string | null): UpstreamFailure {
   // 529 is Anthropic's overloaded_error.
-  if (res.status === 429 || res.status === 503 || res.status === 529) return upstreamAtCapacity(res.headers.get('retry-after'));
+  if (status === 429 || status === 503 || status === 529) return upstreamAtCapacity(retryAfter);
   // 401/403/404 mean svc's key or model mapping is wrong for this replica, not the client's
   // request: a 502 that another replica may not have.
-  if (res.status >= 500 || res.status === 401 || res.status === 403 || res.status === 404)
-    return upstreamUnavailable(`the upstream answered ${res.status}`);
-  return upstreamRejected(res.status, detail);
+  if (status >= 500 || status === 401 || status === 403 || status === 404) return upstreamUnavailable(`the upstream answered ${status}`);
+  return upstreamRejected(status, detail);
+}
+
+/** Turns a non-2xx upstream status into the error the router and client see. */
+export async function statusError(res: Response) {
+  return failureForStatus(res.status, await errorDetail(res), res.headers.get('retry-after'));
 }
 
 /**

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { ledgerAmounts } from '../db/schema';
 import type { LimitPeriod } from './api-keys';
+import { spendClass } from '../billing/spend-class';
 
 /** Spend of one key, in micro-units per currency, over the windows a key list shows. */
 export interface KeyUsage {
@@ -30,7 +31,7 @@ function emptyUsage(): KeyUsage {
 /**
  * Sums the ledger by key in one grouped query. Charges are negative there and refunds
  * positive, so usage is the negated net. USD usage includes bundled credits, as the
- * reference documents.
+ * reference documents, and the wallet USDC a key spent.
  */
 export async function usageByKey(db: Database, accountId: string, keyIds: string[], nowMs: number): Promise<Map<string, KeyUsage>> {
   const result = new Map<string, KeyUsage>();
@@ -64,14 +65,8 @@ export async function usageByKey(db: Database, accountId: string, keyIds: string
     if (!row.keyId) continue;
     const usage = result.get(row.keyId) ?? emptyUsage();
     result.set(row.keyId, usage);
-    const slot =
-      row.currency === 'USD' || row.currency === 'BUNDLED_CREDITS'
-        ? 'usd'
-        : row.currency === 'DIEM'
-          ? 'diem'
-          : row.currency === 'VCU'
-            ? 'vcu'
-            : null;
+    // The class a key limit counts the spend in (USD usage includes bundled credits and USDC).
+    const slot = spendClass(row.currency);
     if (!slot) continue;
     usage.trailingSevenDays[slot] -= Number(row.week);
     if (slot === 'vcu') continue;

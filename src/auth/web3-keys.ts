@@ -1,5 +1,5 @@
 import type { Database } from '../db/database';
-import { badRequest, upstreamError } from '../http/errors';
+import { badRequest, forbidden, upstreamError } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import { EligibilityUnavailable, type EligibilityProvider } from './eligibility';
 import { parseExpiry, type CreateKeyInput, type KeysService } from './keys-service';
@@ -21,7 +21,8 @@ const field = (name: string, message: string) => [{ path: [name], message }];
 /**
  * The web3 key flow (spec 4.2): hand out a signed single-use token; later accept the
  * wallet's signature of it, check that the wallet is eligible (allow list or staked balance)
- * and create a key on the wallet's account. Every refusal is a 400 with the reference's text.
+ * and create a key on the wallet's account. Every refusal is a 400 with the reference's text;
+ * on a deployment with neither staking nor an allow list, the POST answers 403 saying how to enable keys.
  */
 export function createWeb3KeyFlow(deps: {
   db: Database;
@@ -29,19 +30,35 @@ export function createWeb3KeyFlow(deps: {
   tokens: Web3Tokens;
   eligibility: EligibilityProvider;
   keys: KeysService;
-  staking: WalletsConfig['web3Keys']['staking'];
+  web3Keys: Pick<WalletsConfig['web3Keys'], 'staking' | 'allowList'>;
   now: () => number;
 }) {
-  const noStakeMessage = `Wallet has no staked ${deps.staking?.symbol ?? 'SVC'} on ${deps.staking?.network ?? 'Base'}`;
+  const { staking, allowList } = deps.web3Keys;
+  const enabled = staking !== undefined || allowList.length > 0;
+  const notEligible = staking
+    ? `Wallet has no staked ${staking.symbol} on ${staking.network}`
+    : "Wallet is not on this deployment's allow list for web3 API keys (wallets.web3Keys.allowList)";
+
+  /** 403 for a redemption on a deployment with neither staking nor an allow list: no wallet could ever get a key. */
+  function checkEnabled(): void {
+    if (!enabled)
+      throw forbidden(
+        'Web3 API keys are not enabled on this deployment: the operator enables them with wallets.web3Keys.staking ' +
+          '(a JSON-RPC node and the staking token whose holders get keys) or wallets.web3Keys.allowList (wallet addresses); ' +
+          'wallets can still sign in (SIGN-IN-WITH-X) and pay with x402 without a key',
+      );
+  }
 
   return {
     /** GET: a fresh token to sign. */
     async issueToken() {
+      // Issued even when keys are off: the reference's GET always answers 200 with a token.
       return (await deps.tokens.issue()).token;
     },
 
     /** POST: verifies everything, then burns the token and creates the key. */
     async redeem(input: Web3KeyRequest) {
+      checkEnabled();
       parseExpiry(input.expiresAt, deps.now());
       if (!(await isEvmAddress(input.address))) throw badRequest('Invalid wallet address', field('address', 'Invalid wallet address'));
       let claims;
@@ -60,7 +77,7 @@ export function createWeb3KeyFlow(deps: {
         if (error instanceof EligibilityUnavailable) throw upstreamError(503, 'Could not verify staked balance, please retry');
         throw error;
       }
-      if (!eligible) throw badRequest(noStakeMessage, field('address', noStakeMessage));
+      if (!eligible) throw badRequest(notEligible, field('address', notEligible));
       // Burned last, so a failed attempt (wrong signature, RPC down) does not waste the token;
       // setIfAbsent makes two concurrent redemptions of one token yield one key.
       const ttlMs = Math.max(1_000, claims.exp * 1000 - deps.now() + 60_000);

@@ -6,10 +6,14 @@ const CurrencySchema = T.Union([T.Literal('USD'), T.Literal('DIEM'), T.Literal('
 /** The `billing` config section: payment order, reservation lifetime, ledger batching. */
 export const BillingConfigSchema = T.Object(
   {
-    /** Currencies tried in order for a request; the first that covers the whole reservation pays. */
+    /**
+     * Currencies tried in order for a request; the first that covers the whole reservation pays.
+     * An account's API keys spend every balance the account holds, a wallet's x402 USDC last
+     * (a web3 key of a wallet that topped up spends that USDC).
+     */
     paymentOrder: T.Object(
       {
-        apiKey: T.Array(CurrencySchema, { minItems: 1, default: ['DIEM', 'BUNDLED_CREDITS', 'USD'] }),
+        apiKey: T.Array(CurrencySchema, { minItems: 1, default: ['DIEM', 'BUNDLED_CREDITS', 'USD', 'USDC'] }),
         wallet: T.Array(CurrencySchema, { minItems: 1, default: ['USDC'] }),
       },
       { default: {} },

@@ -11,12 +11,13 @@ import { parseBillingConfig, type BillingConfig } from './config';
 import { creditAccount, type Currency } from './credit';
 import { startLedgerWriter } from './ledger-writer';
 import type { MeterOpenInput, MeterTicket, UsageMeter } from './meter';
-import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow, spendClass } from './mirror-init';
+import { counterName, CURRENCIES, initBalanceMirror, initKeyCounters, keyWindow } from './mirror-init';
+import { spendClass } from './spend-class';
 import { createReservationKeeper } from './reservation-keeper';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
 import { openBillingStore } from './open-store';
-import { inCurrency, pricingOf, reservationMicros, type ModelPricing } from './pricing';
+import { inCurrency, openedReservationMicros, pricingOf, type ModelPricing } from './pricing';
 import { saveReservation } from './reservations';
 import type { BillingStore, HoldCandidate, ReserveInput, ReserveResult } from './store';
 import { createTicket, type TicketDeps } from './ticket';
@@ -149,7 +150,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const now = deps.now();
     const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
     const p = pricingOf(input.priceAs ?? model);
-    const maxUsd = reservationMicros(p, input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
+    const maxUsd = openedReservationMicros(input);
     const candidates = holdCandidates(caller, key, window, p, maxUsd);
     const plan = await deps.limits.plan(
       caller,

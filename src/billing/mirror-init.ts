@@ -6,20 +6,10 @@ import { balances, ledgerAmounts } from '../db/schema';
 import { accountLock } from './account-lock';
 import type { Currency } from './credit';
 import type { BillingStore } from './store';
+import { spendClass, type SpendClass } from './spend-class';
 
 /** Every currency an account can hold; mirrors are initialised together. */
 export const CURRENCIES: readonly Currency[] = ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'];
-
-/** The spend classes of key limits (spec 2.3): usd covers USD and bundled credits. */
-export type SpendClass = 'usd' | 'diem' | 'vcu';
-
-/** The key-limit class a currency's spend counts against (USDC is never key-limited). */
-export function spendClass(currency: Currency): SpendClass | null {
-  if (currency === 'USD' || currency === 'BUNDLED_CREDITS') return 'usd';
-  if (currency === 'DIEM') return 'diem';
-  if (currency === 'VCU') return 'vcu';
-  return null;
-}
 
 /**
  * Sets the account's balance mirrors from the database if they are absent. Runs under the

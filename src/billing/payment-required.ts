@@ -4,7 +4,7 @@ import { paymentRequired, type ServiceError } from '../http/errors';
 import { baseRequirement, paymentRequiredHeader, signInChains, signInExtension, signInInfo } from '../x402/challenges';
 import { USDC_BASE, USDC_DECIMALS } from '../x402/config';
 import { formatMicros, MICROS } from './money';
-import type { SpendClass } from './mirror-init';
+import type { SpendClass } from './spend-class';
 
 /** 402 for API-key callers without enough balance in any currency of their payment order. */
 export const insufficientBalance = (): ServiceError => paymentRequired('Insufficient USD or Diem balance to complete request.');

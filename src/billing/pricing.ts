@@ -1,6 +1,6 @@
 import type { ModelEntry } from '../models/catalog';
 import type { Currency } from './credit';
-import type { ExtraCharge, MeteredUsage } from './meter';
+import type { ExtraCharge, MeteredUsage, MeterOpenInput } from './meter';
 import { formatMicros, MICROS, toMicros, tokenCostMicros } from './money';
 
 /** A model's prices in micro-USD per 1M tokens, parsed once per model. */
@@ -81,6 +81,13 @@ export function reservationMicros(
   // A prompt written to the provider's cache may cost more than plain input (cacheWrite): reserved at the dearer.
   const prompt = Math.max(p.input, p.cacheWrite);
   return tokenCostMicros(promptTokens, prompt) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
+}
+
+/** The maximum cost (micro-USD) of a call the meter opens with `input`: what it reserves. */
+export function openedReservationMicros(
+  input: Pick<MeterOpenInput, 'model' | 'priceAs' | 'estimatedPromptTokens' | 'maxCompletionTokens' | 'extras'>,
+): number {
+  return reservationMicros(pricingOf(input.priceAs ?? input.model), input.estimatedPromptTokens, input.maxCompletionTokens, input.extras);
 }
 
 /**

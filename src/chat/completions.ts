@@ -134,8 +134,9 @@ export function createChatHandler(
       await runner.transformRequest(active, upstreamReq, ctx);
       if (stream) transforms = runner.streamTransforms(active, ctx);
       routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), { cacheKey: body.prompt_cache_key });
-      // A stream waits for the upstream's first byte (so failures stay JSON errors and retry)
-      // for one ping interval at most; after that the headers go out and pings keep it alive.
+      // A stream waits for the upstream's first content (so failures, in-band ones before any
+      // content included, stay JSON errors and retry) for one ping interval at most; after
+      // that the headers go out and pings keep it alive.
       result = stream ? await within(routed, opts.pingIntervalMs) : await routed;
     } catch (error) {
       return call.fail(error);

@@ -38,7 +38,7 @@ function fingerprint(credential: string): AbuseIdentity {
 /** What the counting hook reads of Elysia's context (`svc` is derived by the request-id gate). */
 interface AfterResponse {
   request: Request;
-  set: { status?: number | string };
+  set: { status?: number | string; headers: Record<string, unknown> };
   server: ServerLike | null;
   responseValue: unknown;
   svc?: RequestContext;
@@ -120,6 +120,9 @@ export function abuseGuardGate(deps: AppDeps) {
         // 499: the client left before the answer (a user pressing stop); it never saw a failure.
         // 503: retryable and svc's own trouble (Redis unreachable, upstream at capacity), like a 429.
         if (status < 400 || status === 429 || status === 499 || status === 503) return;
+        // A 402 with an x402 challenge (PAYMENT-REQUIRED) is the first half of a paid call, not a
+        // failure: x402 clients meet one before every call they pay for.
+        if (status === 402 && set.headers['payment-required'] !== undefined) return;
         return guard.track(countFailureOf(request, svc, server));
       })
       .macro({

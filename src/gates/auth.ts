@@ -3,7 +3,7 @@ import { Elysia } from 'elysia';
 import { hashSecret } from '../auth/api-keys';
 import { bearerToken } from '../auth/bearer';
 import type { KeyCache } from '../auth/key-cache';
-import { forbidden, unauthorized, type ServiceError } from '../http/errors';
+import { forbidden, unauthorized } from '../http/errors';
 import type { Caller, RequestContext } from '../http/request-context';
 import { requestContext } from './request-id';
 
@@ -21,8 +21,6 @@ export interface AuthDeps {
   keys: KeyCache;
   now: () => number;
   wallet?: WalletAuthenticator;
-  /** The x402 discovery 402 for a caller with no credential on an INFERENCE route (src/x402/discovery.ts); null keeps the 401. */
-  discovery?: (request: Request) => ServiceError | null;
   /** The key hash an operator console session cookie stands for (src/console/session.ts); public routes ignore it. */
   session?: (request: Request) => Promise<string | null>;
 }
@@ -62,8 +60,9 @@ export function authGate(deps: AuthDeps) {
     }
     const wallet = deps.wallet ? await deps.wallet(request, ctx) : null;
     if (wallet) return wallet;
-    if (access === 'OPTIONAL') return null;
-    throw deps.discovery?.(request) ?? unauthorized('Authentication failed: missing Authorization header');
+    // A caller who may pay for the call with x402 (src/gates/x402-payment.ts) goes on without one.
+    if (access === 'OPTIONAL' || ctx.payment) return null;
+    throw unauthorized('Authentication failed: missing Authorization header');
   }
 
   return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({

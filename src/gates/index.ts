@@ -2,23 +2,29 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import { abuseGuardGate } from './abuse-guard';
 import type { WalletAuthenticator } from '../auth/wallet-authenticator';
-import { authGate, type AuthDeps } from './auth';
+import { authGate } from './auth';
 import { consoleSessions, sessionKeyResolver } from '../console/session';
 import { balanceHeadersGate } from './balance-headers';
 import { meteredCallGate } from './metered-call';
 import { nulGuardGate } from './nul-guard';
 import { accountRoutes } from './route-options';
 import { routeRateLimitGate } from './route-rate-limit';
+import { x402PaymentGate } from './x402-payment';
 
 /**
  * The per-route pipeline stages (DESIGN "The request pipeline", 2 to 9), one named plugin
  * each, in the order their hooks run. Route families `.use()` this to get the `auth` and
  * `meter` route options that compose them.
  */
-export function pipelineStages(deps: AppDeps, wallet: WalletAuthenticator | undefined, discovery?: AuthDeps['discovery']) {
+export function pipelineStages(
+  deps: AppDeps,
+  wallet: WalletAuthenticator | undefined,
+  listenPort: () => number | undefined = () => undefined,
+) {
   return new Elysia({ name: 'svc.stages' })
     .use(nulGuardGate) // account routes: no NUL in stored text
-    .use(authGate({ keys: deps.keys, now: deps.now, wallet, discovery, session: sessionKeyResolver(consoleSessions(deps)) })) // 2. bearer key, console cookie or SIGN-IN-WITH-X
+    .use(x402PaymentGate(deps, listenPort)) // 2. metered routes: an x402 payment for the call, when payments are configured
+    .use(authGate({ keys: deps.keys, now: deps.now, wallet, session: sessionKeyResolver(consoleSessions(deps)) })) // 2. bearer key, console cookie or SIGN-IN-WITH-X
     .use(abuseGuardGate(deps)) // 3. blocked credentials, IPs and accounts
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter
     .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log })) // 5-8

@@ -5,6 +5,7 @@ import { acceptedTypes, ModelCall, type MeterSpec } from '../pipeline/model-call
 import { refuseMisTypedFields } from '../http/mis-typed-fields';
 import { requestContext } from './request-id';
 import { composeStages } from './route-options';
+import type { PayPerCall } from './x402-payment';
 
 /** Whether a route's `body` option is a TypeBox object schema. */
 const isObjectSchema = (schema: unknown): schema is TObject => (schema as TSchema | undefined)?.[Kind] === 'Object';
@@ -19,13 +20,14 @@ const isObjectSchema = (schema: unknown): schema is TObject => (schema as TSchem
  *   augment calls), admitted by the route's account-wide limit.
  */
 export function meteredCallGate(deps: MeteredCallDeps) {
-  const inference = () => composeStages({ authenticate: 'INFERENCE', abuseGuard: true });
+  // The payment is read before authentication, which lets a caller who may pay go on without credentials.
+  const inference = (payPerCall: PayPerCall) => composeStages({ payPerCall, authenticate: 'INFERENCE', abuseGuard: true });
   return new Elysia({ name: 'svc.gate.metered-call' }).use(requestContext).macro({
     meter: (spec: MeterSpec) => {
       const types = acceptedTypes(spec);
       let guard: ReturnType<typeof refuseMisTypedFields> | null = null;
       return {
-        ...inference(),
+        ...inference('reservation'),
         // After authentication (so an anonymous caller learns nothing of the schema), before validation.
         introspect(route: { body?: unknown }) {
           if (isObjectSchema(route.body)) guard = refuseMisTypedFields(route.body);
@@ -41,7 +43,7 @@ export function meteredCallGate(deps: MeteredCallDeps) {
       };
     },
     meterWithoutModel: {
-      ...inference(),
+      ...inference('minimum'),
       resolve: function openMeteredCall({ svc, request, path, set, server }) {
         return { call: new MeteredCall(deps, { svc, request, path, set, server }) };
       },

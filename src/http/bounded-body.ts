@@ -1,6 +1,7 @@
 import type { Deadlines } from './deadlines';
 import { payloadTooLarge } from './errors';
 import { BodyTooLarge, readStreamUpTo } from '../net/limited-body';
+import { requireJsonContentType } from './json-content-type';
 import { parseJsonBody } from './json-shape';
 
 /** The body reads of a Request that parsers call (Elysia's parsers, the image routes' own). */
@@ -25,7 +26,8 @@ export function readThrough(request: Request, reads: BodyReads) {
  * it began. One set serves every request (they read `this`), so binding costs no allocation.
  * `json` reads the text and checks its shape (depth, item counts) before parsing it: the
  * native parse would build any nesting first, and validating that nesting took seconds and
- * gigabytes, or overflowed the stack.
+ * gigabytes, or overflowed the stack. A JSON read of a body declared as another type (text/plain,
+ * XML, a form) is a 415 (json-content-type.ts): every route that parses JSON reads it here.
  */
 export function deadlineReads(deadlines: Deadlines, timeoutMs: number): BodyReads {
   const { arrayBuffer, blob, bytes, formData, text } = Request.prototype;
@@ -40,6 +42,7 @@ export function deadlineReads(deadlines: Deadlines, timeoutMs: number): BodyRead
     bytes: bounded(bytes) as BodyReads['bytes'],
     formData: bounded(formData),
     json: function boundedJson(this: Request) {
+      requireJsonContentType(this.headers.get('content-type'));
       return boundedText.call(this).then(parseJsonBody);
     },
     text: boundedText,
@@ -65,7 +68,10 @@ export function countedReads(request: Request, maxBytes: number, deadlines: Dead
     blob: () => body().then((r) => r.blob()),
     bytes: () => body().then((r) => r.bytes()),
     formData: () => body().then((r) => r.formData()),
-    json: () => body().then((r) => r.text().then(parseJsonBody)),
+    json: () => {
+      requireJsonContentType(request.headers.get('content-type'));
+      return body().then((r) => r.text().then(parseJsonBody));
+    },
     text: () => body().then((r) => r.text()),
   };
 }

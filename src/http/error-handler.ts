@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import { dbUnavailable } from '../db/unavailable';
 import { KvUnavailableError } from '../kv/unavailable';
 import type { Logger } from '../log';
+import { errorNotesOf } from './error-notes';
 import { detailsFrom, invalidFields, payloadTooLarge, serviceUnavailable, ServiceError, type ErrorBody } from './errors';
 import { describeIssue, issuePath, resolveIssue, type ValidationIssue } from './validation-message';
 
@@ -25,52 +26,65 @@ function validationBody(error: { type?: string; all?: ValidationIssue[] }): Erro
  * whose body says nothing internal (the log line has the detail, keyed by CF-RAY).
  */
 export function errorHandler(log: Logger) {
-  return new Elysia({ name: 'svc.http.errors' }).onError({ as: 'global' }, function renderError({ code, error: thrown, set }) {
-    // A body read cut by the body limits (413, 408) fails inside a parser, which Elysia wraps as a ParseError.
-    let error = code === 'PARSE' && thrown.cause instanceof ServiceError ? thrown.cause : thrown;
-    const requestId = set.headers['cf-ray'];
-    // Redis down or restarting: retryable, and nothing was charged (docs/operations.md "Faults and scaling out").
-    if (error instanceof KvUnavailableError)
-      error = serviceUnavailable(
-        'Service temporarily unavailable: the rate-limit and balance store is unreachable, retry shortly',
-        error.retryAfterSeconds,
-      );
-    // Postgres down or past a call's deadline: retryable, and nothing was charged.
-    const dbDown = error instanceof ServiceError ? null : dbUnavailable(error);
-    if (dbDown) {
-      log.warn('database unavailable', { requestId, error: dbDown.message });
-      error = serviceUnavailable('Service temporarily unavailable: the database is unreachable, retry shortly', dbDown.retryAfterSeconds);
-    }
-    if (error instanceof ServiceError) {
-      Object.assign(set.headers, error.headers);
-      set.status = error.status;
-      return error.body;
-    }
-    switch (code) {
-      case 'VALIDATION':
-        set.status = 400;
-        return validationBody(error as never);
-      case 'PARSE':
-        set.status = 400;
-        return {
-          error: 'Malformed request body: expected valid JSON',
-          details: detailsFrom([{ path: ['body'], message: 'Invalid JSON' }]),
-        };
-      case 'NOT_FOUND':
-        set.status = 404;
-        return { error: 'Not found' };
-      case 'INVALID_FILE_TYPE':
-        set.status = 415;
-        return { error: 'Unsupported content type' };
-    }
-    const status = (error as { status?: number }).status;
-    if (status === 413) {
-      const tooLarge = payloadTooLarge(0);
-      set.status = 413;
-      return { ...tooLarge.body, error: 'Request body too large' };
-    }
-    log.error('unhandled error', { requestId, code: String(code), error: String((error as Error)?.stack ?? error) });
-    set.status = 500;
-    return { error: 'An unknown error occurred' };
+  return new Elysia({ name: 'svc.http.errors' }).onError({ as: 'global' }, function renderError({ code, error: thrown, set, request }) {
+    // What the request already did that its failure does not undo (a settled x402 payment).
+    const notes = errorNotesOf(request);
+    const body = renderErrorBody(code, thrown, set, log);
+    return notes && typeof body === 'object' ? { ...body, ...notes } : body;
   });
+}
+
+function renderErrorBody(
+  code: string | number,
+  thrown: unknown,
+  set: { status?: number | string; headers: Record<string, unknown> },
+  log: Logger,
+) {
+  // A body read cut by the body limits (413, 408) fails inside a parser, which Elysia wraps as a ParseError.
+  const cause = (thrown as { cause?: unknown }).cause;
+  let error = code === 'PARSE' && cause instanceof ServiceError ? cause : thrown;
+  const requestId = set.headers['cf-ray'];
+  // Redis down or restarting: retryable, and nothing was charged (docs/operations.md "Faults and scaling out").
+  if (error instanceof KvUnavailableError)
+    error = serviceUnavailable(
+      'Service temporarily unavailable: the rate-limit and balance store is unreachable, retry shortly',
+      error.retryAfterSeconds,
+    );
+  // Postgres down or past a call's deadline: retryable, and nothing was charged.
+  const dbDown = error instanceof ServiceError ? null : dbUnavailable(error);
+  if (dbDown) {
+    log.warn('database unavailable', { requestId, error: dbDown.message });
+    error = serviceUnavailable('Service temporarily unavailable: the database is unreachable, retry shortly', dbDown.retryAfterSeconds);
+  }
+  if (error instanceof ServiceError) {
+    Object.assign(set.headers, error.headers);
+    set.status = error.status;
+    return error.body;
+  }
+  switch (code) {
+    case 'VALIDATION':
+      set.status = 400;
+      return validationBody(error as never);
+    case 'PARSE':
+      set.status = 400;
+      return {
+        error: 'Malformed request body: expected valid JSON',
+        details: detailsFrom([{ path: ['body'], message: 'Invalid JSON' }]),
+      };
+    case 'NOT_FOUND':
+      set.status = 404;
+      return { error: 'Not found' };
+    case 'INVALID_FILE_TYPE':
+      set.status = 415;
+      return { error: 'Unsupported content type' };
+  }
+  const status = (error as { status?: number }).status;
+  if (status === 413) {
+    const tooLarge = payloadTooLarge(0);
+    set.status = 413;
+    return { ...tooLarge.body, error: 'Request body too large' };
+  }
+  log.error('unhandled error', { requestId, code: String(code), error: String((error as Error)?.stack ?? error) });
+  set.status = 500;
+  return { error: 'An unknown error occurred' };
 }

@@ -20,4 +20,22 @@ export interface RequestContext {
   startedAt: number;
   /** Set by the auth gate; null on public routes. */
   caller: Caller | null;
+  /**
+   * An x402 payment offered for this call (src/gates/x402-payment.ts): set on metered routes
+   * when payments are configured and the caller has no API key; the meter's wallet admission
+   * settles it once the call's reservation is known.
+   */
+  payment?: CallPayment;
+}
+
+/** A pay-per-call offer as the meter sees it (built by the x402 payment gate). */
+export interface CallPayment {
+  /** The signed payment's amount in micro-USD; 0 when the caller sent none. */
+  readonly amountMicros: number;
+  /** True when the caller also signed in (SIGN-IN-WITH-X): its balance is used before the payment. */
+  readonly signedIn: boolean;
+  /** The 402 that asks for a payment of `amountMicros` for this call (nothing is settled). */
+  required(amountMicros: number): Promise<Error>;
+  /** Settles and credits the payment to the payer's wallet once (the answer then carries PAYMENT-RESPONSE). */
+  settle(): Promise<unknown>;
 }

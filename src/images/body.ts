@@ -1,4 +1,5 @@
 import { badRequest, detailsFrom, ServiceError } from '../http/errors';
+import { isJsonType, mediaType, unsupportedContentType } from '../http/json-content-type';
 import { parseJsonBody } from '../http/json-shape';
 
 /** A body that could not be read; the route's `transform` hook throws its error (Elysia would turn a parser's throw into a generic 400). */
@@ -18,13 +19,8 @@ export interface FormFields {
   jsonOnly?: boolean;
 }
 
-const unsupported = (what: string) =>
-  new UnreadableBody(
-    new ServiceError(415, {
-      error: `Unsupported content type ${what}: send application/json or multipart/form-data`,
-      code: 'INVALID_CONTENT_TYPE',
-    }),
-  );
+const unsupported = (type: string, f: FormFields) =>
+  new UnreadableBody(unsupportedContentType(type, f.jsonOnly ? 'application/json' : 'application/json or multipart/form-data'));
 
 /** A multipart value as the JSON schema expects it: "true"/"false" and numbers typed, anything else left for validation to name. */
 function typed(key: string, value: FormDataEntryValue, f: FormFields): unknown {
@@ -60,7 +56,7 @@ function formObject(form: FormData, f: FormFields): Record<string, unknown> | Un
  */
 export function imageBodyParser(fields: FormFields) {
   return async function parseImageBody({ request, contentType }: { request: Request; contentType: string }): Promise<unknown> {
-    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    const type = mediaType(contentType);
     if (type === 'multipart/form-data' && !fields.jsonOnly) {
       try {
         return formObject(await request.formData(), fields);
@@ -71,8 +67,8 @@ export function imageBodyParser(fields: FormFields) {
       }
     }
     const text = await request.text();
-    if (text.length === 0) return unsupported('(empty body)');
-    if (type !== 'application/json' && type !== '') return unsupported(type);
+    if (text.length === 0) return unsupported('', fields);
+    if (!isJsonType(type)) return unsupported(type, fields);
     try {
       return parseJsonBody(text);
     } catch (error) {

@@ -40,20 +40,16 @@ async function answerEdit(call: ModelCall, job: Omit<ImageJob, 'path'>, name: st
   return imageResponse(result.images[0] as Uint8Array, job.finish.format, `${name}-${call.request.requestId}`);
 }
 
-type EditFields = Omit<EditImageRequest, 'image' | 'modelId' | 'model'>;
+/** The edit fields of /image/edit and /image/multi-edit, and what /images/edits maps its own to. */
+export type EditFields = Omit<EditImageRequest, 'image' | 'modelId' | 'model'>;
 
 /**
- * Edit and multi-edit: the prompt within the model's limit, the resolution and aspect ratio
- * the model supports (`auto`: closest to the first image), quality on the models that honour
- * it, the format (PNG for 1K, JPEG above), then one `/images/edits` call with every image.
+ * The upstream job of an edit or multi-edit: the prompt within the model's limit, the
+ * resolution and aspect ratio the model supports (`auto`: closest to the first image),
+ * quality on the models that honour it, the format (PNG for 1K, JPEG above), and one
+ * `/images/edits` form with every image.
  */
-async function editImages(
-  call: ModelCall,
-  req: EditFields,
-  images: InputImage[],
-  name: string,
-  classify?: AdultClassifier,
-): Promise<Response> {
+export function editJob(call: ModelCall, req: EditFields, images: InputImage[], classify?: AdultClassifier): ImageJob {
   const spec = requireOperation(call.model, 'edit');
   const first = images[0] as InputImage;
   const resolution = pickResolution(spec, req.resolution);
@@ -74,7 +70,7 @@ async function editImages(
   const charge = imageCharge(call.model, spec, resolution, quality, 1);
   call.headers['x-svc-aspect-ratio'] = ratio;
   const surcharge = extraInputsCharge(call.model, spec, images.length);
-  return answerEdit(call, { body: form, charge, surcharge, finish: { format, size }, safeMode: req.safe_mode !== false, classify }, name);
+  return { path: 'edits', body: form, charge, surcharge, finish: { format, size }, safeMode: req.safe_mode !== false, classify };
 }
 
 /** POST /image/edit: one image (file, base64 or URL). */
@@ -82,7 +78,7 @@ export async function editImage(req: EditImageRequest, call: ModelCall, services
   requireOperation(call.model, 'edit');
   checkPrompt(call.model, req.prompt);
   const image = await readInputImage(req.image, ['image'], services.fetching);
-  return editImages(call, req, [image], 'edit', services.classify);
+  return answerEdit(call, editJob(call, req, [image], services.classify), 'edit');
 }
 
 /** POST /image/multi-edit: 1 to 3 images; the first is edited, the others guide it. */
@@ -91,7 +87,7 @@ export async function multiEditImage(req: MultiEditImageRequest, call: ModelCall
   checkPrompt(call.model, req.prompt);
   const images: InputImage[] = [];
   for (const [i, input] of req.images.entries()) images.push(await readInputImage(input, ['images', i], services.fetching));
-  return editImages(call, req, images, 'multi-edit', services.classify);
+  return answerEdit(call, editJob(call, req, images, services.classify), 'multi-edit');
 }
 
 /** POST /image/upscale: 2x or 4x, the output at most 16,777,216 pixels, as PNG. */

@@ -4,7 +4,7 @@ import type { ModelCall } from '../pipeline/model-call';
 import { checkAspectRatio, checkNoNul, checkPrompt } from './checks';
 import { dimensionsFor, parseSize } from './geometry';
 import { imageCharge, pickQuality, pickResolution, requireOperation } from './model';
-import { contentDisposition, MEDIA_TYPE, outputFormat, type OutputFormat } from './output';
+import { contentDisposition, MEDIA_TYPE, openAIImagesAnswer, outputFormat, type OutputFormat } from './output';
 import { runImageCall } from './run';
 import type { AdultClassifier } from './classifier';
 import type { GenerateImageRequest, SimpleGenerateImageRequest } from './schema';
@@ -123,9 +123,5 @@ export async function simpleGenerateImage(req: SimpleGenerateImageRequest, call:
     safeMode: req.moderation !== 'low',
     classify,
   });
-  const data = result.images.map((img) => {
-    const b64 = Buffer.from(img).toString('base64');
-    return req.response_format === 'url' ? { url: `data:${MEDIA_TYPE[format]};base64,${b64}` } : { b64_json: b64 };
-  });
-  return { created: Math.floor(Date.now() / 1000), data };
+  return openAIImagesAnswer(result.images, format, req.response_format);
 }

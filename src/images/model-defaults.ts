@@ -45,8 +45,11 @@ export function fillModel(models: ModelCatalog, operation: ImageOperation, refer
   };
 }
 
-/** images.generate sends OpenAI names (or none): a name that is not a generation model here becomes the default one. */
-export function generationModelOrDefault(models: ModelCatalog) {
+/**
+ * images.generate and images.edit send OpenAI names (or none): a name that is not a model of
+ * the operation here becomes the operation's default one.
+ */
+export function openAIModelOrDefault(models: ModelCatalog, operation: ImageOperation, referenceId: string) {
   return function imageModelOrDefault({ body }: { body: unknown }): void {
     rejectUnreadable({ body });
     const b = body as Body;
@@ -54,7 +57,7 @@ export function generationModelOrDefault(models: ModelCatalog) {
     // A value that is not a non-empty string is left to validation (a 400 naming model).
     if (b.model !== undefined && (typeof b.model !== 'string' || b.model === '')) return;
     const named = typeof b.model === 'string' ? models.resolve(b.model.split(':')[0] as string) : undefined;
-    if (!named || !isImageModel(named) || imageSpecOf(named).operation !== 'generate')
-      b.model = defaultModelFor(models, 'generate', 'z-image-turbo');
+    if (!named || !isImageModel(named) || imageSpecOf(named).operation !== operation)
+      b.model = defaultModelFor(models, operation, referenceId);
   };
 }

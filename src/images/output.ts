@@ -15,6 +15,15 @@ export function outputFormat(asked: string | undefined, resolution: string): Out
   return resolution === '1K' ? 'png' : 'jpeg';
 }
 
+/** OpenAI's images answer (images.generate and images.edit): base64, or a data URL with response_format=url. */
+export function openAIImagesAnswer(images: Uint8Array[], format: OutputFormat, responseFormat: 'b64_json' | 'url' | undefined) {
+  const data = images.map((img) => {
+    const b64 = Buffer.from(img).toString('base64');
+    return responseFormat === 'url' ? { url: `data:${MEDIA_TYPE[format]};base64,${b64}` } : { b64_json: b64 };
+  });
+  return { created: Math.floor(Date.now() / 1000), data };
+}
+
 /** Blur strong enough that adult content is unrecognisable (sigma relative to the image size). */
 function blurSigma(width: number, height: number): number {
   return Math.max(8, Math.round(Math.max(width, height) / 40));

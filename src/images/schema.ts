@@ -114,6 +114,33 @@ export const MultiEditImageSchema = T.Object(
 );
 export type MultiEditImageRequest = Static<typeof MultiEditImageSchema>;
 
+/**
+ * OpenAI's images.edit body (multipart from the SDK): 1 to 3 images (`image` or `image[]`
+ * uploads; in JSON a base64 string or URL, or a list of them). `size` picks the aspect ratio
+ * closest to it; the fields OpenAI's models alone use (background, input_fidelity) are accepted
+ * and ignored. `mask` and streamed edits are not offered: a 400 names them.
+ */
+export const OpenAIEditImageSchema = T.Object(
+  {
+    image: T.Unknown({ description: '1 to 3 images: files (`image` or `image[]`), base64 strings or http(s) URLs; the first is edited' }),
+    prompt: Prompt(),
+    model: T.Optional(T.String({ minLength: 1, description: 'An unknown or OpenAI model name falls back to the default edit model' })),
+    n: T.Optional(T.Integer({ minimum: 1, maximum: 1 })),
+    size: T.Optional(T.String({ pattern: '^(auto|\\d{2,5}x\\d{2,5})$', description: '`auto` or WIDTHxHEIGHT: its aspect ratio is used' })),
+    response_format: T.Optional(literals(['b64_json', 'url'], { description: 'url: a data URL' })),
+    output_format: T.Optional(literals(['jpeg', 'png', 'webp'])),
+    quality: T.Optional(literals(['auto', 'high', 'medium', 'low', 'standard'])),
+    moderation: T.Optional(literals(['auto', 'low'], { description: 'auto: safe mode on; low: off' })),
+    background: T.Optional(T.String()),
+    input_fidelity: T.Optional(T.String()),
+    output_compression: T.Optional(T.Integer({ minimum: 0, maximum: 100 })),
+    stream: T.Optional(T.Literal(false, { description: 'Streamed edits are not offered' })),
+    user: T.Optional(T.String()),
+  },
+  { additionalProperties: false },
+);
+export type OpenAIEditImageRequest = Static<typeof OpenAIEditImageSchema>;
+
 /** UpscaleImageRequest. */
 export const UpscaleImageSchema = T.Object({
   image: ImageInput,

@@ -7,12 +7,13 @@ interface Sample {
   metricName?: string;
 }
 
-/** What prom-client's registry asks of a metric: a name, and its samples on scrape. */
+/** What prom-client's registry asks of a metric: a name, and its samples on scrape (`labelNames` as its own metrics declare them, for the metrics reference). */
 interface CollectedMetric {
   name: string;
   help: string;
   type: 'counter' | 'histogram';
   aggregator: 'sum';
+  labelNames: readonly string[];
   get(): { name: string; help: string; type: 'counter' | 'histogram'; aggregator: 'sum'; values: Sample[] };
 }
 
@@ -25,13 +26,14 @@ interface CollectedMetric {
 export class HotCounter {
   private readonly series = new Map<string, { labels: Record<string, string>; value: number }>();
 
-  constructor(registry: Registry, name: string, help: string) {
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly string[] = []) {
     const series = this.series;
     const metric: CollectedMetric = {
       name,
       help,
       type: 'counter',
       aggregator: 'sum',
+      labelNames,
       get: () => ({
         name,
         help,
@@ -60,6 +62,7 @@ export class HotHistogram {
     name: string,
     help: string,
     private readonly bounds: readonly number[],
+    labelNames: readonly string[] = [],
   ) {
     const series = this.series;
     const metric: CollectedMetric = {
@@ -67,6 +70,7 @@ export class HotHistogram {
       help,
       type: 'histogram',
       aggregator: 'sum',
+      labelNames,
       get() {
         const values: Sample[] = [];
         for (const s of series.values()) {

@@ -24,22 +24,25 @@ const httpRequests = new HotCounter(
   metricsRegistry,
   'svc_http_requests_total',
   'HTTP requests answered, by method, route pattern and status',
+  ['method', 'route', 'status'],
 );
 const httpDuration = new HotHistogram(
   metricsRegistry,
   'svc_http_request_duration_seconds',
-  'Time from the request to the response headers (a stream is timed to its first byte), by method and route pattern',
+  'Time from the request to the response headers (a stream is timed to its first byte), by method and route pattern; unmatched paths are counted, not timed',
   LATENCY_BUCKETS,
+  ['method', 'route'],
 );
 const upstreamDuration = new HotHistogram(
   metricsRegistry,
   'svc_upstream_response_seconds',
-  'Time from an upstream call to its response headers, by provider id and outcome',
+  'Time from an upstream call to its response headers, by provider id and outcome (ok, error)',
   LATENCY_BUCKETS,
+  ['provider', 'outcome'],
 );
 const upstreamErrors = new Counter({
   name: 'svc_upstream_errors_total',
-  help: 'Upstream calls that failed (network, timeout, 429, 5xx), by provider id and reason',
+  help: 'Upstream calls that failed, by provider id and reason: network, timeout, aborted (the client left), http_429, or http_ and the status of a 5xx (http_503)',
   labelNames: ['provider', 'reason'] as const,
   registers: [metricsRegistry],
 });

@@ -72,11 +72,11 @@ export type AnyRequestPlugin = RequestPlugin;
 
 /**
  * Declares a plugin with `ctx.params` typed from its own TypeBox properties, so no plugin
- * casts its parameters. The runner's context was validated against the composed schema,
+ * casts its parameters (and its `parameters` keep their types, for typed clients). The runner's context was validated against the composed schema,
  * which includes this plugin's properties, so the typing holds when the runner calls it.
  */
 export function definePlugin<P extends TProperties>(
   plugin: RequestPlugin<Static<TObject<P>>> & { parameters: P; suffixKeys?: (keyof P & string)[] },
-): RequestPlugin {
-  return plugin as unknown as RequestPlugin;
+): Omit<RequestPlugin, 'parameters'> & { parameters: P } {
+  return plugin as unknown as Omit<RequestPlugin, 'parameters'> & { parameters: P };
 }

@@ -1,11 +1,11 @@
 import { desc, lt } from 'drizzle-orm';
+import { ErrorBody } from '../http/error-body';
 import { Elysia, t } from 'elysia';
 import { accounts } from '../db/schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { badRequest } from '../http/errors';
 
-const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 /** An account as the operator's routes list it. */
 export const AccountSummary = t.Object({
   id: t.String(),

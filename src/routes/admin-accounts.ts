@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { ErrorBody } from '../http/error-body';
 import { Elysia, t } from 'elysia';
 import { randomUUID } from 'node:crypto';
 import type { Currency } from '../billing/credit';
@@ -8,7 +9,6 @@ import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { invalidField, notFound } from '../http/errors';
 
-const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 const tags = ['Admin'];
 /** An account id as routes accept it. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -106,6 +106,7 @@ export function adminAccountRoutes(deps: AppDeps, stages: Stages) {
       {
         auth: 'OPERATOR',
         params: AccountParams,
+        parse: 'json',
         body: CreditBody,
         response: { 200: CreditResult, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
         detail: { operationId: 'creditAccount', summary: "Credit an account (ADMIN key of the operator's account)", tags },

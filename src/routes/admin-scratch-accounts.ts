@@ -54,6 +54,7 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
       },
       {
         auth: 'OPERATOR',
+        parse: 'json',
         body: CreateBody,
         response: { 200: Created },
         detail: {

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia';
+import { ErrorBody } from '../http/error-body';
 import { tokenSecret } from '../auth/web3-token';
 import type { Currency } from '../billing/credit';
 import { microsToNumber } from '../billing/money';
@@ -12,7 +13,6 @@ import { badRequest, invalidField } from '../http/errors';
 import { wholeText } from '../http/large-body';
 import type { Caller } from '../http/request-context';
 
-const ErrorBody = t.Object({ error: t.String(), details: t.Optional(t.Object({}, { additionalProperties: true })) });
 const errors = { 400: ErrorBody, 401: ErrorBody, 500: ErrorBody };
 const tags = ['Billing'];
 const DEPRECATION_MESSAGE =

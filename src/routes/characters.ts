@@ -170,6 +170,7 @@ export function characterRoutes(deps: AppDeps, stages: Stages) {
       },
       {
         auth: 'ADMIN',
+        parse: 'json',
         body: CharacterInput,
         response: { 200: t.Object({ object: t.Literal('character'), data: Character }) },
         detail: { operationId: 'createCharacter', summary: 'Add a character (ADMIN)', tags },
@@ -185,6 +186,7 @@ export function characterRoutes(deps: AppDeps, stages: Stages) {
       {
         auth: 'ADMIN',
         params: SlugParams,
+        parse: 'json',
         body: ReviewInput,
         response: { 200: t.Object({ object: t.Literal('review'), data: Review }) },
         detail: { operationId: 'createCharacterReview', summary: "Add a review written by the caller's account (ADMIN)", tags },

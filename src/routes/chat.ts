@@ -41,6 +41,7 @@ const RESPONSES = {
   401: error('Authentication failed'),
   402: error('Insufficient balance'),
   404: error('Model or character not found'),
+  415: error('The body is declared as something other than JSON (text/plain, XML, a form); the message names its type'),
   422: error('The provider refused the content (x-svc-is-content-violation: true); nothing charged'),
   429: error('Rate limit exceeded'),
   502: error('Upstream error before the first byte (retryable)'),

@@ -64,7 +64,7 @@ export function embeddingRoutes(_deps: AppDeps, stages: Stages) {
           "`encoding_format: base64` returns little-endian float32. Charged per input token at the model's input price.",
         responses: {
           200: { description: 'The embeddings', content: { 'application/json': { schema: EmbeddingResponseSchema } } },
-          ...errorResponses(400, 401, 402, 404, 429, 502, 503, 504),
+          ...errorResponses(400, 401, 402, 404, 415, 429, 502, 503, 504),
         } as never,
       },
     },

@@ -6,13 +6,15 @@ import { imageBodyParser, jsonImageBody, rejectUnknownFields } from '../images/b
 import { adultClassifier, imagesConfigOf } from '../images/classifier';
 import { editImage, multiEditImage, removeBackground, upscaleImage, type ImageServices } from '../images/edit';
 import { generateImage, simpleGenerateImage } from '../images/generate';
-import { fillModel, generationModelOrDefault } from '../images/model-defaults';
+import { fillModel, openAIModelOrDefault } from '../images/model-defaults';
+import { openAIEditImage } from '../images/openai-edit';
 import {
   BackgroundRemoveSchema,
   EditImageSchema,
   GenerateImageResponseSchema,
   GenerateImageSchema,
   MultiEditImageSchema,
+  OpenAIEditImageSchema,
   SimpleGenerateImageSchema,
   UpscaleImageSchema,
 } from '../images/schema';
@@ -44,7 +46,10 @@ const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
  */
 const FORM = { booleans: ['safe_mode', 'disable_prompt_optimization_thinking'], numbers: ['scale', 'creativity'] };
 
-/** The seven operations of the reference's Image tag. */
+/** Multipart fields of /images/edits as the `openai` SDK sends them: `image` is always a list. */
+const OPENAI_EDIT_FORM = { booleans: ['stream'], numbers: ['n', 'output_compression'], lists: ['image'] };
+
+/** The seven operations of the reference's Image tag, and OpenAI's images.edit path. */
 export function imageRoutes(deps: AppDeps, stages: Stages) {
   // Validated now, so a broken `images` section stops the start, not a request.
   const classify = adultClassifier(imagesConfigOf(deps.config), { fetch: deps.fetch, log: deps.log });
@@ -81,7 +86,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
     .post('/images/generations', ({ body, call }) => simpleGenerateImage(body, call, classify), {
       meter: { type: 'image' },
       parse: [jsonImageBody, 'application/json'],
-      transform: [rejectUnknownFields(SimpleGenerateImageSchema), generationModelOrDefault(deps.models)],
+      transform: [rejectUnknownFields(SimpleGenerateImageSchema), openAIModelOrDefault(deps.models, 'generate', 'z-image-turbo')],
       body: SimpleGenerateImageSchema,
       detail: {
         operationId: 'simpleGenerateImage',
@@ -121,6 +126,26 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
           '`image` as a multipart file, a base64 string or an http(s) URL (fetched through the SSRF guard). `modelId` is a deprecated alias of `model` ' +
           '(x-svc-deprecated). Output PNG for 1K and JPEG for 2K/4K unless output_format says otherwise. An empty body is 415.',
         responses: { 200: IMAGE_BINARY, 422: CONTENT_VIOLATION, ...ERRORS } as never,
+      },
+    })
+    .post('/images/edits', ({ body, call }) => openAIEditImage(body, call, services(call)), {
+      meter: { type: 'inpaint' },
+      parse: [imageBodyParser(OPENAI_EDIT_FORM), 'application/json', 'multipart/form-data'],
+      transform: [rejectUnknownFields(OpenAIEditImageSchema), openAIModelOrDefault(deps.models, 'edit', 'firered-image-edit')],
+      body: OpenAIEditImageSchema,
+      detail: {
+        operationId: 'simpleEditImage',
+        summary: 'Edit an image (OpenAI-compatible)',
+        tags: ['Image'],
+        security,
+        description:
+          "OpenAI's images.edit on the edit of /image/edit: 1 to 3 images (`image` or `image[]`), `{created, data: [{b64_json}]}` " +
+          '(or a data URL with response_format=url). An unknown or OpenAI model name uses the default edit model; `size` picks the closest aspect ratio.',
+        responses: {
+          200: { description: 'The image', content: { 'application/json': { schema: { type: 'object', required: ['created', 'data'] } } } },
+          422: CONTENT_VIOLATION,
+          ...ERRORS,
+        } as never,
       },
     })
     .post('/image/multi-edit', ({ body, call }) => multiEditImage(body, call, services(call)), {

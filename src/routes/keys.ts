@@ -40,7 +40,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
     kv: deps.kv,
     now: deps.now,
     keys: service,
-    staking: wallets.web3Keys.staking,
+    web3Keys: wallets.web3Keys,
     eligibility: eligibilityFromConfig(wallets.web3Keys, deps.fetch),
     tokens: createWeb3Tokens({
       secret: () => tokenSecret(deps.config.tokenSecret, deps.kv),
@@ -78,6 +78,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
       {
         auth: 'ADMIN',
         transform: refuseMisTypedFields(CreateKeyBody),
+        parse: 'json',
         body: CreateKeyBody,
         response: { 200: KeyResponses.created },
         detail: { operationId: 'createApiKey', summary: 'Create an API key (the secret is shown once)', tags },
@@ -92,6 +93,7 @@ export function keyRoutes(deps: AppDeps, stages: Stages, wallets: WalletsConfig)
       {
         auth: 'ADMIN',
         transform: refuseMisTypedFields(UpdateKeyBody),
+        parse: 'json',
         body: UpdateKeyBody,
         response: { 200: KeyResponses.updated },
         detail: { operationId: 'updateApiKey', summary: 'Update an API key', tags },

@@ -115,6 +115,7 @@ export function rateLimitRoutes(deps: AppDeps, stages: Stages) {
       },
       {
         auth: 'OPERATOR',
+        parse: 'json',
         params: t.Object({ accountId: t.String({ description: 'The account id (UUID)' }) }),
         response: { 200: AccountLimitsResponse },
         detail: {

@@ -32,7 +32,7 @@ const RESPONSES = {
       'text/event-stream': { schema: { type: 'string' } },
     },
   },
-  ...errorResponses(400, 401, 402, 429, 502, 503, 504),
+  ...errorResponses(400, 401, 402, 415, 429, 502, 503, 504),
   404: errorResponse('Model or character not found'),
 };
 

@@ -5,6 +5,7 @@ import { publicOrigin } from '../auth/wallet-config';
 import { microsToNumber, toMicros } from '../billing/money';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { ErrorBody } from '../http/error-body';
 import { badRequest, unauthorized } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { paymentRequiredHeader } from '../x402/challenges';
@@ -13,6 +14,7 @@ import { clientIp, ipRateLimit, type RequestIpSource } from '../x402/ip-limit';
 import { decodePayment, paymentHeader } from '../x402/payment-payload';
 import { x402Of } from '../x402/service';
 import { walletTransactions } from '../x402/transactions';
+import { walletReadChallenge } from '../x402/discovery';
 
 const WalletAddress = t.String({ pattern: '^(0x[a-fA-F0-9]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$', description: 'EVM or Solana address' });
 const TopUpBody = t.Optional(
@@ -58,12 +60,18 @@ function bounded(name: string, value: number | undefined, fallback: number, min:
 const tags = ['x402'];
 
 /**
- * The signed-in wallet, which must be the one in the path: 401 without credentials, 403
- * X402_WALLET_MISMATCH for another wallet or an API key. The routes are OPTIONAL to the auth
- * gate (INFERENCE routes are the metered ones), so this is where a credential is required.
+ * The wallet reads' refusals: without a credential, 402 with the sign-in challenge (what
+ * `wrapFetchWithSIWx` answers; 401 when sign-in is off), 403 for another wallet or a key.
  */
-function ownWallet(caller: Caller | null, walletAddress: string): Caller {
-  if (!caller) throw unauthorized('Authentication failed: sign in with the wallet (SIGN-IN-WITH-X)');
+const WALLET_READ_ERRORS = { 400: ErrorBody, 401: ErrorBody, 402: ErrorBody, 403: ErrorBody, 429: ErrorBody };
+
+/**
+ * The signed-in wallet, which must be the one in the path: 403 X402_WALLET_MISMATCH for
+ * another wallet or an API key. The routes are OPTIONAL to the auth gate (INFERENCE routes
+ * are the metered ones), so this is where a credential is required; without one, the caller
+ * answers the sign-in challenge (`walletReadChallenge`).
+ */
+function ownWallet(caller: Caller, walletAddress: string): Caller {
   const wallet = caller.wallet;
   const chain = walletAddress.startsWith('0x') ? 'evm' : 'solana';
   if (!wallet || wallet.address !== normalizeWalletAddress(walletAddress, chain))
@@ -78,6 +86,13 @@ function ownWallet(caller: Caller | null, walletAddress: string): Caller {
  */
 export function x402Routes(deps: AppDeps, stages: Stages) {
   const x402 = x402Of(deps);
+  /** The caller of a wallet read: 402 with the sign-in challenge without one (401 when sign-in is off). */
+  async function walletReader(caller: Caller | null, request: Request, server: unknown, walletAddress: string): Promise<Caller> {
+    if (caller) return ownWallet(caller, walletAddress);
+    if (!x402.wallets.siwx.enabled)
+      throw unauthorized('Authentication failed: wallet sign-in (SIGN-IN-WITH-X) is not enabled on this server');
+    throw await walletReadChallenge(deps, request, walletAddress, (server as { port?: number } | null)?.port);
+  }
   const limitIp = ipRateLimit(deps.kv, { name: 'x402-top-up', perMinute: x402.payments.topUpsPerMinutePerIp, now: deps.now });
 
   function offeredMicros(amountUsd: number | undefined): number {
@@ -126,8 +141,8 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
     )
     .get(
       '/x402/balance/:walletAddress',
-      async function getX402Balance({ params, svc }) {
-        const caller = ownWallet(svc.caller, params.walletAddress);
+      async function getX402Balance({ params, svc, request, server }) {
+        const caller = await walletReader(svc.caller, request, server, params.walletAddress);
         const balances = await deps.meter.balances(caller.accountId);
         const usdc = balances.USDC ?? 0;
         return {
@@ -144,14 +159,14 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
       {
         auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
-        response: { 200: BalanceResponse },
+        response: { 200: BalanceResponse, ...WALLET_READ_ERRORS },
         detail: { tags, operationId: 'getX402Balance', summary: 'x402 credit balance of a wallet' },
       },
     )
     .get(
       '/x402/transactions/:walletAddress',
-      async function getX402Transactions({ params, query, svc }) {
-        const caller = ownWallet(svc.caller, params.walletAddress);
+      async function getX402Transactions({ params, query, svc, request, server }) {
+        const caller = await walletReader(svc.caller, request, server, params.walletAddress);
         const limit = bounded('limit', query.limit, 50, 1, 100);
         const offset = bounded('offset', query.offset, 0, 0, Number.MAX_SAFE_INTEGER);
         // Charges reach the ledger in batches: write the pending ones so the list is current.
@@ -174,6 +189,7 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
         auth: 'OPTIONAL',
         params: t.Object({ walletAddress: WalletAddress }),
         query: TransactionsQuery,
+        response: { 200: t.Object({}, { additionalProperties: true }), ...WALLET_READ_ERRORS },
         detail: { tags, operationId: 'getX402Transactions', summary: 'x402 transaction history of a wallet' },
       },
     );

@@ -8,11 +8,44 @@ export type UpstreamEvent =
   | { kind: 'chunk'; chunk: ChatChunk; usage?: ChatUsage }
   /** The final usage chunk (`choices: []`); withheld so metering can add `cost` to it. */
   | { kind: 'usage'; chunk: ChatChunk; usage: ChatUsage }
-  | { kind: 'error'; message: string };
+  /**
+   * An error in the stream. `status` is set when the upstream reported one (`data: {"error":
+   * {...}}`), as the HTTP status it stands for (upstreamErrorStatus); a malformed event has none.
+   */
+  | { kind: 'error'; message: string; status?: number };
 
 /** Thrown into a chunk stream when the upstream reports an error in-band or breaks. */
 export class UpstreamStreamError extends Error {
   override name = 'UpstreamStreamError';
+}
+
+/** An error object as upstreams stream it: OpenAI's `{message, type, code}`, with a numeric code or status on some servers. */
+interface ReportedError {
+  message?: unknown;
+  type?: unknown;
+  code?: unknown;
+  status?: unknown;
+}
+
+/** An HTTP error status from a number or a numeric string, else undefined. */
+function httpStatus(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 400 && n < 600 ? n : undefined;
+}
+
+/**
+ * The HTTP status an in-band error stands for: its numeric `status` or `code` (vLLM, SGLang
+ * and OpenRouter send one), else its OpenAI `type` or `code` name (rate limit 429, invalid
+ * request 400), else 500.
+ */
+export function upstreamErrorStatus(err: ReportedError | string | undefined): number {
+  if (err === undefined || typeof err === 'string') return 500;
+  const numeric = httpStatus(err.status) ?? httpStatus(err.code);
+  if (numeric !== undefined) return numeric;
+  const names = `${String(err.type ?? '')} ${String(err.code ?? '')}`;
+  if (/rate_limit|overloaded|insufficient_quota/.test(names)) return 429;
+  if (/invalid_request|context_length|bad_request/.test(names)) return 400;
+  return 500;
 }
 
 /**
@@ -31,9 +64,9 @@ export function classifyEvent(event: SseEvent): UpstreamEvent | null {
   if (parsed === null || typeof parsed !== 'object') return null;
   const obj = parsed as Record<string, unknown>;
   if (obj.error !== undefined && obj.choices === undefined) {
-    const err = obj.error as { message?: unknown } | string;
+    const err = obj.error as ReportedError | string;
     const message = typeof err === 'string' ? err : typeof err?.message === 'string' ? err.message : 'upstream error';
-    return { kind: 'error', message };
+    return { kind: 'error', message, status: upstreamErrorStatus(err) };
   }
   const chunk = obj as ChatChunk;
   if (!Array.isArray(chunk.choices)) chunk.choices = [];

@@ -39,6 +39,13 @@ export const PaymentsConfigSchema = T.Object(
     trustForwardedFor: T.Boolean({ default: false }),
     /** Wallet requests served at once per wallet (429 X402_CONCURRENCY_LIMIT above). */
     concurrencyPerWallet: T.Integer({ minimum: 1, default: 5 }),
+    /**
+     * Smallest x402 payment a metered route asks for and accepts for one call, USD (a 402 asks
+     * for the larger of this and the call's reservation). What the call does not spend stays
+     * on the payer's wallet balance, so at least this much lets a signed-in wallet make its
+     * next calls from the balance; keep it at or under 1, the default cap of x402 clients.
+     */
+    minimumPaymentUsd: T.String({ pattern: '^\\d+(\\.\\d{1,6})?$', default: '0.25' }),
     /** Smallest USDC balance, USD, for a wallet to be admitted to an inference call. */
     minimumBalanceUsd: T.String({ pattern: '^\\d+(\\.\\d{1,6})?$', default: '0.10' }),
     /** Daily USD credit per whole staked token (spec 5.2: 1 token gives 1 USD a day); 0 turns it off. */

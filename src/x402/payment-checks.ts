@@ -24,7 +24,7 @@ const SETTLE_MARGIN_SECONDS = 6;
  */
 export function checkAccepted(
   payment: DecodedPayment,
-  o: { networks: string[]; payTo: (network: string) => string | undefined; minMicros: number; maxMicros: number },
+  o: { networks: string[]; payTo: (network: string) => string | undefined; minMicros: number; maxMicros: number; name?: string },
 ): number {
   const accepted = payment.accepted;
   if (!o.networks.includes(accepted.network))
@@ -39,8 +39,9 @@ export function checkAccepted(
     throw paymentError(400, 'INVALID_PAYMENT_RECIPIENT', `Payments must be made to ${payTo} on ${accepted.network}`);
   if (!/^\d{1,15}$/.test(accepted.amount)) throw invalidPayment('Payment field "accepted.amount" must be an integer of USDC base units');
   const amount = Number(accepted.amount);
-  if (amount < o.minMicros) throw paymentError(400, 'AMOUNT_TOO_LOW', `The minimum top-up is ${o.minMicros / MICROS} USD`);
-  if (amount > o.maxMicros) throw paymentError(400, 'AMOUNT_TOO_HIGH', `The maximum top-up is ${o.maxMicros / MICROS} USD`);
+  const name = o.name ?? 'top-up';
+  if (amount < o.minMicros) throw paymentError(400, 'AMOUNT_TOO_LOW', `The minimum ${name} is ${o.minMicros / MICROS} USD`);
+  if (amount > o.maxMicros) throw paymentError(400, 'AMOUNT_TOO_HIGH', `The maximum ${name} is ${o.maxMicros / MICROS} USD`);
   return amount;
 }
 

@@ -8,7 +8,7 @@ import type { Logger } from '../log';
 import type { PaymentsConfig } from './config';
 import { createPaymentOptions, type PaymentOptions } from './payment-options';
 import { recoverPayments } from './recovery';
-import { createTopUp, type TopUp } from './top-up';
+import { createTopUp, type AmountBounds, type TopUp } from './top-up';
 
 /** One instance's x402 parts: config, payment options, the top-up flow and its start-up recovery. */
 export interface X402Service {
@@ -18,6 +18,8 @@ export interface X402Service {
   topUp: TopUp;
   minMicros: number;
   maxMicros: number;
+  /** The amounts a payment for one call on a metered route may have (`minimumPaymentUsd` up to the top-up maximum). */
+  perCall: AmountBounds;
   /** Start-up recovery of unfinished payments; resolves to how many were credited. */
   recovered: Promise<number>;
 }
@@ -58,7 +60,8 @@ export function x402Of(deps: X402Deps): X402Service {
         return 0;
       })
     : Promise.resolve(0);
-  service = { wallets, payments, options, topUp, minMicros, maxMicros, recovered };
+  const perCall = { minMicros: toMicros(payments.minimumPaymentUsd), maxMicros, name: 'payment for one call' };
+  service = { wallets, payments, options, topUp, minMicros, maxMicros, perCall, recovered };
   services.set(deps, service);
   return service;
 }

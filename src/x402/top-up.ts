@@ -1,7 +1,7 @@
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { createHash } from 'node:crypto';
-import { ensureWalletAccount, normalizeWalletAddress } from '../auth/wallet-accounts';
+import { ensureWalletAccount, normalizeWalletAddress, type WalletAccount } from '../auth/wallet-accounts';
 import type { UsageMeter } from '../billing/meter';
 import { microsToNumber } from '../billing/money';
 import type { Database } from '../db/database';
@@ -20,6 +20,23 @@ export interface TopUpResult {
   amountCredited: number;
   newBalance: number;
   paymentId: string;
+}
+
+/** A payment that passed the local checks and the facilitator's /verify, with its payer's wallet account: ready to claim and settle. */
+export interface VerifiedPayment {
+  payment: DecodedPayment;
+  checked: CheckedPayment;
+  offered: PaymentRequirements;
+  payer: string;
+  account: WalletAccount;
+}
+
+/** The amounts a payment may have, micro-USD: a top-up's, or a pay-per-call's. */
+export interface AmountBounds {
+  minMicros: number;
+  maxMicros: number;
+  /** What the refusals call it ("The minimum top-up is 5 USD"); `top-up` when absent. */
+  name?: string;
 }
 
 /** What the top-up flow needs. */
@@ -50,20 +67,15 @@ function facilitatorReason(error: unknown): string {
 }
 
 /**
- * POST /x402/top-up with a payment: local checks, the facilitator's /verify, a claim of the
- * payment row (its unique id refuses a replay, also between instances), /settle, then the
- * USDC credit and the row's `credited` state in one transaction. Returns the body and the
- * PAYMENT-RESPONSE header value.
+ * An x402 payment credited to the payer's wallet (a top-up, or a pay-per-call on a metered
+ * route): local checks, the facilitator's /verify, a claim of the payment row (its unique id
+ * refuses a replay, also between instances), /settle, then the USDC credit and the row's
+ * `credited` state in one transaction.
  */
 export function createTopUp(deps: TopUpDeps) {
-  async function check(payment: DecodedPayment): Promise<{ checked: CheckedPayment; offered: PaymentRequirements }> {
+  async function check(payment: DecodedPayment, bounds: AmountBounds): Promise<{ checked: CheckedPayment; offered: PaymentRequirements }> {
     const { options } = deps;
-    const amountMicros = checkAccepted(payment, {
-      networks: options.networks,
-      payTo: options.payTo,
-      minMicros: deps.minMicros,
-      maxMicros: deps.maxMicros,
-    });
+    const amountMicros = checkAccepted(payment, { networks: options.networks, payTo: options.payTo, ...bounds });
     const network = payment.accepted.network;
     const offered = (await offer(amountMicros)).find((r) => r.network === network);
     if (!offered) throw paymentError(400, 'UNSUPPORTED_NETWORK', `The facilitator does not settle ${network} now`);
@@ -156,26 +168,39 @@ export function createTopUp(deps: TopUpDeps) {
     };
   }
 
-  async function pay(payment: DecodedPayment): Promise<{ result: TopUpResult; header: string }> {
-    const { checked, offered } = await check(payment);
+  /**
+   * The checks before any money moves: what was accepted against what is offered (within
+   * `bounds`), the authorization offline, the facilitator's /verify, and the payer's account.
+   */
+  async function prepare(payment: DecodedPayment, bounds: AmountBounds = deps): Promise<VerifiedPayment> {
+    const { checked, offered } = await check(payment, bounds);
     const verifiedPayer = await verify(payment, offered);
     const payer = checked.payer ?? verifiedPayer;
     if (!payer) throw invalidPayment('The facilitator did not name the payer of this payment');
     if (checked.payer && verifiedPayer && verifiedPayer.toLowerCase() !== checked.payer.toLowerCase())
       throw invalidPayment('The facilitator names another payer than the authorization');
     const account = await ensureWalletAccount(deps.db, payer, checked.chain);
+    return { payment, checked, offered, payer, account };
+  }
+
+  /**
+   * Claims the payment row (its id, from the nonce, refuses a replay, also between instances),
+   * settles it and credits the payer's wallet. Returns the body and the PAYMENT-RESPONSE value.
+   */
+  async function complete(verified: VerifiedPayment): Promise<{ result: TopUpResult; header: string }> {
+    const { checked, payer } = verified;
     const paymentId = paymentIdOf(checked.network, checked.nonce);
     const claim = await claimPayment(
       deps.db,
       {
         paymentId,
-        accountId: account.id,
+        accountId: verified.account.id,
         network: checked.network,
         amountMicros: checked.amountMicros,
         nonce: checked.nonce,
         payer: normalizeWalletAddress(payer, checked.chain),
-        payload: payment,
-        requirements: offered,
+        payload: verified.payment,
+        requirements: verified.offered,
       },
       deps.settleTimeoutMs + 5_000,
     );
@@ -196,7 +221,12 @@ export function createTopUp(deps: TopUpDeps) {
     return { result, header };
   }
 
-  return { pay, settleAndCredit, credit, offer };
+  /** POST /x402/top-up with a payment: `prepare` within the top-up bounds, then `complete`. */
+  async function pay(payment: DecodedPayment): Promise<{ result: TopUpResult; header: string }> {
+    return complete(await prepare(payment));
+  }
+
+  return { pay, prepare, complete, settleAndCredit, credit, offer };
 }
 
 /** The top-up flow's functions. */

@@ -2,6 +2,7 @@ import { parseWalletsConfig } from '../auth/wallet-config';
 import { parseBillingConfig } from '../billing/config';
 import type { MeterTicket, UsageMeter } from '../billing/meter';
 import { toMicros } from '../billing/money';
+import { openedReservationMicros } from '../billing/pricing';
 import { walletPaymentRequired, type WalletChallengeConfig } from '../billing/payment-required';
 import type { Config } from '../config';
 import type { KeyValueStore } from '../kv/store';
@@ -20,6 +21,12 @@ const SLOT_TTL_MS = 15 * 60_000;
  * and given back when its ticket settles or releases, so a stream holds it to its end. The
  * count lives in the shared KV, so the limit holds across instances. The day's staking credit
  * (src/x402/staking-credit.ts) is granted first, so it counts toward the minimum.
+ *
+ * An x402 payment for the call (`ctx.payment`, src/gates/x402-payment.ts) is settled here,
+ * where the reservation is known: it must cover the reservation (and `minimumPaymentUsd`),
+ * else the 402 asks for that amount and nothing is settled; a signed-in wallet whose balance
+ * covers the call spends the balance instead. It is settled after the slot is taken, and
+ * credited to the wallet before the reservation, so the call is served from that balance.
  */
 export function walletAdmission<M extends UsageMeter>(
   meter: M,
@@ -36,6 +43,7 @@ export function walletAdmission<M extends UsageMeter>(
   const payments = wallets.payments;
   const grantStakingCredit = stakingCredit({ wallets, meter, kv, fetch: deps.fetch, now, log: deps.log });
   const minimumMicros = toMicros(payments.minimumBalanceUsd);
+  const minimumPaymentMicros = toMicros(payments.minimumPaymentUsd);
   const limit = payments.concurrencyPerWallet;
   const minimumTopUpUsd = parseBillingConfig(config).minimumTopUpUsd;
 
@@ -49,10 +57,17 @@ export function walletAdmission<M extends UsageMeter>(
     ...meter,
     async open(input) {
       const caller = input.ctx.caller;
+      const payment = input.ctx.payment;
+      // No credentials and no payment: the 402 asks for a payment that covers this call.
+      if (!caller && payment) throw await payment.required(openedReservationMicros(input));
       if (caller?.via !== 'wallet') return meter.open(input);
       await grantStakingCredit?.(caller);
       const balance = (await meter.balances(caller.accountId)).USDC ?? 0;
-      if (balance < minimumMicros)
+      const reserved = openedReservationMicros(input);
+      // A signed-in wallet whose balance covers the call spends it; the payment is not settled.
+      const pays = payment !== undefined && payment.amountMicros > 0 && !(payment.signedIn && balance >= Math.max(reserved, minimumMicros));
+      if (pays && payment.amountMicros < Math.max(reserved, minimumPaymentMicros)) throw await payment.required(reserved);
+      if (!pays && balance < minimumMicros)
         throw walletPaymentRequired({
           balanceMicros: balance,
           neededMicros: minimumMicros,
@@ -70,6 +85,8 @@ export function walletAdmission<M extends UsageMeter>(
       }
       let ticket: MeterTicket;
       try {
+        // Settled and credited once the call is admitted, then served from that balance.
+        if (pays) await payment.settle();
         ticket = await meter.open(input);
       } catch (error) {
         await giveBack(key);
@@ -78,7 +95,8 @@ export function walletAdmission<M extends UsageMeter>(
       let slot: Promise<void> | null = null;
       const done = () => (slot ??= giveBack(key));
       return {
-        ...ticket,
+        balances: ticket.balances,
+        headers: ticket.headers,
         async settle(usage) {
           try {
             return await ticket.settle(usage);

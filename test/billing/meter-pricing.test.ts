@@ -75,8 +75,8 @@ describe('per-unit pricing', () => {
 });
 
 describe('billing config', () => {
-  test('defaults: DIEM, bundled credits, then USD for keys; USDC for wallets', () => {
-    expect(parseBillingConfig({}).paymentOrder).toEqual({ apiKey: ['DIEM', 'BUNDLED_CREDITS', 'USD'], wallet: ['USDC'] });
+  test("defaults: DIEM, bundled credits, USD, then the wallet's USDC for keys; USDC for wallets", () => {
+    expect(parseBillingConfig({}).paymentOrder).toEqual({ apiKey: ['DIEM', 'BUNDLED_CREDITS', 'USD', 'USDC'], wallet: ['USDC'] });
   });
   test('a bad field is named', () => {
     expect(() => parseBillingConfig({ billing: { paymentOrder: { apiKey: ['EUR'] } } })).toThrow('billing.paymentOrder.apiKey');

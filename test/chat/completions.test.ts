@@ -456,14 +456,16 @@ describe('pipeline edges', () => {
 });
 
 describe('body parsing', () => {
-  test('the body is JSON whatever the Content-Type; malformed JSON is a 400', async () => {
+  test('a body declared as a form is a 415 (even when it holds JSON); malformed JSON is a 400', async () => {
     const body = JSON.stringify({ model: 'fix-one', messages: user() });
     const form = await t.request('/chat/completions', {
       method: 'POST',
       body,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expect(form.status).toBe(200);
+    expect(form.status).toBe(415);
+    expect((await form.json()).error).toContain('application/x-www-form-urlencoded');
+    expect(a.requests).toHaveLength(0);
     const bad = await t.request('/chat/completions', {
       method: 'POST',
       body: '{"model":',

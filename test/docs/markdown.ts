@@ -78,3 +78,31 @@ export function relativeLinks(markdown: string): { target: string; line: number 
 
 /** A page's text. */
 export const pageText = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+
+/** A Markdown table: its header cells, its rows' cells and the line of each row. */
+export interface MarkdownTable {
+  header: string[];
+  rows: { cells: string[]; line: number }[];
+}
+
+/** Splits a table line into its cells (an escaped `\|` stays inside its cell). */
+const cellsOf = (line: string) =>
+  line
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim());
+
+/** The tables of a Markdown text outside code blocks. */
+export function markdownTables(markdown: string): MarkdownTable[] {
+  const tables: MarkdownTable[] = [];
+  const lines = markdown.split('\n');
+  let fenced = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.startsWith('```')) fenced = !fenced;
+    if (fenced || !lines[i]!.startsWith('|') || !/^\|[-| :]+\|$/.test(lines[i + 1] ?? '')) continue;
+    const table: MarkdownTable = { header: cellsOf(lines[i]!), rows: [] };
+    for (i += 2; i < lines.length && lines[i]!.startsWith('|'); i++) table.rows.push({ cells: cellsOf(lines[i]!), line: i + 1 });
+    tables.push(table);
+  }
+  return tables;
+}

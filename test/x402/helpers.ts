@@ -25,12 +25,15 @@ export async function startPaymentsApp(
   log?: Logger,
 ) {
   const facilitator = startFacilitator();
+  // `extra.wallets` (sign-in, web3 keys) joins the payments section rather than replacing it.
+  const { wallets, ...rest } = extra as { wallets?: Record<string, unknown> };
   const t = await startTestApp({
     backend,
     log,
     config: {
       publicUrl: ORIGIN,
       wallets: {
+        ...wallets,
         payments: {
           facilitatorUrl: facilitator.url,
           payTo: { base: PAY_TO_BASE, solana: PAY_TO_SOLANA },
@@ -40,7 +43,7 @@ export async function startPaymentsApp(
           ...payments,
         },
       },
-      ...extra,
+      ...rest,
     },
   });
   return {

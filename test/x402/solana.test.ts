@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { generateKeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { eq } from 'drizzle-orm';
 import { accounts, ledgerLines } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
@@ -101,5 +101,24 @@ describe.each(BACKENDS)('Solana top-ups on $name', (backend) => {
     const again = await topUpRequest(s.t, { header });
     expect(again.status).toBe(409);
     expect((await again.json()).error).toBe('X402_PAYMENT_REPLAYED');
+  });
+
+  test('@x402/fetch alone with a Solana signer pays for a chat; the call is served from the Solana wallet', async () => {
+    const signer = await generateKeyPairSigner();
+    const pay = wrapFetchWithPayment(appFetch(s.t), new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: rpc.url })));
+    const res = await pay(`${ORIGIN}/api/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }),
+    });
+    expect(res.status).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string)).toMatchObject({
+      network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      payer: signer.address,
+    });
+    const [account] = await s.t.deps.storage.db.select().from(accounts).where(eq(accounts.walletAddress, signer.address));
+    const usdc = (await s.t.deps.meter.balances(account!.id)).USDC ?? 0;
+    expect(usdc).toBeLessThan(250_000);
+    expect(usdc).toBeGreaterThan(249_000);
   });
 });

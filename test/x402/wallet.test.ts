@@ -79,7 +79,7 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     expect(second.data.pagination.hasMore).toBe(false);
   });
 
-  test('balance and transactions need the same wallet: 403 X402_WALLET_MISMATCH for another wallet or an API key, 401 without credentials', async () => {
+  test('balance and transactions need the same wallet: 403 X402_WALLET_MISMATCH for another wallet or an API key', async () => {
     const { account } = await topUp();
     const stranger = newPayer();
     const other = await signedGet(s.t, `/x402/balance/${account.address}`, stranger.wallet);
@@ -90,7 +90,33 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     });
     const byKey = await s.t.request(`/x402/transactions/${account.address}`);
     expect(byKey.status).toBe(403);
-    expect((await s.t.request(`/x402/balance/${account.address}`, { key: null })).status).toBe(401);
+  });
+
+  test('without credentials, balance and transactions answer the sign-in challenge, and wrapFetchWithSIWx alone reads them', async () => {
+    const { account } = await topUp(7);
+    const bare = await s.t.request(`/x402/balance/${account.address}`, { key: null });
+    expect(bare.status).toBe(402);
+    const required = decodePaymentRequiredHeader(bare.headers.get('payment-required') as string);
+    expect(await bare.json()).toEqual(Object.fromEntries(Object.entries(required)));
+    expect(required.accepts.map((a) => a.network)).toEqual(['eip155:8453']);
+    expect(required.extensions?.['sign-in-with-x']).toMatchObject({
+      info: { domain: 'localhost', uri: `${ORIGIN}/api/v1/x402/balance/${account.address}` },
+      supportedChains: [{ chainId: 'eip155:8453', type: 'eip191' }, { type: 'ed25519' }],
+    });
+    const signIn = wrapFetchWithSIWx(appFetch(s.t), account);
+    const balance = await signIn(`${ORIGIN}/api/v1/x402/balance/${account.address}`);
+    expect(balance.status).toBe(200);
+    expect((await balance.json()).data).toMatchObject({ walletAddress: account.address, balanceUsd: 7 });
+    const list = await signIn(`${ORIGIN}/api/v1/x402/transactions/${account.address}?limit=5`);
+    expect(list.status).toBe(200);
+    expect((await list.json()).data.transactions).toEqual([expect.objectContaining({ type: 'TOP_UP', amount: 7 })]);
+    // Another wallet's balance: the sign-in is made, and refused as the wrong wallet.
+    const other = await signIn(`${ORIGIN}/api/v1/x402/balance/${newPayer().account.address}`);
+    expect(other.status).toBe(403);
+    // A Solana wallet's challenge offers Solana first, so a Solana signer signs for it.
+    const solana = await s.t.request('/x402/balance/9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', { key: null });
+    const solanaRequired = decodePaymentRequiredHeader(solana.headers.get('payment-required') as string);
+    expect(solanaRequired.accepts.map((a) => a.network)).toEqual(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
   });
 
   test('bad path and query values are 400s naming the field', async () => {
@@ -152,7 +178,7 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
     expect(required.resource.url).toBe(`${ORIGIN}/api/v1/x402/top-up`);
   });
 
-  test('no credentials on an inference route: the discovery 402 (variant 2) with PAYMENT-REQUIRED; other routes keep the 401', async () => {
+  test('no credentials on an inference route: the discovery 402 (variant 2) priced for the call, with PAYMENT-REQUIRED; other routes keep the 401', async () => {
     const res = await s.t.request('/chat/completions', {
       method: 'POST',
       key: null,
@@ -179,13 +205,18 @@ describe.each(BACKENDS)('wallet balance, transactions and chats on $name', (back
       },
     });
     expect(typeof body.error).toBe('string');
-    expect(body.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', payTo: PAY_TO_BASE, amount: '5000000' });
+    // The call's reservation is far below the smallest payment for a call, 0.25 USD.
+    expect(body.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', payTo: PAY_TO_BASE, amount: '250000' });
     expect(decodePaymentRequiredHeader(res.headers.get('payment-required') as string)).toEqual(body);
     const client = new x402HTTPClient(new x402Client());
     expect(client.getPaymentRequiredResponse((name) => res.headers.get(name)).accepts).toHaveLength(body.accepts.length);
     expect((await s.t.request('/api_keys/rate_limits', { key: null })).status).toBe(401);
     // Every inference route (the metered ones) answers the same way.
-    const embeddings = await s.t.request('/embeddings', { method: 'POST', key: null, json: { model: 'x', input: 'hi' } });
+    const embeddings = await s.t.request('/embeddings', {
+      method: 'POST',
+      key: null,
+      json: { model: 'text-embedding-bge-m3', input: 'hi' },
+    });
     expect(embeddings.status).toBe(402);
     expect((await embeddings.json()).resource.url).toBe(`${ORIGIN}/api/v1/embeddings`);
   });

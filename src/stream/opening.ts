@@ -1,0 +1,63 @@
+import { carriesContent, classifyEvent } from './chunks';
+import { SseDecoder } from './events';
+import type { ByteReader } from './prefetched';
+import type { ChatChunk } from './wire';
+
+/** Bytes of an upstream stream's opening held at most while waiting for its first content. */
+export const MAX_OPENING_BYTES = 64 * 1024;
+
+/** An error event an upstream sent before any content, with the HTTP status it stands for. */
+export class InBandOpeningError extends Error {
+  override name = 'InBandOpeningError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether a chunk only opens the stream: a role or an empty delta, no content and no finish. */
+function onlyOpens(chunk: ChatChunk): boolean {
+  return !carriesContent(chunk) && chunk.choices.every((c) => !c.finish_reason);
+}
+
+function joined(pieces: Uint8Array[], size: number): Uint8Array {
+  if (pieces.length === 1) return pieces[0] as Uint8Array;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Reads an upstream chat stream's opening, from `first`, until the event that says something:
+ * content, a finish, usage or `[DONE]` (role-only chunks and comments are read past). An
+ * error event before it throws InBandOpeningError: nothing has reached the client yet, so the
+ * call fails as a non-streamed one would (its status, a retry on another replica, nothing
+ * charged). Returns the bytes read, to be replayed unchanged; past MAX_OPENING_BYTES or at the
+ * stream's end it stops holding. Only the opening is decoded: later chunks pass untouched.
+ */
+export async function readOpening(first: Uint8Array, reader: ByteReader, maxBytes = MAX_OPENING_BYTES): Promise<Uint8Array> {
+  const decoder = new SseDecoder();
+  const held: Uint8Array[] = [];
+  let size = 0;
+  for (let piece = first; ;) {
+    held.push(piece);
+    size += piece.byteLength;
+    for (const event of decoder.push(piece)) {
+      const meaning = classifyEvent(event);
+      if (meaning === null) continue;
+      // A malformed event (no status) is left to the proxy, as it was before any hold.
+      if (meaning.kind === 'error' && meaning.status !== undefined) throw new InBandOpeningError(meaning.message, meaning.status);
+      if (meaning.kind !== 'chunk' || !onlyOpens(meaning.chunk)) return joined(held, size);
+    }
+    if (size >= maxBytes) return joined(held, size);
+    const next = await reader.read();
+    if (next.done) return joined(held, size);
+    piece = next.value;
+  }
+}
