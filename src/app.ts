@@ -36,6 +36,7 @@ import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
 import { x402Routes } from './routes/x402';
 import { notOfferedRoutes } from './routes/not-offered';
 import { rpcRoutes } from './routes/rpc';
+import { consoleRoutes } from './routes/console';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
 export interface AppExtras {
@@ -100,6 +101,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(docsPage(config.basePath))
     .use(healthRoutes(deps))
     .use(metricsRoute({ enabled: config.metrics, token: config.metricsToken }))
+    .use(consoleRoutes(deps, stages)) // the operator console at /console (docs/console.md)
     .use(api) as unknown as Elysia;
   return app;
 }

@@ -21,6 +21,8 @@ export interface AuthDeps {
   keys: KeyCache;
   now: () => number;
   wallet?: WalletAuthenticator;
+  /** The key hash an operator console session cookie stands for (src/console/session.ts); public routes ignore it. */
+  session?: (request: Request) => Promise<string | null>;
 }
 
 /**
@@ -35,11 +37,13 @@ export function authGate(deps: AuthDeps) {
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
     if (header !== null && token === null) throw unauthorized('Authentication failed: malformed Authorization header');
-    if (token) {
-      const key = await deps.keys.lookup(hashSecret(token));
+    const admin = access === 'ADMIN' || access === 'OPERATOR';
+    // A console cookie stands for the ADMIN key it was opened with, and is checked as that key.
+    const hash = token ? hashSecret(token) : header === null && access !== 'OPTIONAL' && deps.session ? await deps.session(request) : null;
+    if (hash) {
+      const key = await deps.keys.lookup(hash);
       if (!key) throw unauthorized('Authentication failed');
       if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
-      const admin = access === 'ADMIN' || access === 'OPERATOR';
       if (admin && key.type !== 'ADMIN')
         throw forbidden('Forbidden: INFERENCE keys may call inference endpoints only; this endpoint needs an ADMIN API key');
       if (access === 'OPERATOR' && !key.operator)

@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps';
 import { abuseGuardGate } from './abuse-guard';
 import type { WalletAuthenticator } from '../auth/wallet-authenticator';
 import { authGate } from './auth';
+import { consoleSessions, sessionKeyResolver } from '../console/session';
 import { balanceHeadersGate } from './balance-headers';
 import { meteredCallGate } from './metered-call';
 import { nulGuardGate } from './nul-guard';
@@ -23,7 +24,7 @@ export function pipelineStages(
   return new Elysia({ name: 'svc.stages' })
     .use(nulGuardGate) // account routes: no NUL in stored text
     .use(x402PaymentGate(deps, listenPort)) // 2. metered routes: an x402 payment for the call, when payments are configured
-    .use(authGate({ keys: deps.keys, now: deps.now, wallet })) // 2. bearer key or SIGN-IN-WITH-X
+    .use(authGate({ keys: deps.keys, now: deps.now, wallet, session: sessionKeyResolver(consoleSessions(deps)) })) // 2. bearer key, console cookie or SIGN-IN-WITH-X
     .use(abuseGuardGate(deps)) // 3. blocked credentials, IPs and accounts
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter
     .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log })) // 5-8

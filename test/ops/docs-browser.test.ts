@@ -1,23 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { CHROMIUM, CHROMIUM_FLAGS as FLAGS, chromiumOrSkip } from '../helpers/chromium';
 
-// Debian's chromium (.ci/run installs it when missing); playwright-core drives it and
-// downloads nothing. Without it this test is skipped with the reason printed.
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`docs-browser: SKIPPED, ${CHROMIUM} is absent (apt-get install chromium); /docs is not checked in a browser`);
+// Without chromium this test is skipped with the reason printed.
+const hasChromium = chromiumOrSkip('docs-browser', '/docs');
 
 describe.skipIf(!hasChromium)('/docs in headless Chromium', () => {
   let t: TestApp;

@@ -1,0 +1,167 @@
+/** Routes left out of the live request figures: the console's own polling, probes and scrapes. */
+const SELF_ROUTES = /^\/(console|metrics|health|ready)(\/|$)/;
+
+/** Cumulative counts read from the metrics registry at one instant. */
+export interface MetricsSnapshot {
+  at: number;
+  requests: number;
+  serverErrors: number;
+  /** Request latency histogram: cumulative count per upper bound (seconds, Infinity last). */
+  latency: Map<number, number>;
+  upstream: Map<string, { calls: number; errors: Map<string, number>; latency: Map<number, number> }>;
+  openStreams: number;
+  rateLimitRefusals: number;
+  abuseBlocks: number;
+}
+
+/** The live page's figures over the interval between two snapshots. */
+export interface LiveSummary {
+  at: string;
+  windowSeconds: number;
+  requestsPerSecond: number;
+  serverErrorsPerSecond: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  openStreams: number;
+  rateLimitRefusals: number;
+  abuseBlocks: number;
+  providers: {
+    id: string;
+    callsPerSecond: number;
+    errors: number;
+    errorsByReason: Record<string, number>;
+    p50Ms: number | null;
+    p99Ms: number | null;
+  }[];
+}
+
+type Labels = Record<string, string | number | undefined>;
+/** One metric as prom-client's getMetricsAsJSON gives it (histogram samples name their series). */
+export interface Metric {
+  name: string;
+  values: { value: number; labels: Labels; metricName?: string }[];
+}
+
+const sum = (m: Metric | undefined, keep: (labels: Labels) => boolean = () => true) =>
+  (m?.values ?? []).reduce((n, v) => (keep(v.labels) ? n + v.value : n), 0);
+
+function addBucket(into: Map<number, number>, le: string | number | undefined, value: number) {
+  const bound = le === '+Inf' ? Infinity : Number(le);
+  into.set(bound, (into.get(bound) ?? 0) + value);
+}
+
+/** Reads a snapshot out of the registry's JSON form (prom-client's getMetricsAsJSON). */
+export function snapshotOf(metrics: Metric[], at: number): MetricsSnapshot {
+  const byName = new Map(metrics.map((m) => [m.name, m]));
+  const notSelf = (l: Labels) => !SELF_ROUTES.test(String(l.route ?? ''));
+  const latency = new Map<number, number>();
+  for (const v of byName.get('svc_http_request_duration_seconds')?.values ?? [])
+    if (v.metricName?.endsWith('_bucket') && notSelf(v.labels)) addBucket(latency, v.labels.le, v.value);
+  const upstream: MetricsSnapshot['upstream'] = new Map();
+  const providerOf = (id: string) => {
+    let p = upstream.get(id);
+    if (!p) upstream.set(id, (p = { calls: 0, errors: new Map(), latency: new Map() }));
+    return p;
+  };
+  for (const v of byName.get('svc_upstream_response_seconds')?.values ?? []) {
+    const p = providerOf(String(v.labels.provider));
+    if (v.metricName?.endsWith('_count')) p.calls += v.value;
+    if (v.metricName?.endsWith('_bucket')) addBucket(p.latency, v.labels.le, v.value);
+  }
+  for (const v of byName.get('svc_upstream_errors_total')?.values ?? []) {
+    const p = providerOf(String(v.labels.provider));
+    const reason = String(v.labels.reason);
+    p.errors.set(reason, (p.errors.get(reason) ?? 0) + v.value);
+  }
+  const requests = byName.get('svc_http_requests_total');
+  return {
+    at,
+    requests: sum(requests, notSelf),
+    serverErrors: sum(requests, (l) => notSelf(l) && String(l.status).startsWith('5')),
+    latency,
+    upstream,
+    openStreams: sum(byName.get('svc_open_streams')),
+    rateLimitRefusals: sum(byName.get('svc_rate_limit_refusals_total')),
+    abuseBlocks: sum(byName.get('svc_abuse_blocks_total')),
+  };
+}
+
+/**
+ * The quantile `q` of the observations between two cumulative histograms, in ms, by linear
+ * interpolation inside the bucket (as Prometheus' histogram_quantile); null with none.
+ */
+export function quantileMs(before: Map<number, number>, after: Map<number, number>, q: number): number | null {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
+  const total = counts.at(-1) ?? 0;
+  if (total <= 0) return null;
+  const rank = q * total;
+  for (let i = 0; i < bounds.length; i++) {
+    if ((counts[i] ?? 0) < rank) continue;
+    const upper = bounds[i] as number;
+    const lower = i === 0 ? 0 : (bounds[i - 1] as number);
+    // Past the last finite bound the best answer is that bound.
+    if (upper === Infinity) return lower * 1000;
+    const below = i === 0 ? 0 : (counts[i - 1] ?? 0);
+    const inBucket = (counts[i] ?? 0) - below;
+    const fraction = inBucket > 0 ? (rank - below) / inBucket : 1;
+    return Math.round((lower + (upper - lower) * fraction) * 1000 * 10) / 10;
+  }
+  return null;
+}
+
+function mapDiff(a: Map<string, number>, b: Map<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of b) if (v - (a.get(k) ?? 0) > 0) out[k] = v - (a.get(k) ?? 0);
+  return out;
+}
+
+/** The live figures between snapshot `a` and the later `b`. */
+export function summarize(a: MetricsSnapshot, b: MetricsSnapshot): LiveSummary {
+  const seconds = Math.max((b.at - a.at) / 1000, 0.001);
+  const rate = (n: number) => Math.round((n / seconds) * 100) / 100;
+  const providers = [...b.upstream].map(([id, p]) => {
+    const before = a.upstream.get(id) ?? { calls: 0, errors: new Map<string, number>(), latency: new Map<number, number>() };
+    const errorsByReason = mapDiff(before.errors, p.errors);
+    return {
+      id,
+      callsPerSecond: rate(p.calls - before.calls),
+      errors: Object.values(errorsByReason).reduce((n, v) => n + v, 0),
+      errorsByReason,
+      p50Ms: quantileMs(before.latency, p.latency, 0.5),
+      p99Ms: quantileMs(before.latency, p.latency, 0.99),
+    };
+  });
+  return {
+    at: new Date(b.at).toISOString(),
+    windowSeconds: Math.round(seconds * 10) / 10,
+    requestsPerSecond: rate(b.requests - a.requests),
+    serverErrorsPerSecond: rate(b.serverErrors - a.serverErrors),
+    p50Ms: quantileMs(a.latency, b.latency, 0.5),
+    p99Ms: quantileMs(a.latency, b.latency, 0.99),
+    openStreams: b.openStreams,
+    rateLimitRefusals: b.rateLimitRefusals - a.rateLimitRefusals,
+    abuseBlocks: b.abuseBlocks - a.abuseBlocks,
+    providers: providers.sort((x, y) => x.id.localeCompare(y.id)),
+  };
+}
+
+/**
+ * Keeps recent snapshots, taken when a page asks (no timer), and answers with the figures
+ * since the newest snapshot at least `windowMs` old: the last ~10 s for a page polling every
+ * few seconds, longer after a pause. Until one is that old, since the first snapshot, which
+ * `liveSampler` takes as it is made (the app's start).
+ */
+export function liveSampler(read: () => Promise<Metric[]>, now: () => number, windowMs = 10_000) {
+  const kept: MetricsSnapshot[] = [];
+  const origin = read().then((m) => snapshotOf(m, now()));
+  return async function liveSummary(): Promise<LiveSummary> {
+    const current = snapshotOf(await read(), now());
+    // Drop what is older than the newest snapshot that is old enough.
+    while (kept.length > 1 && current.at - (kept[1] as MetricsSnapshot).at >= windowMs) kept.shift();
+    const oldEnough = kept[0] && current.at - kept[0].at >= windowMs ? kept[0] : null;
+    kept.push(current);
+    if (kept.length > 256) kept.shift(); // many pages polling at once
+    return summarize(oldEnough ?? (await origin), current);
+  };
+}

@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'bun:test';
+import { liveSampler, quantileMs, snapshotOf, summarize, type Metric } from '../../src/console/live';
+
+/** The registry's JSON as prom-client gives it, for a few requests, upstream calls and errors. */
+function metrics(n: { api: number; console: number; fast: number; slow: number; errors: number; streams: number }): Metric[] {
+  const route = (r: string, le: string | number, value: number) => ({
+    value,
+    labels: { method: 'POST', route: r, le },
+    metricName: 'svc_http_request_duration_seconds_bucket',
+  });
+  return [
+    {
+      name: 'svc_http_requests_total',
+      values: [
+        { value: n.api - 1, labels: { method: 'POST', route: '/api/v1/chat/completions', status: '200' } },
+        { value: 1, labels: { method: 'POST', route: '/api/v1/chat/completions', status: '502' } },
+        { value: n.console, labels: { method: 'GET', route: '/console/api/live', status: '200' } },
+      ],
+    },
+    {
+      name: 'svc_http_request_duration_seconds',
+      values: [
+        route('/api/v1/chat/completions', 0.01, n.fast),
+        route('/api/v1/chat/completions', 0.1, n.fast + n.slow),
+        route('/api/v1/chat/completions', '+Inf', n.fast + n.slow),
+        // The console's own polling is left out of the figures.
+        route('/console/api/live', 0.01, n.console),
+        route('/console/api/live', 0.1, n.console),
+        route('/console/api/live', '+Inf', n.console),
+      ],
+    },
+    {
+      name: 'svc_upstream_response_seconds',
+      values: [
+        { value: n.api, labels: { provider: 'up-a', outcome: 'ok', le: 0.1 }, metricName: 'svc_upstream_response_seconds_bucket' },
+        { value: n.api, labels: { provider: 'up-a', outcome: 'ok', le: '+Inf' }, metricName: 'svc_upstream_response_seconds_bucket' },
+        { value: n.api, labels: { provider: 'up-a', outcome: 'ok' }, metricName: 'svc_upstream_response_seconds_count' },
+      ],
+    },
+    { name: 'svc_upstream_errors_total', values: [{ value: n.errors, labels: { provider: 'up-a', reason: 'timeout' } }] },
+    { name: 'svc_open_streams', values: [{ value: n.streams, labels: {} }] },
+  ];
+}
+
+describe('live figures', () => {
+  test('quantiles are interpolated inside the histogram buckets of the interval', () => {
+    const before = new Map([
+      [0.01, 5],
+      [0.1, 5],
+      [Infinity, 5],
+    ]);
+    const after = new Map([
+      [0.01, 15],
+      [0.1, 25],
+      [Infinity, 25],
+    ]);
+    expect(quantileMs(before, after, 0.5)).toBe(10);
+    expect(quantileMs(before, after, 0.99)).toBe(98.2);
+    expect(quantileMs(after, after, 0.5)).toBeNull();
+    // Past the last finite bound the answer is that bound.
+    expect(
+      quantileMs(
+        new Map(),
+        new Map([
+          [0.1, 0],
+          [Infinity, 4],
+        ]),
+        0.5,
+      ),
+    ).toBe(100);
+  });
+
+  test('rates over the interval, without the console polling itself; errors by provider and reason', () => {
+    const a = snapshotOf(metrics({ api: 10, console: 50, fast: 10, slow: 0, errors: 1, streams: 0 }), 0);
+    const b = snapshotOf(metrics({ api: 30, console: 90, fast: 20, slow: 10, errors: 4, streams: 3 }), 10_000);
+    const s = summarize(a, b);
+    expect(s.requestsPerSecond).toBe(2);
+    expect(s.windowSeconds).toBe(10);
+    expect(s.openStreams).toBe(3);
+    expect(s.p50Ms).toBe(10);
+    expect(s.p99Ms).toBe(98.2);
+    expect(s.providers).toEqual([{ id: 'up-a', callsPerSecond: 2, errors: 3, errorsByReason: { timeout: 3 }, p50Ms: 50, p99Ms: 99 }]);
+  });
+
+  test('the sampler compares with the newest snapshot at least a window old', async () => {
+    let now = 0;
+    let api = 1;
+    const sample = liveSampler(
+      async () => metrics({ api, console: 0, fast: api, slow: 0, errors: 0, streams: 0 }),
+      () => now,
+      10_000,
+    );
+    for (const t of [0, 5_000, 10_000, 15_000]) {
+      now = t;
+      api = 1 + t / 100; // 10 requests a second
+      await sample();
+    }
+    now = 20_000;
+    api = 201;
+    const s = await sample();
+    expect(s.windowSeconds).toBe(10);
+    expect(s.requestsPerSecond).toBe(10);
+  });
+});
