@@ -53,7 +53,7 @@ async function main() {
     process.stderr.write(
       `\n  First start: created an ADMIN API key (shown once, store it now):\n\n    ${bootstrap.secret}\n\n` +
         `  Bootstrap account: ${bootstrap.accountId} (holds ${config.bootstrapCreditUsd} USD of credit)\n` +
-        `  API: ${url}   docs: http://localhost:${port}/docs\n\n`,
+        `  API: ${url}   docs: http://localhost:${port}/docs   console: http://localhost:${port}/console\n\n`,
     );
   }
   // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
