@@ -457,7 +457,7 @@ describe('pipeline edges', () => {
   test('best_of cannot multiply the cost unreserved: it is dropped, never forwarded, and the reservation is one choice', async () => {
     // The reservation without the request's context (its request id differs).
     const reserved = () => {
-      const { ctx: _, ...rest } = m.calls.opened[0] as Record<string, unknown>;
+      const { ctx: _, ...rest } = m.calls.opened[0]!;
       return rest;
     };
     await chat({});
