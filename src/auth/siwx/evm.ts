@@ -2,10 +2,16 @@ import { lazyModule } from '../../lifecycle/lazy-module';
 import { signInError } from './errors';
 import type { SignInFields } from './checks';
 
-/** ethers (EIP-191 recovery, address checksums) and siwe (EIP-4361 parsing), loaded by the first EVM wallet request. */
+/**
+ * viem (EIP-191 recovery, address checksums; x402's EVM scheme needs it anyway) and the
+ * Sign-In with Ethereum library's ABNF parser (EIP-4361), loaded by the first EVM wallet request.
+ */
 const loadEvm = lazyModule(async () => {
-  const [{ getAddress, isAddress, verifyMessage }, { SiweMessage }] = await Promise.all([import('ethers'), import('siwe')]);
-  return { getAddress, isAddress, verifyMessage, SiweMessage };
+  const [{ getAddress, isAddress, recoverMessageAddress }, { SiweMessage }] = await Promise.all([
+    import('viem'),
+    import('@signinwithethereum/siwe'),
+  ]);
+  return { getAddress, isAddress, recoverMessageAddress, SiweMessage };
 });
 
 /** True when `address` is a 0x EVM address (a mixed-case one must carry a valid EIP-55 checksum). */
@@ -13,7 +19,7 @@ export async function isEvmAddress(address: string): Promise<boolean> {
   return (await loadEvm()).isAddress(address);
 }
 
-/** Parses an EIP-4361 message with `siwe`'s ABNF parser; 401 INVALID_MESSAGE when it is not one. */
+/** Parses an EIP-4361 message with the SIWE library's ABNF parser; 401 INVALID_MESSAGE when it is not one. */
 export async function parseEvmMessage(message: string): Promise<SignInFields> {
   const { SiweMessage } = await loadEvm();
   let siwe: InstanceType<typeof SiweMessage>;
@@ -37,9 +43,9 @@ export async function parseEvmMessage(message: string): Promise<SignInFields> {
 
 /** True when `signature` (hex) is the EIP-191 signature of exactly `message` by `address`. Offline. */
 export async function verifyEvmSignature(message: string, signature: string, address: string): Promise<boolean> {
-  const { getAddress, verifyMessage } = await loadEvm();
+  const { getAddress, recoverMessageAddress } = await loadEvm();
   try {
-    return verifyMessage(message, signature) === getAddress(address);
+    return (await recoverMessageAddress({ message, signature: signature as `0x${string}` })) === getAddress(address);
   } catch {
     return false;
   }
