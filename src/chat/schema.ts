@@ -81,7 +81,8 @@ export function chatRequestSchema(svcParameters: TSchema) {
       n: t.Optional(Integer({ minimum: 1, maximum: 128 })),
       seed: t.Optional(Integer()),
       stop: t.Optional(t.Union([t.String(), t.Array(t.String(), { maxItems: 4 }), t.Null()])),
-      stop_token_ids: t.Optional(t.Array(t.Number())),
+      // Not in the reference; a handful in practice. The cap keeps a wide array out of validation.
+      stop_token_ids: t.Optional(t.Array(t.Number(), { maxItems: 1024 })),
       logprobs: t.Optional(t.Union([t.Boolean(), t.Null()])),
       top_logprobs: t.Optional(t.Union([Integer({ minimum: 0 }), t.Null()])),
       prompt_cache_key: t.Optional(t.String({ description: 'Routes requests with the same key to the same upstream replica' })),
@@ -91,7 +92,8 @@ export function chatRequestSchema(svcParameters: TSchema) {
       verbosity: t.Optional(t.Union([t.String(), t.Null()])),
       text: anything(),
       response_format: anything(),
-      tools: t.Optional(t.Array(t.Record(t.String(), t.Unknown()))),
+      // OpenAI documents at most 128 tools (the responses schema says so too); the cap keeps a wide array out of validation.
+      tools: t.Optional(t.Array(t.Record(t.String(), t.Unknown()), { maxItems: 128 })),
       tool_choice: anything(),
       parallel_tool_calls: t.Optional(t.Boolean()),
       user: anything(),

@@ -5,6 +5,8 @@ export const MAX_EMBEDDING_INPUTS = 2048;
 
 // Plain TypeBox integers: Elysia's t.Integer is a Transform that makes every body Decode.
 const TokenArray = T.Array(T.Integer({ minimum: 0 }), { minItems: 1, description: 'Token ids' });
+// One token array as the whole input: the reference caps it at 2,048 ids, as it does the lists.
+const OneTokenArray = T.Array(T.Integer({ minimum: 0 }), { minItems: 1, maxItems: MAX_EMBEDDING_INPUTS, description: 'Token ids' });
 
 /** The CreateEmbeddingRequest body (API-NOTES section 6), strict as the reference is. */
 export const EmbeddingRequestSchema = T.Object(
@@ -13,7 +15,7 @@ export const EmbeddingRequestSchema = T.Object(
       [
         T.String({ minLength: 1 }),
         T.Array(T.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_EMBEDDING_INPUTS }),
-        TokenArray,
+        OneTokenArray,
         T.Array(TokenArray, { minItems: 1, maxItems: MAX_EMBEDDING_INPUTS }),
       ],
       { description: `A string, up to ${MAX_EMBEDDING_INPUTS} strings, a token array or up to ${MAX_EMBEDDING_INPUTS} token arrays` },

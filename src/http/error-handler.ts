@@ -8,13 +8,27 @@ import { describeIssue, issuePath, resolveIssue, type ValidationIssue } from './
 
 const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' };
 
+/** Field problems a validation answer lists at most (its `details`; the `error` string names fewer). */
+const MAX_REPORTED_ISSUES = 20;
+
+/**
+ * The first `limit` issues of a validation error, taken from TypeBox's lazy iterator: Elysia's
+ * `error.all` collects 64, and each one past the first few can cost a walk over a wide array.
+ */
+function firstIssues(error: { all?: ValidationIssue[]; validator?: unknown; value?: unknown }, limit: number): ValidationIssue[] {
+  const validator = error.validator as { Errors?: (value: unknown) => Iterable<ValidationIssue> } | undefined;
+  if (typeof validator?.Errors !== 'function') return (error.all ?? []).slice(0, limit);
+  const issues: ValidationIssue[] = [];
+  for (const issue of validator.Errors(error.value)) if (issues.push(issue) >= limit) break;
+  return issues;
+}
+
 /**
  * Turns Elysia's TypeBox validation error into a DetailedError whose `error` string names
  * each field and its reason (see invalidFields).
  */
-function validationBody(error: { type?: string; all?: ValidationIssue[] }): ErrorBody {
-  const problems = (error.all ?? [])
-    .slice(0, 20)
+function validationBody(error: { type?: string; all?: ValidationIssue[]; validator?: unknown; value?: unknown }): ErrorBody {
+  const problems = firstIssues(error, MAX_REPORTED_ISSUES)
     .map(resolveIssue)
     .map((issue) => ({ path: issuePath(issue), message: describeIssue(issue) }));
   return invalidFields(problems, FIELD_OF[error.type ?? ''] ?? 'request').body;

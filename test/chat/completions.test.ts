@@ -453,6 +453,22 @@ describe('pipeline edges', () => {
     expect(res.status).toBe(200);
     expect(a.requests[0]?.body.not_a_field).toBeUndefined();
   });
+
+  test('best_of cannot multiply the cost unreserved: it is dropped, never forwarded, and the reservation is one choice', async () => {
+    // The reservation without the request's context (its request id differs).
+    const reserved = () => {
+      const { ctx: _, ...rest } = m.calls.opened[0]!;
+      return rest;
+    };
+    await chat({});
+    const plain = reserved();
+    m.calls.opened.length = 0;
+    const res = await chat({ best_of: 20, n: 1 });
+    expect(res.status).toBe(200);
+    expect(a.requests[1]?.body.best_of).toBeUndefined();
+    expect(a.requests[1]?.body.n).toBe(1);
+    expect(reserved()).toEqual(plain);
+  });
 });
 
 describe('body parsing', () => {

@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value';
 
 /** One hostile request body: its class, what it does, and the raw JSON text to send. */
 export interface HostileBody {
-  kind: 'depth' | 'size' | 'proto' | 'nul' | 'not-object' | 'letters' | 'numbers';
+  kind: 'depth' | 'size' | 'proto' | 'nul' | 'not-object' | 'letters' | 'numbers' | 'wide';
   label: string;
   text: string;
 }
@@ -22,6 +22,7 @@ export interface BodySchemaLike {
   anyOf?: BodySchemaLike[];
   oneOf?: BodySchemaLike[];
   items?: BodySchemaLike;
+  maxItems?: number;
 }
 
 /** Options: the body size limit to probe at and past, a valid-looking base body, the depths. */
@@ -121,6 +122,50 @@ export function hostileBodies(schema: BodySchemaLike | undefined, opts: HostileO
         add('numbers', `${field}: ${n}`, withField(base, field, n));
     if (types.has('object') || types.has('array'))
       add('proto', `${field}: holds __proto__ and constructor`, withField(base, field, '{"__proto__":{"x":1},"constructor":1}'));
+  }
+  return out;
+}
+
+/** The element kinds of the wide arrays: each is invalid for most array fields, and valid for some. */
+const WIDE_ELEMENTS = ['1', '{}', '[]', '"x"', 'null', '{"a":1}'];
+
+/** The array alternatives of a field's schema (itself, or the members of its unions). */
+function arraysOf(schema: BodySchemaLike | undefined): BodySchemaLike[] {
+  if (!schema) return [];
+  const union = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])];
+  return union.length ? union.flatMap(arraysOf) : [schema.type].flat().includes('array') ? [schema] : [];
+}
+
+/**
+ * Wide arrays: every array field (and the body itself) filled with up to `elements` copies of
+ * each element kind, kept under about two thirds of the size limit; and each array with a
+ * `maxItems` filled past it with valid items (the schema's default item), the costliest case:
+ * TypeBox's error enumeration visits every element looking for more errors. The probe that
+ * found it sent 100,000 elements in 1.3 MB.
+ */
+export function wideBodies(schema: BodySchemaLike | undefined, opts: HostileOptions & { elements?: number }): HostileBody[] {
+  const base = { ...defaultBody(schema), ...opts.base };
+  const budget = Math.floor(opts.maxBodyBytes * 0.65);
+  const count = (element: string) => Math.min(opts.elements ?? 99_990, Math.floor(budget / (element.length + 1)));
+  const wide = (element: string) => `[${Array(count(element)).fill(element).join(',')}]`;
+  const out: HostileBody[] = [];
+  const add = (label: string, text: string) => out.push({ kind: 'wide', label, text });
+  add('body: an array of 1s', wide('1'));
+  for (const [field, fieldSchema] of Object.entries(schema?.properties ?? {})) {
+    const arrays = arraysOf(fieldSchema);
+    if (arrays.length === 0) continue;
+    for (const element of WIDE_ELEMENTS) add(`${field}: a wide array of ${element}`, withField(base, field, wide(element)));
+    for (const array of arrays) {
+      if (array.maxItems === undefined) continue;
+      let item: string;
+      try {
+        item = JSON.stringify(Value.Create(array.items as never)) ?? 'null';
+      } catch {
+        continue;
+      }
+      if (count(item) > array.maxItems)
+        add(`${field}: ${count(item)} valid items, past its maxItems of ${array.maxItems}`, withField(base, field, wide(item)));
+    }
   }
   return out;
 }

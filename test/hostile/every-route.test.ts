@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
-import { hostileBodies, type BodySchemaLike } from '../helpers/hostile-input';
+import { hostileBodies, wideBodies, type BodySchemaLike, type HostileBody } from '../helpers/hostile-input';
 
 /**
  * Every route that takes a body, read from the app's own route table (so routes added later
@@ -19,6 +19,13 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
  * reservation, then the in-process simulator's usage), 0.7 to 1.4 s of CPU on this machine.
  */
 const EACH_CPU_MS = 2_000;
+/**
+ * CPU per wide-array answer (a body of up to 100,000 elements, about 1.3 MB). Measured here:
+ * 10 to 70 ms (parsing, Elysia's normalizing copy and the compiled check of 100,000 elements);
+ * before the array caps, an over-long array cost 100 to 250 ms in TypeBox's error enumeration
+ * (an element walk per error sought, and Elysia's message outside production).
+ */
+const WIDE_CPU_MS = 90;
 /** A hang still fails, whatever the load. */
 const EACH_WALL_MS = 15_000;
 /** The default catalog (text, embedding and image models on the simulator), so hostile fields reach the checks past model resolution. */
@@ -53,6 +60,60 @@ function modelFor(route: BodyRoute, models: { id: string; type: string }[]): str
   return models.find((m) => m.type === type)?.id;
 }
 
+/**
+ * Sends each body with each key; the problems found, one line per body (empty when all is
+ * well). An answer over the CPU budget is measured once more (a garbage collection can land
+ * in any one answer); a cost that is really there is there twice.
+ */
+async function probeRoute(t: TestApp, route: BodyRoute, keys: Record<string, string>, bodies: HostileBody[], cpuBudgetMs: number) {
+  const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
+  const failures: string[] = [];
+  for (const [scope, key] of Object.entries(keys))
+    for (const body of bodies)
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const res = await t.app.handle(
+          new Request(`http://localhost${path}`, {
+            method: route.method,
+            // Content-Length as a client sends it: the body limit reads it first.
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body.text)),
+            },
+            body: body.text,
+          }),
+        );
+        const text = await res.text();
+        const used = process.cpuUsage(cpu);
+        const cpuMs = (used.user + used.system) / 1000;
+        const wallMs = performance.now() - started;
+        let error: unknown;
+        try {
+          error = (JSON.parse(text) as { error?: unknown }).error;
+        } catch {
+          error = undefined;
+        }
+        // Some classes are valid on some fields (a long description, -0): those may pass, with a body.
+        const refused = res.status >= 400;
+        // A route that is off (x402 without wallets.payments) answers its 503 whatever the body.
+        const off = res.status === 503 && typeof error === 'string' && error.endsWith('_NOT_CONFIGURED');
+        const problems = [
+          res.status >= 500 && !off ? `status ${res.status}` : '',
+          text.length === 0 ? 'empty body' : '',
+          !refused || (typeof error === 'string' && error.length > 0) ? '' : `no {error} in ${JSON.stringify(text.slice(0, 80))}`,
+          res.headers.get('cf-ray') ? '' : 'no CF-RAY',
+          cpuMs < cpuBudgetMs ? '' : `${Math.round(cpuMs)} ms of CPU`,
+          wallMs < EACH_WALL_MS ? '' : `${Math.round(wallMs)} ms`,
+        ].filter(Boolean);
+        if (attempt === 1 && problems.length === 1 && cpuMs >= cpuBudgetMs) continue;
+        if (problems.length) failures.push(`${scope} ${body.label}: ${problems.join(', ')} (${text.slice(0, 120)})`);
+        break;
+      }
+  return failures;
+}
+
 // The route table is the same on every backend: read it once, to name a test per route.
 const probe = await startTestApp({ config: CONFIG });
 const ROUTES = bodyRoutes(probe);
@@ -85,50 +146,16 @@ for (const backend of BACKENDS) {
       test(`${route.method} ${route.path}: no hostile body is a 5xx or empty, every refusal is {error} with CF-RAY, each in under ${EACH_CPU_MS} ms of CPU`, async () => {
         const model = modelFor(route, models);
         const bodies = hostileBodies(route.schema, { maxBodyBytes: MAX_BODY_BYTES, base: model ? { model } : {} });
-        const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
-        const failures: string[] = [];
-        for (const [scope, key] of Object.entries(keys))
-          for (const body of bodies) {
-            const started = performance.now();
-            const cpu = process.cpuUsage();
-            const res = await t.app.handle(
-              new Request(`http://localhost${path}`, {
-                method: route.method,
-                // Content-Length as a client sends it: the body limit reads it first.
-                headers: {
-                  authorization: `Bearer ${key}`,
-                  'content-type': 'application/json',
-                  'content-length': String(Buffer.byteLength(body.text)),
-                },
-                body: body.text,
-              }),
-            );
-            const text = await res.text();
-            const used = process.cpuUsage(cpu);
-            const cpuMs = (used.user + used.system) / 1000;
-            const wallMs = performance.now() - started;
-            let error: unknown;
-            try {
-              error = (JSON.parse(text) as { error?: unknown }).error;
-            } catch {
-              error = undefined;
-            }
-            // Some classes are valid on some fields (a long description, -0): those may pass, with a body.
-            const refused = res.status >= 400;
-            // A route that is off (x402 without wallets.payments) answers its 503 whatever the body.
-            const off = res.status === 503 && typeof error === 'string' && error.endsWith('_NOT_CONFIGURED');
-            const problems = [
-              res.status >= 500 && !off ? `status ${res.status}` : '',
-              text.length === 0 ? 'empty body' : '',
-              !refused || (typeof error === 'string' && error.length > 0) ? '' : `no {error} in ${JSON.stringify(text.slice(0, 80))}`,
-              res.headers.get('cf-ray') ? '' : 'no CF-RAY',
-              cpuMs < EACH_CPU_MS ? '' : `${Math.round(cpuMs)} ms of CPU`,
-              wallMs < EACH_WALL_MS ? '' : `${Math.round(wallMs)} ms`,
-            ].filter(Boolean);
-            if (problems.length) failures.push(`${scope} ${body.label}: ${problems.join(', ')} (${text.slice(0, 120)})`);
-          }
-        expect(failures).toEqual([]);
+        expect(await probeRoute(t, route, keys, bodies, EACH_CPU_MS)).toEqual([]);
       }, 120_000);
+
+      // Validation does not depend on the storage backend: one run is enough.
+      if (backend === BACKENDS[0])
+        test(`${route.method} ${route.path}: wide arrays (up to 100,000 elements in every array field) are answered in under ${WIDE_CPU_MS} ms of CPU each`, async () => {
+          const model = modelFor(route, models);
+          const bodies = wideBodies(route.schema, { maxBodyBytes: MAX_BODY_BYTES, base: model ? { model } : {} });
+          expect(await probeRoute(t, route, keys, bodies, WIDE_CPU_MS)).toEqual([]);
+        }, 120_000);
     }
   });
 }

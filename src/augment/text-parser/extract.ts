@@ -18,14 +18,15 @@ const fileError = (reason: string) => invalidField('file', reason, 'body');
 function refusal(reply: { code?: string; name?: string }, kind: DocumentKind, limits: ParseLimits): ServiceError {
   if (reply.code === 'ZIP_SIZE_LIMIT_EXCEEDED') return fileError(`the ${kind} expands beyond ${limits.maxUncompressedBytes} bytes`);
   if (reply.code === 'ZIP_ENTRY_COUNT_LIMIT_EXCEEDED') return fileError(`the ${kind} holds more than ${limits.maxZipEntries} parts`);
+  if (reply.code === 'TABLE_CELL_LIMIT_EXCEEDED') return fileError(`the ${kind} holds more than ${limits.maxTableCells} cells`);
   if (reply.name === 'PasswordException') return fileError(`the ${kind} is encrypted`);
   return fileError(`the ${kind} is corrupt, encrypted or unreadable`);
 }
 
 /**
  * The text of a document whose kind was read from its content. Plain text is decoded here;
- * PDF, DOCX, PPTX and XLSX go to a parser worker (officeparser, OCR and attachments off)
- * with its zip limits (a zip bomb stops at `maxUncompressedBytes` of actual output) and is
+ * PDF, DOCX, PPTX and XLSX go to a parser worker (pdf.js through unpdf; the OOXML reader)
+ * with the zip limits (a zip bomb stops at `maxUncompressedBytes` of actual output) and is
  * terminated at `timeoutMs` or when the client leaves, so a hostile document costs at most
  * that time and never blocks svc's thread. Nothing is written anywhere. Throws a 400
  * naming `file` (or the abort, when the client left).

@@ -1,6 +1,6 @@
 import type { DocumentKind } from './detect';
 
-/** A document to parse in a worker, with the zip limits officeparser applies. */
+/** A document to parse in a worker, with the zip and table limits the OOXML reader applies. */
 export interface ParseTask {
   id: number;
   bytes: Uint8Array;

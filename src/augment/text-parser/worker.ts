@@ -1,31 +1,31 @@
 /**
- * The document parser's worker: officeparser (and pdf.js inside it) runs here, off svc's
- * thread, because a hostile document can hold a parser in a synchronous loop that no abort
- * signal reaches (a PDF page tree of 200,000 pages blocked a thread for minutes, measured);
- * the pool (pool.ts) terminates a worker past its time limit instead.
+ * The document parser's worker: pdf.js (through unpdf) and the OOXML reader run here, off
+ * svc's thread, because a hostile document can hold a parser in a synchronous loop that no
+ * abort signal reaches (a PDF page tree of 200,000 pages blocked a thread for minutes,
+ * measured); the pool (pool.ts) terminates a worker past its time limit instead.
  */
+import { DocumentRefused } from './zip-parts';
 import type { ParseReply, ParseTask } from './pool';
 
 // The worker's global scope: the messages it takes and sends.
 declare const self: { onmessage: ((event: MessageEvent<ParseTask>) => void) | null; postMessage(reply: ParseReply): void };
 
+/** A PDF's text: each page's text items in reading order, a line per page. */
+async function pdfText(bytes: Uint8Array): Promise<string> {
+  const { extractText } = await import('unpdf');
+  const { text } = await extractText(bytes, { mergePages: false });
+  return text.join('\n');
+}
+
 self.onmessage = async function parseDocumentTask(event: MessageEvent<ParseTask>) {
   const { id, bytes, kind, limits } = event.data;
   let reply: ParseReply;
   try {
-    const { parseOffice } = await import('officeparser');
-    const ast = await parseOffice(Buffer.from(bytes), {
-      fileType: kind,
-      ocr: false,
-      extractAttachments: false,
-      outputErrorToConsole: false,
-      decompressionLimits: limits,
-    });
-    const text = (await ast.to('text')).value;
-    reply = { id, ok: true, text: typeof text === 'string' ? text : '' };
+    const text = kind === 'pdf' ? await pdfText(bytes) : (await import('./ooxml-text')).ooxmlText(bytes, kind, limits);
+    reply = { id, ok: true, text };
   } catch (error) {
-    const e = error as { name?: string; officeIssue?: { code?: string } } | null;
-    reply = { id, ok: false, code: e?.officeIssue?.code, name: e?.name };
+    const e = error as { name?: string } | null;
+    reply = { id, ok: false, code: error instanceof DocumentRefused ? error.code : undefined, name: e?.name };
   }
   self.postMessage(reply);
 };
