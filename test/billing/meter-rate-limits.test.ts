@@ -119,15 +119,16 @@ describe.each(BACKENDS)('rate limits inside the meter on $name', (backend) => {
         }
         // The last settlement may still be on its way.
         for (let i = 0; i < 100 && sent.length < 6; i++) await Bun.sleep(10);
-        // Per request: the reservation with the rate limits (13 keys: the account's holds, its
-        // index marker, the rate-limit window, 2 reported mirrors, 3 candidates with their key
-        // counters), and the settlement with the token correction and the unwritten mark (8 keys).
-        expect(sent.sort()).toEqual([...Array(3).fill('EVALSHA 13'), ...Array(3).fill('EVALSHA 8')]);
+        // Per request: the reservation with the rate limits (15 keys: the account's holds, its
+        // index marker, the rate-limit window, the reported mirrors, and a candidate with its key
+        // counter for each balance an API key spends: USD, Diem and USDC, the payment order's),
+        // and the settlement with the token correction and the unwritten mark (8 keys).
+        expect(sent.sort()).toEqual([...Array(3).fill('EVALSHA 15'), ...Array(3).fill('EVALSHA 8')]);
         sent = [];
         expect((await m.chat(broke.secret)).status).toBe(402);
         refuse = true;
         expect((await m.chat(secret).finally(() => (refuse = false))).status).toBe(429);
-        expect(sent).toEqual(['EVALSHA 13', 'EVALSHA 13']);
+        expect(sent).toEqual(['EVALSHA 15', 'EVALSHA 15']);
       } finally {
         link.send = send;
       }
