@@ -4,7 +4,7 @@ import { MeteredCall, type MeteredCallDeps } from '../pipeline/metered-call';
 import { acceptedTypes, ModelCall, type MeterSpec } from '../pipeline/model-call';
 import { refuseMisTypedFields } from '../http/mis-typed-fields';
 import { requestContext } from './request-id';
-import { composeStages } from './route-options';
+import { authenticateAs, composeStages } from './route-options';
 import type { PayPerCall } from './x402-payment';
 
 /** Whether a route's `body` option is a TypeBox object schema. */
@@ -21,7 +21,7 @@ const isObjectSchema = (schema: unknown): schema is TObject => (schema as TSchem
  */
 export function meteredCallGate(deps: MeteredCallDeps) {
   // The payment is read before authentication, which lets a caller who may pay go on without credentials.
-  const inference = (payPerCall: PayPerCall) => composeStages({ payPerCall, authenticate: 'INFERENCE', abuseGuard: true });
+  const inference = (payPerCall: PayPerCall) => composeStages({ payPerCall, ...authenticateAs('INFERENCE'), abuseGuard: true });
   return new Elysia({ name: 'svc.gate.metered-call' }).use(requestContext).macro({
     meter: (spec: MeterSpec) => {
       const types = acceptedTypes(spec);

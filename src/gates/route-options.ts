@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { ACCESS_EXTENSION } from '../http/openapi-fixups';
 import type { Access } from './auth';
 
 /**
@@ -11,6 +12,13 @@ export function composeStages(options: Record<string, unknown>): {} {
 }
 
 /**
+ * The authentication stage for `access`, which also writes the Access into the route's OpenAPI
+ * `detail`: the published description declares the route's 401 and 403 from it
+ * (declareClientErrors in src/http/openapi-fixups.ts), so no route lists them by hand.
+ */
+export const authenticateAs = (access: Access) => ({ authenticate: access, detail: { [ACCESS_EXTENSION]: access } });
+
+/**
  * The `auth: Access` route option of account routes: authenticate, abuse guard, the
  * account-wide rate limit and the balance headers. Inference routes use `meter` instead
  * (src/gates/metered-call.ts): being an inference endpoint is being metered, so no list of
@@ -18,5 +26,5 @@ export function composeStages(options: Record<string, unknown>): {} {
  */
 export const accountRoutes = new Elysia({ name: 'svc.route-options.auth' }).macro({
   auth: (access: Access) =>
-    composeStages({ refuseNul: true, authenticate: access, abuseGuard: true, routeRateLimit: true, balanceHeaders: true }),
+    composeStages({ refuseNul: true, ...authenticateAs(access), abuseGuard: true, routeRateLimit: true, balanceHeaders: true }),
 });

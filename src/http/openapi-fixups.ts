@@ -25,16 +25,42 @@ export function dropNullable(node: unknown): void {
   for (const value of Object.values(node)) dropNullable(value);
 }
 
+/**
+ * The OpenAPI extension the `authenticate` route option (src/gates/auth.ts) writes into a
+ * route's `detail`: its Access, from which the published description declares its 401 and 403.
+ */
+export const ACCESS_EXTENSION = 'x-svc-access';
+
 const CLIENT_ERRORS: Record<string, Json> = {
   BadRequest: { description: 'Invalid parameters: `error` names the field, `details` lists each problem' },
-  Unauthorized: { description: 'Missing, invalid, expired or deleted credentials, or a key without the scope this route needs' },
+  Unauthorized: { description: 'Missing, malformed, invalid, expired or deleted credentials' },
+  Forbidden: {
+    description:
+      'Valid credentials that may not call this route: an INFERENCE key on an ADMIN route, or an ADMIN key of an account other than the operator’s on an operator route',
+  },
+  PayloadTooLarge: { description: 'The body is over the deployment’s maxBodyBytes' },
+  UnsupportedMediaType: {
+    description: 'The body is declared as something other than JSON (text/plain, XML, a form); `error` names its type',
+  },
   TooManyRequests: { description: 'Rate limited, or blocked by the abuse guard after repeated failures (see Retry-After)' },
 };
 
+/** The refusals of the authentication stage by Access: every credential presented is checked, and only ADMIN keys pass the ADMIN and OPERATOR routes. */
+const AUTH_REFUSALS: Record<string, string[]> = {
+  OPTIONAL: ['401'],
+  INFERENCE: ['401'],
+  ADMIN: ['401', '403'],
+  OPERATOR: ['401', '403'],
+};
+const REFUSAL_NAMES: Record<string, string> = { '401': 'Unauthorized', '403': 'Forbidden' };
+
 /**
- * Gives every operation that declares no 4XX response the ones it can answer: 400 when it
- * takes parameters or a body, 401 when it requires credentials, and 429 (every route is
- * behind the abuse guard). The bodies are the `{ error, details }` envelope.
+ * Declares the client errors every operation can answer, as `{ error, details }` envelopes:
+ * 400 when it takes parameters or a body, 413 when it takes a body (src/gates/body-limit.ts),
+ * 415 when that body is JSON only (src/http/json-content-type.ts), 429 everywhere (every route
+ * is behind the abuse guard), and the 401/403 of its route's Access (`x-svc-access`, set by the
+ * `authenticate` route option). Statuses a route declares itself are kept. An operation
+ * without the extension that declares no 4XX gets 401 when its `security` requires credentials.
  */
 export function declareClientErrors(doc: Json): void {
   const components = (doc.components ??= {}) as Json;
@@ -55,13 +81,19 @@ export function declareClientErrors(doc: Json): void {
       const op = item[method];
       if (!isObject(op)) continue;
       const declared = (op.responses ??= {}) as Json;
-      if (Object.keys(declared).some((code) => code.startsWith('4'))) continue;
+      const access = op[ACCESS_EXTENSION];
+      const handDeclared4xx = Object.keys(declared).some((code) => code.startsWith('4'));
       const params = [...((item.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])];
-      if (params.length > 0 || op.requestBody) declared['400'] = ref('BadRequest');
+      const body = isObject(op.requestBody) && isObject(op.requestBody.content) ? Object.keys(op.requestBody.content) : [];
+      if (params.length > 0 || op.requestBody) declared['400'] ??= ref('BadRequest');
+      if (body.length > 0) declared['413'] ??= ref('PayloadTooLarge');
+      if (body.length === 1 && body[0] === 'application/json') declared['415'] ??= ref('UnsupportedMediaType');
       const security = (op.security as Json[] | undefined) ?? globalSecurity;
       // `{}` among the alternatives means credentials are optional.
-      if (security.length > 0 && !security.some((s) => Object.keys(s).length === 0)) declared['401'] = ref('Unauthorized');
-      declared['429'] = ref('TooManyRequests');
+      const required = security.length > 0 && !security.some((s) => Object.keys(s).length === 0);
+      const refusals = typeof access === 'string' ? (AUTH_REFUSALS[access] ?? []) : required && !handDeclared4xx ? ['401'] : [];
+      for (const code of refusals) declared[code] ??= ref(REFUSAL_NAMES[code]!);
+      declared['429'] ??= ref('TooManyRequests');
     }
   }
 }

@@ -5,7 +5,7 @@ import type { Stages } from '../gates';
 import { invalidField } from '../http/errors';
 import { AccountSummary, accountSummary } from './admin-account-list';
 import { AccountParams, UUID } from './admin-accounts';
-import { errorResponses } from './responses';
+import { ErrorBody } from '../http/error-body';
 
 const tags = ['Admin'];
 const CreateBody = t.Object({
@@ -64,7 +64,6 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
             'A scratch account is for trying a deployment out (the contract suite with --write): it starts with no credit and ' +
             'DELETE /admin/accounts/{accountId} removes it with its keys, ledger and balances.',
           tags,
-          responses: errorResponses(400, 401, 403, 429) as never,
         },
       },
     )
@@ -78,7 +77,7 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
       {
         auth: 'OPERATOR',
         params: AccountParams,
-        response: { 200: Deleted },
+        response: { 200: Deleted, 404: ErrorBody, 409: ErrorBody },
         detail: {
           operationId: 'deleteScratchAccount',
           summary: "Delete a scratch account and everything it holds (ADMIN key of the operator's account)",
@@ -88,7 +87,6 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
             'requests of the account still hold balance or any instance still holds charges of it not yet written to the ledger ' +
             '(after waiting up to 2 s for them; Retry-After).',
           tags,
-          responses: errorResponses(400, 401, 403, 404, 409, 429) as never,
         },
       },
     );

@@ -4,6 +4,7 @@ import { CharacterInput, ReviewInput } from '../characters/schema';
 import { CHARACTER_SORTS } from '../characters/store';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { ErrorBody } from '../http/error-body';
 import { invalidField, notFound } from '../http/errors';
 
 const Character = t.Object({
@@ -132,7 +133,7 @@ export function characterRoutes(deps: AppDeps, stages: Stages) {
       {
         auth: 'ADMIN',
         params: SlugParams,
-        response: { 200: t.Object({ object: t.Literal('character'), data: Character }) },
+        response: { 200: t.Object({ object: t.Literal('character'), data: Character }), 404: ErrorBody },
         detail: { operationId: 'getCharacterBySlug', summary: 'Get a character by slug', tags },
       },
     )
@@ -159,7 +160,7 @@ export function characterRoutes(deps: AppDeps, stages: Stages) {
         auth: 'ADMIN',
         params: SlugParams,
         query: ReviewsQuery,
-        response: { 200: ReviewList },
+        response: { 200: ReviewList, 404: ErrorBody },
         detail: { operationId: 'getCharacterReviews', summary: 'List character reviews (experimental)', tags },
       },
     )
@@ -188,7 +189,7 @@ export function characterRoutes(deps: AppDeps, stages: Stages) {
         params: SlugParams,
         parse: 'json',
         body: ReviewInput,
-        response: { 200: t.Object({ object: t.Literal('review'), data: Review }) },
+        response: { 200: t.Object({ object: t.Literal('review'), data: Review }), 404: ErrorBody },
         detail: { operationId: 'createCharacterReview', summary: "Add a review written by the caller's account (ADMIN)", tags },
       },
     );

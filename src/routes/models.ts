@@ -3,8 +3,8 @@ import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { MODEL_TYPES, type ModelType } from '../models/schema';
 import { presentModel } from '../models/present';
+import { ErrorBody } from '../http/error-body';
 import { notFound } from '../http/errors';
-import { errorResponses } from './responses';
 
 const TypeQuery = t.Object({
   // A union of literals, not t.UnionEnum: Elysia 1.4 fills an omitted optional UnionEnum
@@ -75,14 +75,13 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
       {
         auth: 'OPTIONAL',
         params: t.Object({ id: t.String({ minLength: 1, description: 'A model id or compatibility alias' }) }),
-        response: { 200: ModelRecord },
+        response: { 200: ModelRecord, 404: ErrorBody },
         detail: {
           operationId: 'retrieveModel',
           summary: 'Retrieve a model',
           description: "One model's record, as in GET /models (the OpenAI SDK's `models.retrieve`). 404 for an unknown id.",
           tags: ['Models'],
           security: [{}, { BearerAuth: [] }],
-          responses: errorResponses(404) as never,
         },
       },
     )

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia';
 import { microsToNumber } from '../billing/money';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { ErrorBody } from '../http/error-body';
 import { notFound } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { AccountLimitsBody, parseAccountLimitsChange } from '../limits/admin-body';
@@ -117,7 +118,7 @@ export function rateLimitRoutes(deps: AppDeps, stages: Stages) {
         auth: 'OPERATOR',
         parse: 'json',
         params: t.Object({ accountId: t.String({ description: 'The account id (UUID)' }) }),
-        response: { 200: AccountLimitsResponse },
+        response: { 200: AccountLimitsResponse, 404: ErrorBody },
         detail: {
           operationId: 'putAccountRateLimits',
           summary: "Set an account's rate-limit tier and overrides (operator)",

@@ -135,7 +135,7 @@ export function x402Routes(deps: AppDeps, stages: Stages) {
       },
       {
         body: TopUpBody,
-        response: { 200: TopUpResponse, 402: TopUpRequired },
+        response: { 200: TopUpResponse, 402: TopUpRequired, 503: ErrorBody },
         detail: { tags, operationId: 'topUpX402Balance', summary: 'Top up a wallet balance with an x402 USDC payment' },
       },
     )

@@ -1,0 +1,112 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { startTestApp } from '../helpers/app';
+
+// The undeclared-status test: for every operation of the served description
+// (GET /api/v1/openapi.json), the refusals svc can give are driven (no key, a key that does not
+// exist, an INFERENCE key, an ADMIN key of another account, bad and unknown path parameters,
+// bad query values, bad bodies, a body over the size limit) and every status svc answers
+// must be one the operation declares. The refusal is what is checked, so the ADMIN key of the
+// operator's account goes last and only with requests that cannot succeed destructively.
+
+type Responses = Record<string, unknown>;
+type Operation = { responses?: Responses; parameters?: { name: string; in: string }[]; requestBody?: unknown };
+type Paths = Record<string, Record<string, Operation>>;
+
+/** A status svc answered that the operation does not declare, with what was sent. */
+export function undeclared(paths: Paths, method: string, path: string, status: number, sent: string): string | null {
+  const declared = paths[path]?.[method.toLowerCase()]?.responses ?? {};
+  return String(status) in declared ? null : `${method.toUpperCase()} ${path} answered ${status} (${sent})`;
+}
+
+// The smallest body limit, so a body over it is cheap to send.
+const t = await startTestApp({ config: { maxBodyBytes: 1024 } });
+afterAll(() => t.close());
+const described = ((await (await t.request('/openapi.json', { key: null })).json()) as { paths: Paths }).paths;
+
+const created = await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'statuses' } });
+const inference = ((await created.json()) as { data: { apiKey: string } }).data.apiKey;
+const scratch = await t.request('/admin/accounts', { method: 'POST', json: { scratch: true } });
+const otherAdmin = ((await scratch.json()) as { data: { apiKey: { apiKey: string } } }).data.apiKey.apiKey;
+const accounts = (await (await t.request('/admin/accounts')).json()) as { data: { id: string; operator: boolean }[] };
+const ownAccount = accounts.data.find((a) => a.operator)!.id;
+
+/** Values for path parameters: unknown but well-formed, malformed, and (accountId) the operator's own, not a scratch account. */
+const PATH_VALUES: Record<string, string[]> = {
+  id: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid'],
+  accountId: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', ownAccount],
+  slug: ['no-such-character', '%20'],
+  walletAddress: ['0x00000000000000000000000000000000000000a1', 'not-an-address'],
+  network: ['svc-sim-mainnet', 'no-such-network'],
+};
+
+/** The request variants of one operation: a path, a query string, and a body (JSON value, or raw text with its type). */
+function variants(path: string, op: Operation, method: string) {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const paths =
+    names.length === 0
+      ? [path]
+      : PATH_VALUES[names[0]!]!.map((v) => path.replace(/\{(\w+)\}/g, (_, n: string) => (n === names[0] ? v : PATH_VALUES[n]![0]!)));
+  const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => `${encodeURIComponent(p.name)}=-1x`);
+  const bodies: ({ json: unknown } | { raw: string; type: string } | null)[] =
+    method === 'get' || method === 'delete'
+      ? [null]
+      : [
+          { json: {} },
+          { json: [] },
+          { json: { pad: 'x'.repeat(2048) } },
+          { raw: '{"', type: 'application/json' },
+          { raw: 'x', type: 'text/plain' },
+        ];
+  const out: { url: string; body: (typeof bodies)[number] }[] = [];
+  for (const url of paths) {
+    for (const body of bodies) out.push({ url, body });
+    if (query.length > 0) out.push({ url: `${url}?${query.join('&')}`, body: bodies[0]! });
+  }
+  return out;
+}
+
+const CALLERS: [string, string | null][] = [
+  ['no key', null],
+  ['an unknown key', `svc_${'A'.repeat(43)}`],
+  ['an INFERENCE key', inference],
+  ["another account's ADMIN key", otherAdmin],
+  ["the operator's ADMIN key", t.adminKey],
+];
+
+async function send(method: string, url: string, key: string | null, body: ReturnType<typeof variants>[number]['body']) {
+  const init: Parameters<typeof t.request>[1] = { method: method.toUpperCase(), key };
+  if (body && 'json' in body) init.json = body.json;
+  else if (body) Object.assign(init, { body: body.raw, headers: { 'content-type': body.type } });
+  const response = await t.request(url, init);
+  await response.arrayBuffer();
+  return response.status;
+}
+
+const operations = Object.entries(described).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+
+describe('every status svc answers is declared in the served description', () => {
+  test('the check can fail: a status an operation does not declare is reported', () => {
+    const paths: Paths = { '/x': { get: { responses: { '200': {}, '401': {} } } } };
+    expect(undeclared(paths, 'get', '/x', 401, 'no key')).toBeNull();
+    expect(undeclared(paths, 'get', '/x', 403, 'an INFERENCE key')).toBe('GET /x answered 403 (an INFERENCE key)');
+  });
+
+  test('there are operations to drive', () => expect(operations.length).toBeGreaterThan(50));
+
+  test.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
+    '%s',
+    async (_, { path, method, op }) => {
+      // The first request that got each undeclared status.
+      const found = new Map<number, string>();
+      for (const [caller, key] of CALLERS)
+        for (const { url, body } of variants(path, op, method)) {
+          const status = await send(method, url, key, body);
+          const sent = `${caller}, ${url}${body ? `, body ${'json' in body ? JSON.stringify(body.json) : `${body.type} ${body.raw}`}` : ''}`;
+          const problem = undeclared(described, method, path, status, sent);
+          if (problem && !found.has(status)) found.set(status, problem);
+        }
+      expect([...found.values()]).toEqual([]);
+    },
+    60_000,
+  );
+});
