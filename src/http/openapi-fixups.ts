@@ -3,6 +3,11 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+/**
+ * The methods whose requests carry a body. A GET or HEAD that declares a Content-Length over
+ * the limit is refused with 413 too, but no client of these operations sends one: not declared.
+ */
+const BODY_METHODS = new Set(['put', 'post', 'delete', 'patch']);
 
 /**
  * OpenAPI 3.1 has no `nullable` (it is JSON Schema: `type: [T, "null"]`), but the schema
@@ -26,8 +31,9 @@ export function dropNullable(node: unknown): void {
 }
 
 /**
- * The OpenAPI extension the `authenticate` route option (src/gates/auth.ts) writes into a
- * route's `detail`: its Access, from which the published description declares its 401 and 403.
+ * The OpenAPI extension the authentication stage (authenticateAs in src/gates/route-options.ts)
+ * writes into a route's `detail`: its Access, from which the published description declares
+ * its 401 and 403.
  */
 export const ACCESS_EXTENSION = 'x-svc-access';
 
@@ -38,6 +44,7 @@ const CLIENT_ERRORS: Record<string, Json> = {
     description:
       'Valid credentials that may not call this route: an INFERENCE key on an ADMIN route, or an ADMIN key of an account other than the operator’s on an operator route',
   },
+  RequestTimeout: { description: 'The body did not arrive in full within the deployment’s bodyTimeoutMs' },
   PayloadTooLarge: { description: 'The body is over the deployment’s maxBodyBytes' },
   UnsupportedMediaType: {
     description: 'The body is declared as something other than JSON (text/plain, XML, a form); `error` names its type',
@@ -56,8 +63,9 @@ const REFUSAL_NAMES: Record<string, string> = { '401': 'Unauthorized', '403': 'F
 
 /**
  * Declares the client errors every operation can answer, as `{ error, details }` envelopes:
- * 400 when it takes parameters or a body, 413 when it takes a body (src/gates/body-limit.ts),
- * 415 when that body is JSON only (src/http/json-content-type.ts), 429 everywhere (every route
+ * 400 when it takes parameters or a body; 408 and 413 when its method carries a body (the
+ * body-limit gate, src/gates/body-limit.ts, bounds every body svc reads, declared or not); 415
+ * when the body is JSON only (src/http/json-content-type.ts); 429 everywhere (every route
  * is behind the abuse guard), and the 401/403 of its route's Access (`x-svc-access`, set by the
  * `authenticate` route option). Statuses a route declares itself are kept. An operation
  * without the extension that declares no 4XX gets 401 when its `security` requires credentials.
@@ -86,7 +94,10 @@ export function declareClientErrors(doc: Json): void {
       const params = [...((item.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])];
       const body = isObject(op.requestBody) && isObject(op.requestBody.content) ? Object.keys(op.requestBody.content) : [];
       if (params.length > 0 || op.requestBody) declared['400'] ??= ref('BadRequest');
-      if (body.length > 0) declared['413'] ??= ref('PayloadTooLarge');
+      if (BODY_METHODS.has(method)) {
+        declared['408'] ??= ref('RequestTimeout');
+        declared['413'] ??= ref('PayloadTooLarge');
+      }
       if (body.length === 1 && body[0] === 'application/json') declared['415'] ??= ref('UnsupportedMediaType');
       const security = (op.security as Json[] | undefined) ?? globalSecurity;
       // `{}` among the alternatives means credentials are optional.

@@ -13,7 +13,8 @@ type OpenApiDocument = { openapi: string; paths?: Record<string, unknown>; [key:
 /**
  * Rewrites the generated document the way clients of the reference API expect it: paths
  * relative to the base path with the base path as the server URL, `openapi` first; and
- * lint-clean for OpenAPI 3.1 (no `nullable`, a 4XX response on every operation).
+ * lint-clean for OpenAPI 3.1 (no `nullable`); and every operation declares the client errors
+ * svc answers on it (test/ops/openapi-statuses.test.ts drives them).
  */
 function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
   const paths: Record<string, unknown> = {};

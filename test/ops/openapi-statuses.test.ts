@@ -4,7 +4,7 @@ import { startTestApp } from '../helpers/app';
 // The undeclared-status test: for every operation of the served description
 // (GET /api/v1/openapi.json), the refusals svc can give are driven (no key, a key that does not
 // exist, an INFERENCE key, an ADMIN key of another account, bad and unknown path parameters,
-// bad query values, bad bodies, a body over the size limit) and every status svc answers
+// bad query values, bad bodies, a body over the size limit or one that stops arriving) and every status svc answers
 // must be one the operation declares. The refusal is what is checked, so the ADMIN key of the
 // operator's account goes last and only with requests that cannot succeed destructively.
 
@@ -18,8 +18,8 @@ export function undeclared(paths: Paths, method: string, path: string, status: n
   return String(status) in declared ? null : `${method.toUpperCase()} ${path} answered ${status} (${sent})`;
 }
 
-// The smallest body limit, so a body over it is cheap to send.
-const t = await startTestApp({ config: { maxBodyBytes: 1024 } });
+// The smallest body limits, so a body over the size or arriving too slowly is cheap to send.
+const t = await startTestApp({ config: { maxBodyBytes: 1024, bodyTimeoutMs: 100 } });
 afterAll(() => t.close());
 const described = ((await (await t.request('/openapi.json', { key: null })).json()) as { paths: Paths }).paths;
 
@@ -48,9 +48,10 @@ function variants(path: string, op: Operation, method: string) {
       : PATH_VALUES[names[0]!]!.map((v) => path.replace(/\{(\w+)\}/g, (_, n: string) => (n === names[0] ? v : PATH_VALUES[n]![0]!)));
   const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => `${encodeURIComponent(p.name)}=-1x`);
   const bodies: ({ json: unknown } | { raw: string; type: string } | null)[] =
-    method === 'get' || method === 'delete'
+    method === 'get'
       ? [null]
       : [
+          ...(method === 'delete' ? [null] : []),
           { json: {} },
           { json: [] },
           { json: { pad: 'x'.repeat(2048) } },
@@ -82,6 +83,21 @@ async function send(method: string, url: string, key: string | null, body: Retur
   return response.status;
 }
 
+/** Sends the first bytes of a JSON body and then nothing more, until svc has answered. */
+async function sendStalled(url: string, method: string, key: string) {
+  let stop = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"'));
+      stop = () => controller.close();
+    },
+  });
+  const response = await t.request(url, { method: method.toUpperCase(), key, body, headers: { 'content-type': 'application/json' } });
+  stop();
+  await response.arrayBuffer();
+  return response.status;
+}
+
 const operations = Object.entries(described).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
 describe('every status svc answers is declared in the served description', () => {
@@ -105,6 +121,12 @@ describe('every status svc answers is declared in the served description', () =>
           const problem = undeclared(described, method, path, status, sent);
           if (problem && !found.has(status)) found.set(status, problem);
         }
+      if (method !== 'get') {
+        const url = variants(path, op, method)[0]!.url;
+        const status = await sendStalled(url, method, t.adminKey);
+        const problem = undeclared(described, method, path, status, `the operator's ADMIN key, ${url}, a body that stops arriving`);
+        if (problem && !found.has(status)) found.set(status, problem);
+      }
       expect([...found.values()]).toEqual([]);
     },
     60_000,
