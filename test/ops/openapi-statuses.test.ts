@@ -26,13 +26,17 @@ const described = ((await (await t.request('/openapi.json', { key: null })).json
 const created = await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'statuses' } });
 const inference = ((await created.json()) as { data: { apiKey: string } }).data.apiKey;
 const scratch = await t.request('/admin/accounts', { method: 'POST', json: { scratch: true } });
-const otherAdmin = ((await scratch.json()) as { data: { apiKey: { apiKey: string } } }).data.apiKey.apiKey;
+const { apiKey: otherKey } = ((await scratch.json()) as { data: { apiKey: { id: string; apiKey: string } } }).data;
+const otherAdmin = otherKey.apiKey;
 const accounts = (await (await t.request('/admin/accounts')).json()) as { data: { id: string; operator: boolean }[] };
 const ownAccount = accounts.data.find((a) => a.operator)!.id;
 
-/** Values for path parameters: unknown but well-formed, malformed, and (accountId) the operator's own, not a scratch account. */
+/**
+ * Values for path parameters: unknown but well-formed, malformed, another account's (a key id),
+ * and (accountId) the operator's own, which is not a scratch account.
+ */
 const PATH_VALUES: Record<string, string[]> = {
-  id: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid'],
+  id: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', otherKey.id],
   accountId: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', ownAccount],
   slug: ['no-such-character', '%20'],
   walletAddress: ['0x00000000000000000000000000000000000000a1', 'not-an-address'],
@@ -66,18 +70,22 @@ function variants(path: string, op: Operation, method: string) {
   return out;
 }
 
-const CALLERS: [string, string | null][] = [
-  ['no key', null],
-  ['an unknown key', `svc_${'A'.repeat(43)}`],
-  ['an INFERENCE key', inference],
-  ["another account's ADMIN key", otherAdmin],
-  ["the operator's ADMIN key", t.adminKey],
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+/** Who calls, as the headers they send. */
+const CALLERS: [string, Record<string, string>][] = [
+  ['no key', {}],
+  ['a malformed Authorization header', { authorization: 'Basic x' }],
+  ['a malformed wallet sign-in', { 'sign-in-with-x': 'x' }],
+  ['an unknown key', bearer(`svc_${'A'.repeat(43)}`)],
+  ['an INFERENCE key', bearer(inference)],
+  ["another account's ADMIN key", bearer(otherAdmin)],
+  ["the operator's ADMIN key", bearer(t.adminKey)],
 ];
 
-async function send(method: string, url: string, key: string | null, body: ReturnType<typeof variants>[number]['body']) {
-  const init: Parameters<typeof t.request>[1] = { method: method.toUpperCase(), key };
+async function send(method: string, url: string, headers: Record<string, string>, body: ReturnType<typeof variants>[number]['body']) {
+  const init: Parameters<typeof t.request>[1] = { method: method.toUpperCase(), key: null, headers };
   if (body && 'json' in body) init.json = body.json;
-  else if (body) Object.assign(init, { body: body.raw, headers: { 'content-type': body.type } });
+  else if (body) Object.assign(init, { body: body.raw, headers: { ...headers, 'content-type': body.type } });
   const response = await t.request(url, init);
   await response.arrayBuffer();
   return response.status;
@@ -114,9 +122,9 @@ describe('every status svc answers is declared in the served description', () =>
     async (_, { path, method, op }) => {
       // The first request that got each undeclared status.
       const found = new Map<number, string>();
-      for (const [caller, key] of CALLERS)
+      for (const [caller, headers] of CALLERS)
         for (const { url, body } of variants(path, op, method)) {
-          const status = await send(method, url, key, body);
+          const status = await send(method, url, headers, body);
           const sent = `${caller}, ${url}${body ? `, body ${'json' in body ? JSON.stringify(body.json) : `${body.type} ${body.raw}`}` : ''}`;
           const problem = undeclared(described, method, path, status, sent);
           if (problem && !found.has(status)) found.set(status, problem);
