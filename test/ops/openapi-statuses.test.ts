@@ -2,18 +2,19 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { startTestApp } from '../helpers/app';
 
 // The undeclared-status test: for every operation of the served description
-// (GET /api/v1/openapi.json), the refusals svc can give are driven (no key, a key that does not
-// exist, an INFERENCE key, an ADMIN key of another account, bad and unknown path parameters,
-// bad query values, bad bodies, a body over the size limit or one that stops arriving) and every status svc answers
-// must be one the operation declares. The refusal is what is checked, so the ADMIN key of the
-// operator's account goes last and only with requests that cannot succeed destructively.
+// (GET /api/v1/openapi.json), the refusals svc can give are driven (no key, malformed
+// credentials, a key that does not exist, an INFERENCE key, an ADMIN key of another account,
+// bad, unknown and other accounts' path parameters, bad query values, bad bodies, a body over
+// the size limit or one that stops arriving) and every status svc answers must be one the
+// operation declares. The refusal is what is checked, so the ADMIN key of the operator's
+// account goes last and only with requests that cannot succeed destructively.
 
 type Responses = Record<string, unknown>;
 type Operation = { responses?: Responses; parameters?: { name: string; in: string }[]; requestBody?: unknown };
 type Paths = Record<string, Record<string, Operation>>;
 
 /** A status svc answered that the operation does not declare, with what was sent. */
-export function undeclared(paths: Paths, method: string, path: string, status: number, sent: string): string | null {
+function undeclared(paths: Paths, method: string, path: string, status: number, sent: string): string | null {
   const declared = paths[path]?.[method.toLowerCase()]?.responses ?? {};
   return String(status) in declared ? null : `${method.toUpperCase()} ${path} answered ${status} (${sent})`;
 }
