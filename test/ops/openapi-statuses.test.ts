@@ -27,8 +27,14 @@ const described = ((await (await t.request('/openapi.json', { key: null })).json
 const created = await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'statuses' } });
 const inference = ((await created.json()) as { data: { apiKey: string } }).data.apiKey;
 const scratch = await t.request('/admin/accounts', { method: 'POST', json: { scratch: true } });
-const { apiKey: otherKey } = ((await scratch.json()) as { data: { apiKey: { id: string; apiKey: string } } }).data;
-const otherAdmin = otherKey.apiKey;
+const otherAdmin = ((await scratch.json()) as { data: { apiKey: { apiKey: string } } }).data.apiKey.apiKey;
+// A key of the other account that the other account's own calls may delete (DELETE /api_keys?id=).
+const otherInference = await t.request('/api_keys', {
+  method: 'POST',
+  key: otherAdmin,
+  json: { apiKeyType: 'INFERENCE', description: 'statuses' },
+});
+const otherKeyId = ((await otherInference.json()) as { data: { id: string } }).data.id;
 const accounts = (await (await t.request('/admin/accounts')).json()) as { data: { id: string; operator: boolean }[] };
 const ownAccount = accounts.data.find((a) => a.operator)!.id;
 
@@ -37,7 +43,7 @@ const ownAccount = accounts.data.find((a) => a.operator)!.id;
  * and (accountId) the operator's own, which is not a scratch account.
  */
 const PATH_VALUES: Record<string, string[]> = {
-  id: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', otherKey.id],
+  id: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', otherKeyId],
   accountId: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', ownAccount],
   slug: ['no-such-character', '%20'],
   walletAddress: ['0x00000000000000000000000000000000000000a1', 'not-an-address'],
@@ -46,12 +52,19 @@ const PATH_VALUES: Record<string, string[]> = {
 
 /** The request variants of one operation: a path, a query string, and a body (JSON value, or raw text with its type). */
 function variants(path: string, op: Operation, method: string) {
-  const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const pathNames = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const paths =
-    names.length === 0
+    pathNames.length === 0
       ? [path]
-      : PATH_VALUES[names[0]!]!.map((v) => path.replace(/\{(\w+)\}/g, (_, n: string) => (n === names[0] ? v : PATH_VALUES[n]![0]!)));
-  const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => `${encodeURIComponent(p.name)}=-1x`);
+      : PATH_VALUES[pathNames[0]!]!.map((v) =>
+          path.replace(/\{(\w+)\}/g, (_, n: string) => (n === pathNames[0] ? v : PATH_VALUES[n]![0]!)),
+        );
+  const queryNames = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+  // Every query parameter malformed at once, and each one named like a path parameter with those values.
+  const queries = [
+    ...(queryNames.length > 0 ? [queryNames.map((n) => `${encodeURIComponent(n)}=-1x`).join('&')] : []),
+    ...queryNames.flatMap((n) => (PATH_VALUES[n] ?? []).map((v) => `${n}=${encodeURIComponent(v)}`)),
+  ];
   const bodies: ({ json: unknown } | { raw: string; type: string } | null)[] =
     method === 'get'
       ? [null]
@@ -66,7 +79,7 @@ function variants(path: string, op: Operation, method: string) {
   const out: { url: string; body: (typeof bodies)[number] }[] = [];
   for (const url of paths) {
     for (const body of bodies) out.push({ url, body });
-    if (query.length > 0) out.push({ url: `${url}?${query.join('&')}`, body: bodies[0]! });
+    for (const query of queries) out.push({ url: `${url}?${query}`, body: bodies[0]! });
   }
   return out;
 }
@@ -118,6 +131,20 @@ describe('every status svc answers is declared in the served description', () =>
 
   test('there are operations to drive', () => expect(operations.length).toBeGreaterThan(50));
 
+  // The OpenAPI plugin replaces a route's `detail.responses` with its `response` schemas when it
+  // has both, so statuses declared in `detail` of such a route would silently go missing.
+  test('every status a route declares in its detail is in the served description', () => {
+    const lost: string[] = [];
+    for (const route of t.app.routes) {
+      const detail = route.hooks.detail as { responses?: Responses; hide?: boolean } | undefined;
+      if (!detail?.responses || detail.hide) continue;
+      const path = route.path.replace(/^\/api\/v1/, '').replace(/:(\w+)/g, '{$1}');
+      const served = described[path]?.[route.method.toLowerCase()]?.responses ?? {};
+      for (const status of Object.keys(detail.responses)) if (!(status in served)) lost.push(`${route.method} ${path} ${status}`);
+    }
+    expect(lost).toEqual([]);
+  });
+
   test.each(operations.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
     '%s',
     async (_, { path, method, op }) => {
@@ -140,4 +167,9 @@ describe('every status svc answers is declared in the served description', () =>
     },
     60_000,
   );
+
+  // Last: a variant that revoked a caller's key would hide every refusal after it.
+  test('the callers still hold their keys', async () => {
+    for (const key of [inference, otherAdmin, t.adminKey]) expect((await t.request('/billing/balance', { key })).status).not.toBe(401);
+  });
 });
