@@ -88,6 +88,24 @@ export function buildRows(data: RunData): MetricRow[] {
       'ratio <= 1.5',
       (_, __, r) => r != null && r <= 1.5,
     ),
+    // Redis + Postgres only: the fleet's shared Redis core is the scale limit of exact admission.
+    row(
+      data,
+      'redis_cpu_per_request',
+      'redis-server CPU per JSON request (its own server)',
+      'µs',
+      (t) => tp(t)?.backingPerRequest?.redisUs,
+      '<= 40 µs',
+      (v) => v <= 40,
+    ),
+    row(data, 'pg_cpu_per_request', "Postgres CPU per JSON request (svc's database)", 'µs', (t) => tp(t)?.backingPerRequest?.pgUs),
+    row(
+      data,
+      'redis_commands_per_request',
+      'Redis commands per JSON request (inside scripts too)',
+      'commands',
+      (t) => tp(t)?.backingPerRequest?.redisCommands,
+    ),
     row(
       data,
       'cpu_per_embedding',

@@ -24,6 +24,8 @@ import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
 import { probeSvc } from './probe';
 import { startSvc, type SvcUnderTest } from './servers/svc';
+import { backingServices, type Backing } from './lib/backing-cpu';
+import { hasRedisServer, startPrivateRedis, type PrivateRedis } from './lib/private-redis';
 
 const argv = Bun.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -135,17 +137,33 @@ async function main() {
   if (process.env.DATABASE_URL && process.env.REDIS_URL) backends.push('redis+postgres');
   else data.notes.push('redis+postgres skipped: set DATABASE_URL and REDIS_URL to include it');
   const svcs: SvcUnderTest[] = [];
+  const backings: Backing[] = [];
   let pluginActive = false;
+  // svc on redis+postgres gets a redis-server of its own when one can be started here: the
+  // shared REDIS_URL serves other processes too, whose commands would count in its CPU.
+  let ownRedis: PrivateRedis | null = null;
+  if (backends.includes('redis+postgres') && hasRedisServer()) ownRedis = await startPrivateRedis().catch(() => null);
+  const redisUrl = ownRedis?.url ?? process.env.REDIS_URL;
+  if (backends.includes('redis+postgres'))
+    data.notes.push(
+      ownRedis
+        ? `redis+postgres: svc on a redis-server of its own (${ownRedis.url}); its CPU per request is read from /proc`
+        : 'redis+postgres: svc on REDIS_URL (no redis-server here to start one of its own): its CPU counts every client of that server',
+    );
   try {
     for (const backend of backends) {
       log(`starting svc on ${backend}`);
-      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend }).catch((e: Error) => {
+      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend, redisUrl }).catch((e: Error) => {
         data.unavailable[backend] = `svc did not start: ${e.message.split('\n')[0]}`;
         return null;
       });
       if (!svc) continue;
       svcs.push(svc);
       const target = svcTarget(`svc:${backend}`, svc);
+      if (svc.databaseUrl && redisUrl) {
+        const backing = await backingServices(redisUrl, svc.databaseUrl).catch(() => null);
+        if (backing) backings.push((target.backing = backing));
+      }
       // Right after start, before any request: a fresh data dir, so PGlite's first start.
       data.idleRssMB[target.name] = Math.round((await settledRss(target.pid, 500, 10_000)) / MB);
       const probe = await probeSvc(target);
@@ -271,7 +289,9 @@ async function main() {
       });
     }
   } finally {
+    for (const b of backings) b.close();
     for (const svc of svcs) await svc.close().catch(() => {});
+    await ownRedis?.stop();
     await bare.stop();
     await upstream.stop();
   }

@@ -1,4 +1,5 @@
 import { BENCH_EMBED_MODEL, BENCH_MODEL } from '../servers/svc-config';
+import type { Backing } from './backing-cpu';
 
 /** A proxy under test (or the upstream itself, for direct TTFB): where to POST and which process to watch. */
 export interface Target {
@@ -14,6 +15,8 @@ export interface Target {
   /** POST /images/generations and POST /image/edit (svc's paths; the bare proxy maps them to the upstream's). */
   imagesUrl?: string;
   imageEditUrl?: string;
+  /** svc on Redis + Postgres: reads redis-server's and its Postgres backends' CPU around a phase. */
+  backing?: Backing;
 }
 
 const messages = [{ role: 'user', content: 'Say hello.' }];

@@ -3,6 +3,7 @@ import { delayBetween, scrapeDelay, type EventLoopWindow } from '../lib/event-lo
 import { cpuMicros } from '../lib/proc';
 import { round } from '../lib/stats';
 import type { Target } from '../lib/targets';
+import type { BackingCpu } from '../lib/backing-cpu';
 
 /** A load phase with the target process's CPU time over it. */
 export interface MeasuredLoad extends LoadResult {
@@ -46,6 +47,8 @@ export interface Durations {
 /** Everything the throughput phases measure for one target. */
 export interface ThroughputResult {
   cpuPerRequest: MeasuredLoad;
+  /** On Redis + Postgres: redis-server's and Postgres's CPU per request over the cpuPerRequest phase. */
+  backingPerRequest?: BackingCpu | null;
   rps64: MeasuredLoad;
   rps256: MeasuredLoad;
   cpuPerStream: MeasuredLoad;
@@ -82,9 +85,12 @@ export async function throughputPhases(
   await measureLoad(target, bodies.json, { connections: 16, durationS: d.warmS });
   // The event-loop delay at 1,000 req/s: far from saturation, a delay of more than a few ms is a
   // task that ran that long without yielding, not requests waiting their turn.
+  const backingBefore = await target.backing?.read();
   const [cpuPerRequest, json1000] = await withEventLoop(target, () =>
     measureLoad(target, bodies.json, { connections: 16, durationS: d.phaseS, rate: 1000 }),
   );
+  const served = cpuPerRequest.requests - cpuPerRequest.non2xx;
+  const backingPerRequest = backingBefore && served > 0 ? await target.backing!.perRequest(backingBefore, served) : null;
   const cpuPerStream = await measureLoad(target, bodies.stream, { connections: 16, durationS: d.phaseS, rate: 400 });
   let stripThinking: MeasuredLoad | undefined;
   if (bodies.streamStripThinking) {
@@ -109,6 +115,7 @@ export async function throughputPhases(
   const rps256 = await measureLoad(target, bodies.json, { connections: 256, durationS: d.phaseS });
   return {
     cpuPerRequest,
+    backingPerRequest,
     rps64,
     rps256,
     cpuPerStream,

@@ -1,5 +1,6 @@
 import { luaScript } from '../kv/scripts';
-import { RATE_LUA } from '../limits/redis-scripts';
+import { RATE_LUA, rateTtl } from '../limits/redis-scripts';
+import { WINDOW_MS } from '../limits/store';
 
 /**
  * Lua scripts of the Redis billing store; each is one atomic round trip. Every key a script
@@ -174,7 +175,7 @@ return {2, 0, 0, rq, tk, 0, unpack(bals)}
  * mirror and counter change only while the hold is still there: without it, Redis lost its
  * data, and the mirror is rebuilt from the database, where the outbox writes the charge.
  * The token correction (actual tokens less those reserved) goes to the window the tokens
- * were reserved in, if it still exists.
+ * were reserved in (never below 0).
  */
 export const SETTLE = luaScript(`${DROP_REC}
 local call = redis.call
@@ -194,8 +195,14 @@ if rec or ARGV[6] ~= '1' then
 end
 local delta = ARGV[7]
 if delta ~= '0' then
+  -- One command where EXISTS and HINCRBY were two: the meter corrects only the current
+  -- window, whose hash exists unless Redis lost it. Then the increment created it without a
+  -- TTL, and the count equals the correction: it gets the window's TTL (as it does when the
+  -- count was 0, which only lets a finished window's hash live a minute longer).
   local rk = KEYS[cttl ~= '' and 8 or 7]
-  if call('EXISTS', rk) == 1 and call('HINCRBY', rk, 't', delta) < 0 then call('HSET', rk, 't', '0') end
+  local t = call('HINCRBY', rk, 't', delta)
+  if t == delta + 0 then call('PEXPIRE', rk, '${rateTtl(WINDOW_MS)}') end
+  if t < 0 then call('HSET', rk, 't', '0') end
 end
 call('SET', KEYS[4], res, 'PX', ARGV[5])
 if ARGV[8] ~= '0' then
