@@ -5,7 +5,8 @@
  * measure for a hot-path fix (the full `bun run bench` is the system-level one).
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
- * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --strip (stream with
+ * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --no-usage (with
+ * --stream: the upstream reports no usage, so svc counts the tokens), --strip (stream with
  * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
@@ -40,7 +41,8 @@ const external = flag('--external');
 const embeddings = flag('--embeddings');
 
 const JSON_BYTES = jsonCompletion();
-const SSE_BYTES = sseStream(50);
+// --no-usage: the stream reports no usage (svc counts the tokens itself).
+const SSE_BYTES = sseStream(50, !flag('--no-usage'));
 const EMBEDDINGS_BYTES = embeddingsAnswer();
 const EMBEDDINGS_BASE64_BYTES = embeddingsAnswer('base64');
 // A Response built here declares no length; real servers send Content-Length with a JSON body.

@@ -118,11 +118,20 @@ export function buildRows(data: RunData): MetricRow[] {
     row(
       data,
       'cpu_per_stream',
-      'CPU per 50-chunk stream',
+      'CPU per 50-chunk stream, upstream reports usage',
       'µs',
       (t) => tp(t)?.cpuPerStream.cpuPerRequestUs,
       'ratio <= 1.5',
       (_, __, r) => r != null && r <= 1.5,
+    ),
+    row(
+      data,
+      'cpu_per_stream_counted',
+      'CPU per 50-chunk stream, upstream reports no usage (svc counts)',
+      'µs',
+      (t) => tp(t)?.cpuPerStreamCounted?.cpuPerRequestUs,
+      'ratio <= 2.0',
+      (_, __, r) => r != null && r <= 2,
     ),
     row(
       data,

@@ -189,7 +189,7 @@ async function main() {
         embeddings: BODIES.embeddings,
       };
       const r = await attempt(`throughput on ${t.name}`, () =>
-        withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d)),
+        withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d, up)),
       );
       if (r) data.throughput[t.name] = r;
     }

@@ -1,12 +1,12 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings | --long-json] [--profile]
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --embeddings | --long-json] [--profile]
  * [--cwd DIR[,DIR...]] [--runs N] [--no-bare]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
  * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
  * function. --long-json: the upstream's JSON answer holds 4,000 words (~20 KB, over Bun's cork
- * buffer, src/http/large-body.ts). SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
+ * buffer, src/http/large-body.ts). --no-usage: the upstream's streams report no usage (svc counts the tokens). SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
  * passes environment to svc. On redis+postgres it also prints the Redis server's and svc's
  * Postgres backends' CPU per request and Redis's commands per request (bench/lib/backing-cpu.ts).
  * --cwd runs svc from each checkout in turn, --runs times (a before/after, interleaved).
@@ -68,6 +68,8 @@ async function main() {
   const { upstreamUrl, upstreamRoot, bare, bareUrl } = await startBaseline();
   if (argv.includes('--long-json'))
     await fetch(`${upstreamRoot}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks: 50, delayMs: 0, jsonWords: 4000 }) });
+  if (argv.includes('--no-usage'))
+    await fetch(`${upstreamRoot}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks: 50, delayMs: 0, usage: 'never' }) });
   const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
   try {

@@ -38,9 +38,9 @@ export const BODIES = {
 /** Controls the bench upstream between phases. */
 export function upstreamControl(baseUrl: string) {
   return {
-    /** Sets chunks per stream and delay per chunk for the next requests. */
-    async shape(chunks: number, delayMs: number) {
-      const res = await fetch(`${baseUrl}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks, delayMs }) });
+    /** Sets chunks per stream and delay per chunk for the next requests, and whether streams report usage when asked. */
+    async shape(chunks: number, delayMs: number, usage: 'asked' | 'never' = 'asked') {
+      const res = await fetch(`${baseUrl}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks, delayMs, usage }) });
       if (!res.ok) throw new Error(`upstream config: HTTP ${res.status}`);
     },
     /** Open streams now, the peak since the last reset, and requests served. */
