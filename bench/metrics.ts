@@ -1,6 +1,7 @@
 import type { ValidationResult } from './lib/image-inputs';
 import type { ImagesResult } from './phases/images';
 import type { OpenStreamsResult } from './phases/open-streams';
+import type { PeerResult } from './phases/peers';
 import type { SoakResult } from './phases/soak';
 import type { ThroughputResult } from './phases/throughput';
 import type { TtfbResult } from './phases/ttfb';
@@ -33,6 +34,8 @@ export interface RunData {
   soak: SoakResult | null;
   /** svc started the plain way (env var unset): streams the upstream saw at once. */
   fetchLimitTrap: { streams: number; opened: number; upstreamPeakOpen: number; note: string | null } | null;
+  /** With --peers: other gateways' CPU per request, and its ratio to svc's (memory+pglite) in the same run. */
+  peers: Record<string, PeerResult> | null;
   notes: string[];
 }
 
@@ -238,7 +241,7 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v > 256,
     ),
   ];
-  rows.push(...imageRows(data));
+  rows.push(...imageRows(data), ...peerRows(data));
   if (data.soak) {
     const s = data.soak;
     rows.push({
@@ -290,4 +293,27 @@ function imageRows(data: RunData): MetricRow[] {
 
 function nullable(x: number | null | undefined, f: (x: number) => number) {
   return x == null ? null : f(x);
+}
+
+/** With --peers: each peer's CPU per JSON request and per stream, its ratio to svc's (memory+pglite) as the ratio column. */
+function peerRows(data: RunData): MetricRow[] {
+  const rows: MetricRow[] = [];
+  const embedded = data.backends.includes('memory+pglite') ? 'memory+pglite' : null;
+  for (const [name, p] of Object.entries(data.peers ?? {}))
+    for (const kind of ['json', 'stream'] as const) {
+      const cpu = p.cpuPerRequestUs[kind];
+      const r = p.cpuRatio[kind];
+      const target = name === 'portkey' ? 10 : 2;
+      rows.push({
+        id: `peer_${name}_${kind}`,
+        label: `${name} ${p.version} on ${p.runtime}: CPU per ${kind === 'json' ? 'JSON request' : '50-chunk stream'} (ratio: ${name} / svc)`,
+        unit: 'µs',
+        bare: null,
+        svc: embedded ? { [embedded]: cpu } : {},
+        ratio: embedded ? { [embedded]: r } : {},
+        target: `${name} / svc >= ${target}`,
+        pass: embedded ? { [embedded]: r == null ? null : r >= target } : {},
+      });
+    }
+  return rows;
 }

@@ -4,7 +4,8 @@
  * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
  * table in docs/benchmarks.md). Flags: --quick (about 3 minutes, no 10k-stream phase), --short
  * (throughput and TTFB only, writes nothing),
- * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k. Every
+ * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k, --peers
+ * (Portkey's gateway on Node and @llmops/gateway on Bun against the same upstream). Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
 import { startBaseline } from './lib/baseline';
@@ -19,6 +20,7 @@ import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams'
 import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
+import { peersPhase } from './phases/peers';
 import { killAll, settledRss, withTimeout } from './lib/proc';
 import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
@@ -35,6 +37,8 @@ const soakFlag = argv.indexOf('--soak');
 const soakS = soakFlag >= 0 ? Number(argv[soakFlag + 1]) : quick ? 20 : 300;
 // The 10,000-stream phase needs about a minute per proxy: the full run has it, --quick does not.
 const with10k = !argv.includes('--no-10k') && !quick;
+// --peers: other gateways (bench/phases/peers.ts), installed on demand, measured in the same run.
+const withPeers = argv.includes('--peers');
 const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
 const budgetMs = (quick ? 195 : 585) * 1000;
@@ -97,6 +101,7 @@ async function main() {
     openStreams: {},
     soak: null,
     fetchLimitTrap: null,
+    peers: null,
     notes: [],
   };
   /** Runs one phase; a failure is noted and the run goes on, so the table still prints. */
@@ -192,6 +197,25 @@ async function main() {
         withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d, up)),
       );
       if (r) data.throughput[t.name] = r;
+    }
+
+    if (withPeers) {
+      const svcTp = data.throughput['svc:memory+pglite'];
+      data.peers = await attempt('peers', () =>
+        withTimeout(
+          'peers',
+          240_000,
+          peersPhase(
+            upstreamUrl,
+            BODIES,
+            d,
+            { json: svcTp?.cpuPerRequest.cpuPerRequestUs, stream: svcTp?.cpuPerStream.cpuPerRequestUs },
+            freePort,
+            log,
+          ),
+        ),
+      );
+      await up.shape(50, 0);
     }
 
     log('time to first byte at low load');
