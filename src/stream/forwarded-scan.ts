@@ -1,4 +1,4 @@
-import { BACKSLASH, COLON, QUOTE } from '../http/json-chars';
+import { BACKSLASH, CLOSE_BRACE, COLON, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../http/json-chars';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
 /** The keys whose string values chunkText collects: content, reasoning, a tool call's name and arguments. */
@@ -8,8 +8,6 @@ const LF = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
 const TAB = 0x09;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 const bufIndexOf = Buffer.prototype.indexOf;
 const indexOf = (b: Uint8Array, needle: Uint8Array | number, from: number): number => bufIndexOf.call(b, needle, from);
@@ -38,7 +36,7 @@ function scanValues(b: Uint8Array, out: Uint8Array, at: number): number {
     i++;
     while (b[i] === SPACE || b[i] === TAB) i++;
     if (b[i] !== QUOTE) {
-      if (b[i] === 0x6e /* n */ || b[i] === OPEN_BRACE || b[i] === 0x5b /* [ */) continue; // null, or an object or array (logprobs)
+      if (b[i] === 0x6e /* n */ || b[i] === OPEN_BRACE || b[i] === OPEN_BRACKET) continue; // null, or an object or array (logprobs)
       return -1;
     }
     // The string's bytes copied as they are (values are short: a loop, no view allocated),
