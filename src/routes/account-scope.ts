@@ -12,6 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function accountScope(caller: Caller, asked: string | undefined, what: string): string {
   if (asked === undefined || asked === caller.accountId) return caller.accountId;
   if (!UUID.test(asked)) throw invalidField('accountId', 'must be an account id (UUID)', 'query');
-  if (!caller.apiKey?.operator) throw forbidden(`Forbidden: only an ADMIN key of the operator's account may read another account's ${what}`);
+  if (!caller.apiKey?.operator)
+    throw forbidden(`Forbidden: only an ADMIN key of the operator's account may read another account's ${what}`);
   return asked;
 }

@@ -11,7 +11,6 @@ import { errorResponses } from './responses';
 /** How long the analytics queries may run before the caller gets a 504 (the reference's query timeout). */
 export const ANALYTICS_TIMEOUT_MS = 10_000;
 
-
 const AnalyticsQuery = t.Object({
   lookback: t.Optional(t.String({ maxLength: 16, description: 'Nd, 1d to 90d; default 7d: the last N UTC days, today included' })),
   startDate: t.Optional(t.String({ maxLength: 16, description: 'YYYY-MM-DD, inclusive; with endDate' })),

@@ -37,6 +37,7 @@ export function UsagePage({ session }: { session: Session }) {
   const [refusals, setRefusals] = useState<SeriesSet | null>(null);
   const [analytics, setAnalytics] = useState<Analytics | null>(null);
   const [ownKeyNames, setOwnKeyNames] = useState<Record<string, string>>({});
+  const [modelNames, setModelNames] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
 
   useEffect(() => {
@@ -46,6 +47,10 @@ export function UsagePage({ session }: { session: Session }) {
         .catch((e) => setError(messageOf(e)));
     call<{ data: { id: string; description: string }[] }>('/api_keys')
       .then((r) => setOwnKeyNames(Object.fromEntries(r.data.map((k) => [k.id, k.description]))))
+      .catch((e) => setError(messageOf(e)));
+    // The series name models by id, usage analytics by name: every plot uses the name.
+    call<{ data: { id: string; model_spec: { name?: string } }[] }>('/models?type=all')
+      .then((r) => setModelNames(Object.fromEntries(r.data.map((m) => [m.id, m.model_spec.name ?? m.id]))))
       .catch((e) => setError(messageOf(e)));
   }, []);
 
@@ -71,7 +76,7 @@ export function UsagePage({ session }: { session: Session }) {
     [accountId, ownKeyNames, analytics],
   );
   const times = useMemo(() => (series?.buckets ?? []).map((t) => t / 1000), [series]);
-  const name = (n: string) => (by === 'key' ? (n ? (keyNames[n] ?? shortId(n)) : 'no key') : n || 'no model');
+  const name = (n: string) => (by === 'key' ? (n ? (keyNames[n] ?? shortId(n)) : 'no key') : n ? (modelNames[n] ?? n) : 'no model');
   const lines = useMemo(
     () =>
       series && {
@@ -79,7 +84,7 @@ export function UsagePage({ session }: { session: Session }) {
         tokens: linesOf(series, 'tokens', name),
         spend: linesOf(series, 'spend', name, 1_000_000),
       },
-    [series, keyNames],
+    [series, keyNames, modelNames],
   );
   // Per day, spend comes from usage analytics; it has no hours, so the 24 h window keeps the series'.
   const daily = useMemo(() => (analytics && window !== '24h' ? dailySpend(analytics, by) : null), [analytics, window, by]);
