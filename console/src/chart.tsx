@@ -75,7 +75,7 @@ export function TimeChart({
           {
             values: (_u, ticks) => ticks.map(format),
             // Wide enough for the longest tick label ("$0.000015" needs more room than "15").
-            size: (_u, values) => 16 + 7 * Math.max(3, ...(values ?? []).map((v) => String(v).length)),
+            size: (_u, values) => 20 + 7 * Math.max(3, ...(values ?? []).map((v) => String(v).length)),
             ...(integer ? { incrs: WHOLE_STEPS } : {}),
           },
         ],

@@ -176,6 +176,9 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     // Spend per day comes from usage analytics, its line named after the key too.
     await page.getByRole('img', { name: /^Spend per day by key \(usage analytics\): 1 series, total \$0\.0*[1-9]/ }).waitFor();
     await page.locator('.chart', { hasText: 'usage analytics' }).getByText('browser key (edited)').waitFor();
+    // And the period's tokens by key, as usage analytics sums them.
+    const totals = page.locator('#period-totals').getByRole('row', { name: /browser key \(edited\)/ });
+    await expect(totals.textContent()).resolves.toMatch(/[1-9]\d*.*\$0\.0*[1-9]/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = readFileSync((await download.path()) as string, 'utf8');
     expect(csv).toContain(requestId);

@@ -13,9 +13,10 @@ export interface SeriesSet {
 
 /** The parts of GET /billing/usage-analytics the page reads. */
 export interface Analytics {
+  byModel: { modelName: string; unitType: string; totalUsd: number; totalDiem: number; totalUnits: number }[];
   byModelDaily: Record<string, number>[];
   topModels: string[];
-  byKey: { apiKeyId: string | null; description: string }[];
+  byKey: { apiKeyId: string | null; description: string; totalUsd: number; totalDiem: number; totalUnits: number }[];
   byKeyDaily: Record<string, number>[];
   topKeyNames: string[];
   totals?: Record<string, number>;

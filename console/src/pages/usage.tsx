@@ -6,6 +6,7 @@ import { TimeChart } from '../chart';
 import { money, num, shortId } from '../format';
 import type { Account } from './accounts';
 import { LedgerTable } from './usage-ledger';
+import { PeriodTotals } from './usage-totals';
 import {
   accountParam,
   dailySpend,
@@ -167,6 +168,9 @@ export function UsagePage({ session }: { session: Session }) {
             />
           )}
         </div>
+      )}
+      {analytics && (
+        <PeriodTotals analytics={analytics} by={by} period={window === '24h' ? 'today (UTC)' : `the last ${WINDOW_LABEL[window]}`} />
       )}
       <LedgerTable accountId={accountId} window={window} label={picked ? `account ${accountName(picked)}` : 'this account'} />
     </section>
