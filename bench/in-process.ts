@@ -5,11 +5,13 @@
  * measure for a hot-path fix (the full `bun run bench` is the system-level one).
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
- * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --strip (stream with
+ * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --no-usage (with
+ * --stream: the upstream reports no usage, so svc counts the tokens), --strip (stream with
  * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
- * CPU figure then includes the profiler's own cost).
+ * CPU figure then includes the profiler's own cost), --alloc (the objects allocated per request,
+ * by type, over a window with no collection in it: bench/lib/alloc-window.ts).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { openPglite, openPostgres } from '../src/db/open';
 import { createMemoryStore } from '../src/kv/memory';
 import { createRedisStore } from '../src/kv/redis';
 import { profileWindow } from './lib/window-profile';
+import { allocationWindow } from './lib/alloc-window';
 import { embeddingsAnswer, jsonCompletion, sseStream } from './servers/upstream-bytes';
 import { freshDatabase } from './servers/svc';
 import { BENCH_EMBED_MODEL, BENCH_MODEL, benchConfig } from './servers/svc-config';
@@ -38,7 +41,8 @@ const external = flag('--external');
 const embeddings = flag('--embeddings');
 
 const JSON_BYTES = jsonCompletion();
-const SSE_BYTES = sseStream(50);
+// --no-usage: the stream reports no usage (svc counts the tokens itself).
+const SSE_BYTES = sseStream(50, !flag('--no-usage'));
 const EMBEDDINGS_BYTES = embeddingsAnswer();
 const EMBEDDINGS_BASE64_BYTES = embeddingsAnswer('base64');
 // A Response built here declares no length; real servers send Content-Length with a JSON body.
@@ -143,6 +147,16 @@ async function main() {
     await Bun.sleep(5000);
     const idle = process.cpuUsage(idle0);
     process.stdout.write(`idle: ${((idle.user + idle.system) / 5000).toFixed(1)} us CPU per ms over 5 s\n`);
+  }
+  if (flag('--alloc')) {
+    const a = await allocationWindow(run, num('--alloc-requests', 400));
+    process.stdout.write(
+      `allocated per request (${a.requests} requests, no collection in the window): ${a.objectsTotal} objects, ${a.extraBytes} bytes of extra memory\n` +
+        `objects per request: ${a.objects
+          .slice(0, 25)
+          .map(([t, c]) => `${t} ${c}`)
+          .join(', ')}\n`,
+    );
   }
   Bun.gc(true);
   const cpu0 = process.cpuUsage();

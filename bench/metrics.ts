@@ -1,6 +1,7 @@
 import type { ValidationResult } from './lib/image-inputs';
 import type { ImagesResult } from './phases/images';
 import type { OpenStreamsResult } from './phases/open-streams';
+import type { PeerResult } from './phases/peers';
 import type { SoakResult } from './phases/soak';
 import type { ThroughputResult } from './phases/throughput';
 import type { TtfbResult } from './phases/ttfb';
@@ -33,6 +34,8 @@ export interface RunData {
   soak: SoakResult | null;
   /** svc started the plain way (env var unset): streams the upstream saw at once. */
   fetchLimitTrap: { streams: number; opened: number; upstreamPeakOpen: number; note: string | null } | null;
+  /** With --peers: other gateways' CPU per request, and its ratio to svc's (memory+pglite) in the same run. */
+  peers: Record<string, PeerResult> | null;
   notes: string[];
 }
 
@@ -88,6 +91,24 @@ export function buildRows(data: RunData): MetricRow[] {
       'ratio <= 1.5',
       (_, __, r) => r != null && r <= 1.5,
     ),
+    // Redis + Postgres only: the fleet's shared Redis core is the scale limit of exact admission.
+    row(
+      data,
+      'redis_cpu_per_request',
+      'redis-server CPU per JSON request (its own server)',
+      'µs',
+      (t) => tp(t)?.backingPerRequest?.redisUs,
+      '<= 40 µs',
+      (v) => v <= 40,
+    ),
+    row(data, 'pg_cpu_per_request', "Postgres CPU per JSON request (svc's database)", 'µs', (t) => tp(t)?.backingPerRequest?.pgUs),
+    row(
+      data,
+      'redis_commands_per_request',
+      'Redis commands per JSON request (inside scripts too)',
+      'commands',
+      (t) => tp(t)?.backingPerRequest?.redisCommands,
+    ),
     row(
       data,
       'cpu_per_embedding',
@@ -100,11 +121,20 @@ export function buildRows(data: RunData): MetricRow[] {
     row(
       data,
       'cpu_per_stream',
-      'CPU per 50-chunk stream',
+      'CPU per 50-chunk stream, upstream reports usage',
       'µs',
       (t) => tp(t)?.cpuPerStream.cpuPerRequestUs,
       'ratio <= 1.5',
       (_, __, r) => r != null && r <= 1.5,
+    ),
+    row(
+      data,
+      'cpu_per_stream_counted',
+      'CPU per 50-chunk stream, upstream reports no usage (svc counts)',
+      'µs',
+      (t) => tp(t)?.cpuPerStreamCounted?.cpuPerRequestUs,
+      'ratio <= 2.0',
+      (_, __, r) => r != null && r <= 2,
     ),
     row(
       data,
@@ -211,7 +241,7 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v > 256,
     ),
   ];
-  rows.push(...imageRows(data));
+  rows.push(...imageRows(data), ...peerRows(data));
   if (data.soak) {
     const s = data.soak;
     rows.push({
@@ -263,4 +293,27 @@ function imageRows(data: RunData): MetricRow[] {
 
 function nullable(x: number | null | undefined, f: (x: number) => number) {
   return x == null ? null : f(x);
+}
+
+/** With --peers: each peer's CPU per JSON request and per stream, its ratio to svc's (memory+pglite) as the ratio column. */
+function peerRows(data: RunData): MetricRow[] {
+  const rows: MetricRow[] = [];
+  const embedded = data.backends.includes('memory+pglite') ? 'memory+pglite' : null;
+  for (const [name, p] of Object.entries(data.peers ?? {}))
+    for (const kind of ['json', 'stream'] as const) {
+      const cpu = p.cpuPerRequestUs[kind];
+      const r = p.cpuRatio[kind];
+      const target = name === 'portkey' ? 10 : 2;
+      rows.push({
+        id: `peer_${name}_${kind}`,
+        label: `${name} ${p.version} on ${p.runtime}: CPU per ${kind === 'json' ? 'JSON request' : '50-chunk stream'} (ratio: ${name} / svc)`,
+        unit: 'µs',
+        bare: null,
+        svc: embedded ? { [embedded]: cpu } : {},
+        ratio: embedded ? { [embedded]: r } : {},
+        target: `${name} / svc >= ${target}`,
+        pass: embedded ? { [embedded]: r == null ? null : r >= target } : {},
+      });
+    }
+  return rows;
 }

@@ -4,7 +4,8 @@
  * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
  * table in docs/benchmarks.md). Flags: --quick (about 3 minutes, no 10k-stream phase), --short
  * (throughput and TTFB only, writes nothing),
- * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k. Every
+ * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k, --peers
+ * (Portkey's gateway on Node and @llmops/gateway on Bun against the same upstream). Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
 import { startBaseline } from './lib/baseline';
@@ -19,11 +20,14 @@ import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams'
 import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
+import { peersPhase } from './phases/peers';
 import { killAll, settledRss, withTimeout } from './lib/proc';
 import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
 import { probeSvc } from './probe';
 import { startSvc, type SvcUnderTest } from './servers/svc';
+import { backingServices, type Backing } from './lib/backing-cpu';
+import { hasRedisServer, startPrivateRedis, type PrivateRedis } from './lib/private-redis';
 
 const argv = Bun.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -33,6 +37,8 @@ const soakFlag = argv.indexOf('--soak');
 const soakS = soakFlag >= 0 ? Number(argv[soakFlag + 1]) : quick ? 20 : 300;
 // The 10,000-stream phase needs about a minute per proxy: the full run has it, --quick does not.
 const with10k = !argv.includes('--no-10k') && !quick;
+// --peers: other gateways (bench/phases/peers.ts), installed on demand, measured in the same run.
+const withPeers = argv.includes('--peers');
 const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
 const budgetMs = (quick ? 195 : 585) * 1000;
@@ -95,6 +101,7 @@ async function main() {
     openStreams: {},
     soak: null,
     fetchLimitTrap: null,
+    peers: null,
     notes: [],
   };
   /** Runs one phase; a failure is noted and the run goes on, so the table still prints. */
@@ -135,17 +142,33 @@ async function main() {
   if (process.env.DATABASE_URL && process.env.REDIS_URL) backends.push('redis+postgres');
   else data.notes.push('redis+postgres skipped: set DATABASE_URL and REDIS_URL to include it');
   const svcs: SvcUnderTest[] = [];
+  const backings: Backing[] = [];
   let pluginActive = false;
+  // svc on redis+postgres gets a redis-server of its own when one can be started here: the
+  // shared REDIS_URL serves other processes too, whose commands would count in its CPU.
+  let ownRedis: PrivateRedis | null = null;
+  if (backends.includes('redis+postgres') && hasRedisServer()) ownRedis = await startPrivateRedis().catch(() => null);
+  const redisUrl = ownRedis?.url ?? process.env.REDIS_URL;
+  if (backends.includes('redis+postgres'))
+    data.notes.push(
+      ownRedis
+        ? `redis+postgres: svc on a redis-server of its own (${ownRedis.url}); its CPU per request is read from /proc`
+        : 'redis+postgres: svc on REDIS_URL (no redis-server here to start one of its own): its CPU counts every client of that server',
+    );
   try {
     for (const backend of backends) {
       log(`starting svc on ${backend}`);
-      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend }).catch((e: Error) => {
+      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend, redisUrl }).catch((e: Error) => {
         data.unavailable[backend] = `svc did not start: ${e.message.split('\n')[0]}`;
         return null;
       });
       if (!svc) continue;
       svcs.push(svc);
       const target = svcTarget(`svc:${backend}`, svc);
+      if (svc.databaseUrl && redisUrl) {
+        const backing = await backingServices(redisUrl, svc.databaseUrl).catch(() => null);
+        if (backing) backings.push((target.backing = backing));
+      }
       // Right after start, before any request: a fresh data dir, so PGlite's first start.
       data.idleRssMB[target.name] = Math.round((await settledRss(target.pid, 500, 10_000)) / MB);
       const probe = await probeSvc(target);
@@ -171,9 +194,28 @@ async function main() {
         embeddings: BODIES.embeddings,
       };
       const r = await attempt(`throughput on ${t.name}`, () =>
-        withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d)),
+        withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d, up)),
       );
       if (r) data.throughput[t.name] = r;
+    }
+
+    if (withPeers) {
+      const svcTp = data.throughput['svc:memory+pglite'];
+      data.peers = await attempt('peers', () =>
+        withTimeout(
+          'peers',
+          240_000,
+          peersPhase(
+            upstreamUrl,
+            BODIES,
+            d,
+            { json: svcTp?.cpuPerRequest.cpuPerRequestUs, stream: svcTp?.cpuPerStream.cpuPerRequestUs },
+            freePort,
+            log,
+          ),
+        ),
+      );
+      await up.shape(50, 0);
     }
 
     log('time to first byte at low load');
@@ -271,7 +313,9 @@ async function main() {
       });
     }
   } finally {
+    for (const b of backings) b.close();
     for (const svc of svcs) await svc.close().catch(() => {});
+    await ownRedis?.stop();
     await bare.stop();
     await upstream.stop();
   }

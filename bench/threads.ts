@@ -1,15 +1,16 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream | --embeddings | --long-json] [--profile]
- * [--cwd DIR[,DIR...]] [--runs N] [--no-bare]`:
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --embeddings | --long-json] [--profile]
+ * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
  * --profile, svc runs under `bun --cpu-prof` and the measured window's samples are summed by
  * function. --long-json: the upstream's JSON answer holds 4,000 words (~20 KB, over Bun's cork
- * buffer, src/http/large-body.ts). SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
+ * buffer, src/http/large-body.ts). --no-usage: the upstream's streams report no usage (svc counts the tokens). SVC_MAX_HTTP=unset starts svc without BUN_CONFIG_MAX_HTTP_REQUESTS; SVC_ENV='K=V,K=V'
  * passes environment to svc. On redis+postgres it also prints the Redis server's and svc's
  * Postgres backends' CPU per request and Redis's commands per request (bench/lib/backing-cpu.ts).
- * --cwd runs svc from each checkout in turn, --runs times (a before/after, interleaved).
+ * --cwd runs svc from each checkout in turn, --runs times (a before/after, interleaved);
+ * --own-redis gives each svc a fresh redis-server (bench/lib/private-redis.ts).
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { killAll, statCpuMicros } from './lib/proc';
 import { BODIES } from './lib/targets';
 import { backingServices } from './lib/backing-cpu';
 import { startSvc, svcEnvFromProcess } from './servers/svc';
+import { startPrivateRedis } from './lib/private-redis';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
@@ -33,6 +35,7 @@ const dirs = opt('--cwd', process.cwd()).split(',');
 const runs = Number(opt('--runs', '1'));
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const svcEnv = svcEnvFromProcess();
+const ownRedis = argv.includes('--own-redis');
 
 /** CPU (µs) of every thread of `pid`, by thread name (threads of the same name summed). */
 function threadCpu(pid: number): Map<string, number> {
@@ -68,6 +71,8 @@ async function main() {
   const { upstreamUrl, upstreamRoot, bare, bareUrl } = await startBaseline();
   if (argv.includes('--long-json'))
     await fetch(`${upstreamRoot}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks: 50, delayMs: 0, jsonWords: 4000 }) });
+  if (argv.includes('--no-usage'))
+    await fetch(`${upstreamRoot}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks: 50, delayMs: 0, usage: 'never' }) });
   const extraArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const maxHttpRequests = process.env.SVC_MAX_HTTP === 'unset' ? null : undefined;
   try {
@@ -75,14 +80,18 @@ async function main() {
     for (let run = 0; run < runs; run++)
       for (const cwd of dirs) {
         const port = 18000 + (process.pid % 1000);
-        const svc = await startSvc({ port, upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv, cwd });
-        const backing = svc.databaseUrl ? await backingServices(process.env.REDIS_URL!, svc.databaseUrl) : undefined;
+        // --own-redis: a fresh redis-server for each svc, so no run pays for an earlier run's keys expiring.
+        const own = ownRedis && backend === 'redis+postgres' ? await startPrivateRedis() : null;
+        const redisUrl = own?.url ?? process.env.REDIS_URL;
+        const svc = await startSvc({ port, upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv, cwd, redisUrl });
+        const backing = svc.databaseUrl ? await backingServices(redisUrl!, svc.databaseUrl) : undefined;
         try {
           const name = `svc ${backend}${dirs.length > 1 ? ` ${cwd}` : ''}`;
           await measure(name, svc.child.pid, `${svc.url}${path}`, { authorization: `Bearer ${svc.key}` }, backing);
         } finally {
           backing?.close();
           await svc.close();
+          await own?.stop();
         }
       }
   } finally {

@@ -76,5 +76,32 @@ export async function backingServices(redisUrl: string, databaseUrl: string) {
       console.log(`    ${name.padEnd(18)} ${calls.toFixed(2).padStart(6)}  ${(usec / (calls * requests)).toFixed(2)}`);
   }
 
-  return { read, report, close: () => redis.close() };
+  /** CPU µs per request of redis-server and of svc's Postgres backends over a window, from a reading taken before it. */
+  async function perRequest(before: Reading, requests: number): Promise<BackingCpu> {
+    const after = await read();
+    let pg = 0;
+    for (const [p, cpu] of after.pgCpu) pg += cpu - (before.pgCpu.get(p) ?? 0);
+    let calls = 0;
+    for (const [name, a] of after.commands) if (name !== 'info') calls += a.calls - (before.commands.get(name)?.calls ?? 0);
+    return {
+      redisUs: Math.round(((after.redisCpu - before.redisCpu) / requests) * 10) / 10,
+      pgUs: Math.round((pg / requests) * 10) / 10,
+      redisCommands: Math.round((calls / requests) * 100) / 100,
+    };
+  }
+
+  return { read, report, perRequest, close: () => redis.close() };
 }
+
+/** The backing services' CPU per request over a bench window (Redis + Postgres only). */
+export interface BackingCpu {
+  /** redis-server's CPU (user + system, /proc) per request. */
+  redisUs: number;
+  /** The CPU of the Postgres backends of svc's database per request. */
+  pgUs: number;
+  /** Redis commands per request, the ones scripts run included (INFO commandstats). */
+  redisCommands: number;
+}
+
+/** The reader of a svc's backing services, for the throughput phase. */
+export type Backing = Awaited<ReturnType<typeof backingServices>>;

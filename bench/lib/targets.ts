@@ -1,4 +1,5 @@
 import { BENCH_EMBED_MODEL, BENCH_MODEL } from '../servers/svc-config';
+import type { Backing } from './backing-cpu';
 
 /** A proxy under test (or the upstream itself, for direct TTFB): where to POST and which process to watch. */
 export interface Target {
@@ -14,6 +15,8 @@ export interface Target {
   /** POST /images/generations and POST /image/edit (svc's paths; the bare proxy maps them to the upstream's). */
   imagesUrl?: string;
   imageEditUrl?: string;
+  /** svc on Redis + Postgres: reads redis-server's and its Postgres backends' CPU around a phase. */
+  backing?: Backing;
 }
 
 const messages = [{ role: 'user', content: 'Say hello.' }];
@@ -35,9 +38,9 @@ export const BODIES = {
 /** Controls the bench upstream between phases. */
 export function upstreamControl(baseUrl: string) {
   return {
-    /** Sets chunks per stream and delay per chunk for the next requests. */
-    async shape(chunks: number, delayMs: number) {
-      const res = await fetch(`${baseUrl}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks, delayMs }) });
+    /** Sets chunks per stream and delay per chunk for the next requests, and whether streams report usage when asked. */
+    async shape(chunks: number, delayMs: number, usage: 'asked' | 'never' = 'asked') {
+      const res = await fetch(`${baseUrl}/__bench/config`, { method: 'POST', body: JSON.stringify({ chunks, delayMs, usage }) });
       if (!res.ok) throw new Error(`upstream config: HTTP ${res.status}`);
     },
     /** Open streams now, the peak since the last reset, and requests served. */

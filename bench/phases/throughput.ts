@@ -2,7 +2,8 @@ import { runLoad, type LoadResult, type LoadSpec } from '../load/http-load';
 import { delayBetween, scrapeDelay, type EventLoopWindow } from '../lib/event-loop';
 import { cpuMicros } from '../lib/proc';
 import { round } from '../lib/stats';
-import type { Target } from '../lib/targets';
+import type { Target, UpstreamControl } from '../lib/targets';
+import type { BackingCpu } from '../lib/backing-cpu';
 
 /** A load phase with the target process's CPU time over it. */
 export interface MeasuredLoad extends LoadResult {
@@ -46,9 +47,14 @@ export interface Durations {
 /** Everything the throughput phases measure for one target. */
 export interface ThroughputResult {
   cpuPerRequest: MeasuredLoad;
+  /** On Redis + Postgres: redis-server's and Postgres's CPU per request over the cpuPerRequest phase. */
+  backingPerRequest?: BackingCpu | null;
   rps64: MeasuredLoad;
   rps256: MeasuredLoad;
+  /** 50-chunk streams whose upstream reports usage when asked (svc asks: the zero-copy path). */
   cpuPerStream: MeasuredLoad;
+  /** The same streams with an upstream that never reports usage: svc counts the tokens itself. */
+  cpuPerStreamCounted?: MeasuredLoad;
   stripThinking?: MeasuredLoad;
   /** CPU per embeddings request (one 1,024-float vector) at a fixed rate. */
   cpuPerEmbedding?: MeasuredLoad;
@@ -66,7 +72,8 @@ async function withEventLoop(target: Target, run: () => Promise<MeasuredLoad>): 
 }
 
 /**
- * CPU per request, per 50-chunk stream and per embeddings request at a fixed rate (so every
+ * CPU per request, per 50-chunk stream (with `upstream`, also from an upstream that reports no
+ * usage) and per embeddings request at a fixed rate (so every
  * target sees the same load and none is saturated), then at full speed: requests/s and p99 latency at
  * 64 connections (JSON, then 50-chunk streams) with the event-loop delay over each, and
  * requests/s at 256 connections.
@@ -75,6 +82,7 @@ export async function throughputPhases(
   target: Target,
   bodies: { json: string; stream: string; streamStripThinking?: string; embeddings?: string },
   d: Durations,
+  upstream?: UpstreamControl,
 ): Promise<ThroughputResult> {
   await measureLoad(target, bodies.json, { connections: 16, durationS: d.settleS });
   await measureLoad(target, bodies.stream, { connections: 16, durationS: d.settleS });
@@ -82,10 +90,23 @@ export async function throughputPhases(
   await measureLoad(target, bodies.json, { connections: 16, durationS: d.warmS });
   // The event-loop delay at 1,000 req/s: far from saturation, a delay of more than a few ms is a
   // task that ran that long without yielding, not requests waiting their turn.
+  const backingBefore = await target.backing?.read();
   const [cpuPerRequest, json1000] = await withEventLoop(target, () =>
     measureLoad(target, bodies.json, { connections: 16, durationS: d.phaseS, rate: 1000 }),
   );
+  const served = cpuPerRequest.requests - cpuPerRequest.non2xx;
+  const backingPerRequest = backingBefore && served > 0 ? await target.backing!.perRequest(backingBefore, served) : null;
   const cpuPerStream = await measureLoad(target, bodies.stream, { connections: 16, durationS: d.phaseS, rate: 400 });
+  let cpuPerStreamCounted: MeasuredLoad | undefined;
+  if (upstream) {
+    await upstream.shape(50, 0, 'never');
+    try {
+      await measureLoad(target, bodies.stream, { connections: 16, durationS: d.warmS });
+      cpuPerStreamCounted = await measureLoad(target, bodies.stream, { connections: 16, durationS: d.phaseS, rate: 400 });
+    } finally {
+      await upstream.shape(50, 0);
+    }
+  }
   let stripThinking: MeasuredLoad | undefined;
   if (bodies.streamStripThinking) {
     await measureLoad(target, bodies.streamStripThinking, { connections: 16, durationS: d.warmS });
@@ -109,9 +130,11 @@ export async function throughputPhases(
   const rps256 = await measureLoad(target, bodies.json, { connections: 256, durationS: d.phaseS });
   return {
     cpuPerRequest,
+    backingPerRequest,
     rps64,
     rps256,
     cpuPerStream,
+    cpuPerStreamCounted,
     stripThinking,
     cpuPerEmbedding,
     streams64,

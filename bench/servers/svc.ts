@@ -59,6 +59,8 @@ export async function startSvc(opts: {
   cwd?: string;
   /** Extra environment for svc (debug switches). */
   env?: Record<string, string>;
+  /** The Redis of redis+postgres (a private one, bench/lib/private-redis.ts); REDIS_URL by default. */
+  redisUrl?: string;
   /** Sections merged over the bench config (`{ billing: { flushSliceMs: 1 } }`). */
   config?: Record<string, unknown>;
 }): Promise<SvcUnderTest> {
@@ -76,7 +78,7 @@ export async function startSvc(opts: {
     // The bench stops svc between phases; it has no load balancer to drain for.
     SVC_SHUTDOWN_DRAIN_SECONDS: '0',
     DATABASE_URL: db?.url ?? '',
-    REDIS_URL: opts.backend === 'redis+postgres' ? process.env.REDIS_URL : '',
+    REDIS_URL: opts.backend === 'redis+postgres' ? (opts.redisUrl ?? process.env.REDIS_URL) : '',
     BUN_CONFIG_MAX_HTTP_REQUESTS: opts.maxHttpRequests === null ? undefined : (opts.maxHttpRequests ?? '65535'),
     ...opts.env,
   };

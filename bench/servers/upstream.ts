@@ -1,7 +1,7 @@
 /**
  * A fast OpenAI-compatible upstream for the benchmark: POST .../chat/completions answers
  * JSON or SSE from precomputed bytes. The runner sets the shape of the next answers with
- * POST /__bench/config {chunks, delayMs, jsonWords?} and reads GET /__bench/stats (open streams, peak).
+ * POST /__bench/config {chunks, delayMs, jsonWords?, usage?} and reads GET /__bench/stats (open streams, peak).
  * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
  * POST .../embeddings and .../images/{generations,edits} answer as OpenAI-compatible servers do.
  */
@@ -15,6 +15,12 @@ interface Shape {
   delayMs: number;
   /** Words of a JSON (non-streaming) answer's content; 50 unless set. */
   jsonWords?: number;
+  /**
+   * `asked` (the default): a stream ends with a usage chunk when the request asks for it
+   * (`stream_options.include_usage`), as OpenAI does; `never`: no stream reports usage, as
+   * many OpenAI-compatible servers do, and svc counts the tokens itself.
+   */
+  usage?: 'asked' | 'never';
 }
 
 let shape: Shape = { chunks: 50, delayMs: 0 };
@@ -71,7 +77,7 @@ async function chat(req: Request) {
   requests++;
   const body = (await req.json()) as { stream?: boolean; stream_options?: { include_usage?: boolean } };
   if (!body.stream) return new Response(jsonBody, { headers: { 'content-type': 'application/json' } });
-  const withUsage = body.stream_options?.include_usage === true;
+  const withUsage = shape.usage !== 'never' && body.stream_options?.include_usage === true;
   if (shape.delayMs === 0) {
     open++;
     if (open > peakOpen) peakOpen = open;

@@ -69,11 +69,13 @@ export function TimeChart({
           y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] },
         },
         axes: [
-          {},
+          // Wider than uPlot's 50 px between time ticks: the first tick's label carries the date
+          // ("11/27/26 7:15pm") and ran into the next one on the live charts' 30 s ticks.
+          { space: 80 },
           {
             values: (_u, ticks) => ticks.map(format),
             // Wide enough for the longest tick label ("$0.000015" needs more room than "15").
-            size: (_u, values) => 16 + 7 * Math.max(3, ...(values ?? []).map((v) => String(v).length)),
+            size: (_u, values) => 20 + 7 * Math.max(3, ...(values ?? []).map((v) => String(v).length)),
             ...(integer ? { incrs: WHOLE_STEPS } : {}),
           },
         ],
@@ -86,11 +88,14 @@ export function TimeChart({
             width: 2,
             paths,
             points: { show: !bars },
-            value: (_u: uPlot, v: number | null) => (v === null ? '–' : format(v)),
+            // No point under the cursor: a dash; a bucket left out as zero (bars): zero.
+            value: (_u: uPlot, v: number | null, _s: number, at: number | null) =>
+              v !== null ? format(v) : bars && at !== null ? format(0) : '–',
           })),
         ],
       },
-      [times, ...lines.map((l) => l.values)] as uPlot.AlignedData,
+      // A zero bar would still draw its outline along the axis: leave it out.
+      [times, ...lines.map((l) => (bars ? l.values.map((v) => (v === 0 ? null : v)) : l.values))] as uPlot.AlignedData,
       el,
     );
     const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height }));

@@ -13,6 +13,20 @@ export const money = (n: number | string | null | undefined, currency = 'USD') =
   return currency === 'USD' ? `$${num(v, digits)}` : `${num(v, digits)} ${currency}`;
 };
 
+/**
+ * Micro-units as an exact amount, with no rounding: "$0.000042", "$4.20", "12.5 DIEM", "$0".
+ * Integer arithmetic: a float division would print 0.1 + 0.2 worth of noise.
+ */
+export function exactMoney(micros: number, currency = 'USD'): string {
+  const abs = Math.abs(Math.round(micros));
+  const whole = Math.floor(abs / 1_000_000).toLocaleString('en-US');
+  const fraction = String(abs % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
+  const text = `${micros < 0 ? '-' : ''}${whole}${fraction ? '.' + fraction.padEnd(2, '0') : ''}`;
+  return currency === 'USD' ? `$${text}` : `${text} ${currency}`;
+}
+
 /** An ISO date-time as "2026-11-27 18:05" (UTC), or a dash. */
 export const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 16) + ' UTC' : '–');
 

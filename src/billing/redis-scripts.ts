@@ -1,5 +1,6 @@
 import { luaScript } from '../kv/scripts';
-import { RATE_LUA } from '../limits/redis-scripts';
+import { RATE_LUA, rateTtl } from '../limits/redis-scripts';
+import { WINDOW_MS } from '../limits/store';
 
 /**
  * Lua scripts of the Redis billing store; each is one atomic round trip. Every key a script
@@ -20,7 +21,7 @@ import { RATE_LUA } from '../limits/redis-scripts';
 
 // Drops one hold record (shared by the sweeps, settle and release); drop_rec takes the record
 // (its hreq value, or false) when the caller has read it already. hs, hr, he: hsum, hreq, hexp.
-const DROP_HOLD = `
+const DROP_REC = `
 local function drop_rec(hs, hr, he, id, rec)
   if not rec then redis.call('ZREM', he, id) return nil end
   local cur, amt, kf = string.match(rec, '^([^|]*)|([^|]*)|(.*)$')
@@ -32,137 +33,141 @@ local function drop_rec(hs, hr, he, id, rec)
   redis.call('ZREM', he, id)
   return cur
 end
+`;
+const DROP_HOLD = `${DROP_REC}
 local function drop_hold(hs, hr, he, id) return drop_rec(hs, hr, he, id, redis.call('HGET', hr, id)) end
 local function drop_expired(hs, hr, he, now)
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', he, '-inf', now)) do drop_hold(hs, hr, he, id) end
 end
 `;
 
+/*
+ * What the two per-request scripts cost Redis (bench/redis-cost.ts, callgrind): every KEYS or
+ * ARGV element is a string Redis parses and Lua interns (~1,000-1,800 instructions each), every
+ * redis.call ~3,000-5,000, every tonumber of a string ~1,300 (strtod), every closure or table a
+ * script builds adds to Lua's allocation and GC. So they take each key once, read
+ * with unpack over KEYS/ARGV ranges instead of building tables, compare numbers through
+ * arithmetic coercion (`x + 0`, no call), and define the hold-dropping helpers only on the
+ * path that needs them.
+ */
+
 /**
  * The meter's admission in one round trip: the request's rate-limit count, then its hold.
  * KEYS: hsum, hreq, hexp, the index marker `ix`, the rate-limit window's hash (hsum again
- * without a rate part), the nReport report mirrors, then per candidate its mirror and its
- * key counter (hsum again when the key has no limit).
- * ARGV: requestId, now, expiresAt, nReport, nCandidates, the rate part (rpm or '' for none,
- * tpm or '', tokens to reserve, window ttl), then per candidate (currency, amount, limit or '').
+ * without a rate part), the n candidates' mirrors, the e mirrors of reported currencies that
+ * are no candidate's, then the key counter of each candidate with a key limit, in order.
+ * ARGV: requestId, now, expiresAt, the rate part (rpm or '' for none, tpm or '', tokens to
+ * reserve, window ttl), n, e, the n currencies, the n amounts, the n key limits ('' for none;
+ * only when some candidate has one, that is when KEYS has counters), then per reported
+ * currency its mirror's position (1-based, among the n + e mirrors).
  * Returns {status, index, rate refusal, requests, tokens, index score, balances...}: status
  * 0 held, 1 a mirror or counter is missing, 2 insufficient, 3 key limit (index = the
  * candidate), 4 refused by the rate limit (nothing taken, no hold). A rate refusal wins. The
  * request is counted whenever the rate limit admits it; its tokens are kept only with a hold
  * (or a missing mirror: the meter initialises it and reserves again, and gives the tokens
- * back itself if that fails), but the reply counts them as the headers show them.
+ * back itself if that fails), but the reply counts them as the headers show them. The report
+ * mirrors are checked first; a candidate's mirror or counter only when reached.
  * The index score, when not 0, is the account's earliest hold expiry, to be written to the
  * global hold index (INDEX_HOLD): only when the marker says the index may not cover it.
  */
-export const RESERVE = luaScript(`${DROP_HOLD}${RATE_LUA}
-local hs, hr, he, ixk, rk = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local rid, now = ARGV[1], ARGV[2]
-local nrep, ncand = tonumber(ARGV[4]), tonumber(ARGV[5])
-local rated = ARGV[6] ~= ''
-local rtok = '0'
-local req0, tok0, req, tok = 0, 0, 0, 0
-if rated then
-  local refused
-  refused, req0, tok0 = rate_check(rk, ARGV[6], ARGV[7], ARGV[8])
-  if refused ~= 0 then return {4, 0, refused, req0, tok0, 0} end
-  req, tok = req0 + 1, tok0
-  if ARGV[7] ~= '' then
-    rtok = ARGV[8]
-    tok = tok + tonumber(rtok)
+export const RESERVE = luaScript(`
+local call = redis.call
+local hs, rk, now, exp = KEYS[1], KEYS[5], ARGV[2], ARGV[3]
+local rpm, tpm = ARGV[4], ARGV[5]
+local n, e = ARGV[8] + 0, ARGV[9] + 0
+-- The window's counts before (req, tok) and as the headers show them (rq, tk).
+local req, tok, tokens, rq, tk = 0, 0, '0', 0, 0
+if rpm ~= '' then
+  local c = call('HMGET', rk, 'r', 't')
+  req, tok = (c[1] or 0) + 0, (c[2] or 0) + 0
+  if req >= rpm + 0 then return {4, 0, 1, req, tok, 0} end
+  if tpm ~= '' then
+    tokens = ARGV[6]
+    local ask = tokens + 0
+    if ask < 1 then ask = 1 end
+    if tok + ask > tpm + 0 then return {4, 0, 2, req, tok, 0} end
   end
+  rq, tk = req + 1, tok + tokens
 end
-local function counted(tokens)
-  if rated then rate_take(rk, ARGV[9], req0, tok0, tokens) end
-end
--- Every string the script may read, in one MGET (each key once: a candidate's mirror is often
--- a report mirror): the index marker, the mirrors, the key counters. Reads only, so a value
--- read here but never reached changes nothing.
-local names, at = {}, {}
-local function want(k)
-  if not at[k] then
-    names[#names + 1] = k
-    at[k] = #names
+local function counted(t)
+  if rpm == '' then return end
+  if t == '0' then
+    call('HSET', rk, 'r', string.format('%d', rq))
+  else
+    call('HSET', rk, 'r', string.format('%d', rq), 't', string.format('%d', tk))
   end
+  if req == 0 then call('PEXPIRE', rk, ARGV[7]) end
 end
-want(ixk)
-for r = 1, nrep do want(KEYS[5 + r]) end
-for c = 1, ncand do
-  want(KEYS[4 + nrep + c * 2])
-  if ARGV[9 + c * 3] ~= '' then want(KEYS[5 + nrep + c * 2]) end
-end
-local vals = redis.call('MGET', unpack(names))
-local function val(k) return vals[at[k]] end
+-- Every string the script may read, in one MGET: the index marker, the mirrors, the key
+-- counters. Reads only, so a value read here but never reached changes nothing.
+local v = call('MGET', KEYS[4], unpack(KEYS, 6, #KEYS))
 -- The marker is never later than the account's earliest hold (it is only ever set to the
 -- earliest, a hold earlier than it moves it, a dropped hold only makes the earliest later),
 -- so while it is not due no hold is, and none needs dropping.
-local ix = vals[1]
-local due = not ix or tonumber(ix) <= tonumber(now)
-if due then drop_expired(hs, hr, he, now) end
+local ix = v[1]
+local due = not ix or ix + 0 <= now + 0
+if due then
+  ${DROP_HOLD}
+  drop_expired(hs, KEYS[2], KEYS[3], now)
+end
+-- The limits block is there only when some candidate has a key counter.
+local blocks = #KEYS > 5 + n + e and 3 or 2
 local bals = {}
-for r = 1, nrep do
-  local v = val(KEYS[5 + r])
-  if not v then counted(rtok) return {1, 0, 0, req, tok, 0} end
-  bals[r] = v
+for r = 1, #ARGV - 9 - blocks * n do
+  local b = v[1 + ARGV[9 + blocks * n + r]]
+  if not b then counted(tokens) return {1, 0, 0, rq, tk, 0} end
+  bals[r] = b
 end
--- The holds of every candidate's currency and key limit, in one HMGET.
-local fields, kfs, nf = {}, {}, ncand
-for c = 1, ncand do
-  fields[c] = ARGV[7 + c * 3]
-  if ARGV[9 + c * 3] ~= '' then
-    nf = nf + 1
-    kfs[c] = nf
-    fields[nf] = 'k:'..KEYS[5 + nrep + c * 2]
+local held = n > 0 and call('HMGET', hs, unpack(ARGV, 10, 9 + n)) or {}
+local limited, kc = -1, 1 + n + e
+for c = 1, n do
+  local bal, lim, ck = v[1 + c], blocks == 3 and ARGV[9 + 2 * n + c] or '', nil
+  if lim ~= '' then
+    kc = kc + 1
+    ck = kc
   end
-end
-local held = nf > 0 and redis.call('HMGET', hs, unpack(fields)) or {}
-local limited = -1
-for c = 1, ncand do
-  local balk, ck = KEYS[5 + nrep + c * 2 - 1], KEYS[5 + nrep + c * 2]
-  local j = 9 + (c - 1) * 3
-  local cur, amt, lim = ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]
-  local bal = val(balk)
-  if not bal then counted(rtok) return {1, 0, 0, req, tok, 0} end
-  local h = tonumber(held[c] or '0')
-  if tonumber(bal) - h >= tonumber(amt) then
-    local fits = true
-    local kf = ''
-    if lim ~= '' then
-      kf = 'k:'..ck
-      local spent = val(ck)
-      if not spent then counted(rtok) return {1, 0, 0, req, tok, 0} end
-      local kh = tonumber(held[kfs[c]] or '0')
-      if tonumber(spent) + kh + tonumber(amt) > tonumber(lim) then
+  if not bal then counted(tokens) return {1, 0, 0, rq, tk, 0} end
+  local amt = ARGV[9 + n + c]
+  if bal - (held[c] or 0) >= amt + 0 then
+    local fits, kf = true, ''
+    if ck then
+      local spent = v[ck]
+      if not spent then counted(tokens) return {1, 0, 0, rq, tk, 0} end
+      kf = 'k:'..KEYS[ck + 4]
+      if spent + (call('HGET', hs, kf) or 0) + amt > lim + 0 then
         fits = false
         if limited < 0 then limited = c - 1 end
       end
     end
     if fits then
-      if kf ~= '' then redis.call('HINCRBY', hs, kf, amt) end
-      redis.call('HINCRBY', hs, cur, amt)
-      redis.call('HSET', hr, rid, cur..'|'..amt..'|'..kf)
-      redis.call('ZADD', he, ARGV[3], rid)
-      counted(rtok)
+      local cur = ARGV[9 + c]
+      if ck then call('HINCRBY', hs, kf, amt) end
+      call('HINCRBY', hs, cur, amt)
+      call('HSET', KEYS[2], ARGV[1], cur..'|'..amt..'|'..kf)
+      call('ZADD', KEYS[3], exp, ARGV[1])
+      counted(tokens)
       local index = 0
       -- Not due, this hold is the new earliest exactly when it is earlier than the marker.
-      if due or tonumber(ARGV[3]) < tonumber(ix) then
-        index = redis.call('ZRANGE', he, 0, 0, 'WITHSCORES')[2]
-        redis.call('SET', ixk, index)
+      if due or exp + 0 < ix + 0 then
+        index = call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
+        call('SET', KEYS[4], index)
       end
-      return {0, c - 1, 0, req, tok, index, unpack(bals)}
+      return {0, c - 1, 0, rq, tk, index, unpack(bals)}
     end
   end
 end
 counted('0')
-if limited >= 0 then return {3, limited, 0, req, tok, 0, unpack(bals)} end
-return {2, 0, 0, req, tok, 0, unpack(bals)}
+if limited >= 0 then return {3, limited, 0, rq, tk, 0, unpack(bals)} end
+return {2, 0, 0, rq, tk, 0, unpack(bals)}
 `);
 
 /**
- * KEYS: hsum, hreq, hexp, done marker, mirror, key counter (hsum again when none), the
- * rate-limit window's hash (hsum again when none), the account's unwritten-charges hash.
- * ARGV: requestId, currency, amount, hasCounter '1'/'0', counterTtlMs, settledTtlMs,
- * onlyIfHeld '1'/'0', token correction ('0' for none), unwritten ttl ms ('0': no ledger row),
- * the unwritten mark's value (the charge and its journal's name).
+ * KEYS: hsum, hreq, hexp, done marker, mirror, the account's unwritten-charges hash, then the
+ * key counter (only with a counter TTL argument), then the rate-limit window's hash (only
+ * with a token correction).
+ * ARGV: requestId, currency, amount, the counter's TTL ms ('' without a counter, '0' for none),
+ * settledTtlMs, onlyIfHeld '1'/'0', token correction ('0' for none), unwritten ttl ms ('0': no
+ * ledger row), the unwritten mark's value (the charge and its journal's name).
  * Exactly once per request id. Returns {1, "currency|amount"} when this call charged, {0, the
  * earlier result} otherwise. A charge with a ledger row is marked unwritten in the same step
  * (until the writer that queued it commits it), so an account deletion on any instance sees
@@ -170,28 +175,39 @@ return {2, 0, 0, req, tok, 0, unpack(bals)}
  * mirror and counter change only while the hold is still there: without it, Redis lost its
  * data, and the mirror is rebuilt from the database, where the outbox writes the charge.
  * The token correction (actual tokens less those reserved) goes to the window the tokens
- * were reserved in, if it still exists.
+ * were reserved in (never below 0).
  */
-export const SETTLE = luaScript(`${DROP_HOLD}${RATE_LUA}
-local hs, hr, he, donek, balk, ck = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+export const SETTLE = luaScript(`${DROP_REC}
+local call = redis.call
 -- The done marker and the mirror in one read (dropping the hold leaves the mirror alone).
-local read = redis.call('MGET', donek, balk)
+local read = call('MGET', KEYS[4], KEYS[5])
 if read[1] then return {0, read[1]} end
-local res = ARGV[2]..'|'..ARGV[3]
-local rec = redis.call('HGET', hr, ARGV[1])
-if rec or ARGV[7] ~= '1' then
-  drop_rec(hs, hr, he, ARGV[1], rec)
-  if read[2] then redis.call('DECRBY', balk, ARGV[3]) end
-  if ARGV[4] == '1' then
-    local v = redis.call('INCRBY', ck, ARGV[3])
-    if v == tonumber(ARGV[3]) and tonumber(ARGV[5]) > 0 then redis.call('PEXPIRE', ck, ARGV[5]) end
+local rid, amt, cttl = ARGV[1], ARGV[3], ARGV[4]
+local res = ARGV[2]..'|'..amt
+local rec = call('HGET', KEYS[2], rid)
+if rec or ARGV[6] ~= '1' then
+  drop_rec(KEYS[1], KEYS[2], KEYS[3], rid, rec)
+  if read[2] then call('DECRBY', KEYS[5], amt) end
+  if cttl ~= '' then
+    local v = call('INCRBY', KEYS[7], amt)
+    if v == amt + 0 and cttl + 0 > 0 then call('PEXPIRE', KEYS[7], cttl) end
   end
 end
-rate_correct(KEYS[7], ARGV[8])
-redis.call('SET', donek, res, 'PX', ARGV[6])
-if KEYS[8] and ARGV[9] and ARGV[9] ~= '0' then
-  redis.call('HSET', KEYS[8], ARGV[1], ARGV[10] or '1')
-  redis.call('PEXPIRE', KEYS[8], ARGV[9])
+local delta = ARGV[7]
+if delta ~= '0' then
+  -- One command where EXISTS and HINCRBY were two: the meter corrects only the current
+  -- window, whose hash exists unless Redis lost it. Then the increment created it without a
+  -- TTL, and the count equals the correction: it gets the window's TTL (as it does when the
+  -- count was 0, which only lets a finished window's hash live a minute longer).
+  local rk = KEYS[cttl ~= '' and 8 or 7]
+  local t = call('HINCRBY', rk, 't', delta)
+  if t == delta + 0 then call('PEXPIRE', rk, '${rateTtl(WINDOW_MS)}') end
+  if t < 0 then call('HSET', rk, 't', '0') end
+end
+call('SET', KEYS[4], res, 'PX', ARGV[5])
+if ARGV[8] ~= '0' then
+  call('HSET', KEYS[6], rid, ARGV[9])
+  call('PEXPIRE', KEYS[6], ARGV[8])
 end
 return {1, res}
 `);

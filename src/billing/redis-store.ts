@@ -9,7 +9,7 @@ import type { LedgerOutbox } from './ledger-outbox';
 import type { LedgerCharge } from './ledger-row';
 import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { SettleReplays } from './settle-replays';
-import type { BillingStore, Charged, ReserveResult, SettleInput } from './store';
+import type { BillingStore, Charged, ReserveInput, ReserveResult, SettleInput } from './store';
 
 /** How long a credit's "applied to the mirror" marker lives (retries come much sooner). */
 const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
@@ -21,6 +21,59 @@ const UNWRITTEN_TTL_MS = 24 * 3_600_000;
 const RATE_TTL = rateTtl(WINDOW_MS);
 /** The ARGV of RESERVE's rate part when it has none. */
 const NO_RATE = ['', '', '0', '0'] as const;
+
+/** A token correction, unless its window is over (a request that outlived its minute leaves the next one alone). */
+const current = (t: TokenCorrection | null | undefined) => (t && t.window >= Math.floor(Date.now() / WINDOW_MS) ? t : null);
+
+/** RESERVE's KEYS and ARGV (see the script): each mirror once, counters only for limited candidates. */
+export function reserveCall(k: AccountKeys, input: ReserveInput, rateHash: string | null, prefix: string) {
+  const { candidates, report } = input;
+  const keys = [k.hsum, k.hreq, k.hexp, k.ix, rateHash ?? k.hsum];
+  const args = [input.requestId, String(input.now), String(input.expiresAt)];
+  if (input.rate && rateHash) pushRateArgs(args, input.rate, RATE_TTL);
+  else args.push(...NO_RATE);
+  const n = candidates.length;
+  const extra: Currency[] = [];
+  const positions: string[] = [];
+  for (const currency of report) {
+    let at = candidates.findIndex((c) => c.currency === currency);
+    if (at < 0) at = n + extra.push(currency) - 1;
+    positions.push(String(at + 1));
+  }
+  args.push(String(n), String(extra.length));
+  for (const c of candidates) keys.push(k.bal(c.currency));
+  for (const currency of extra) keys.push(k.bal(currency));
+  for (const c of candidates) args.push(c.currency);
+  for (const c of candidates) args.push(String(c.amount));
+  if (candidates.some((c) => c.counter))
+    for (const c of candidates) {
+      args.push(c.counter ? String(c.limit) : '');
+      if (c.counter) keys.push(prefix + c.counter);
+    }
+  args.push(...positions);
+  return { keys, args };
+}
+
+/** SETTLE's KEYS and ARGV (see the script): the counter and the rate window's hash only when used. */
+export function settleCall(prefix: string, k: AccountKeys, input: SettleInput, onlyIfHeld: boolean, writerId: string | null) {
+  const tokens = current(input.tokens);
+  const keys = [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), k.unwritten];
+  if (input.counter) keys.push(prefix + input.counter);
+  if (tokens) keys.push(rateKey(prefix, tokens.key, tokens.window));
+  const args = [
+    input.requestId,
+    input.currency,
+    String(input.amount),
+    input.counter ? String(input.counterTtlMs) : '',
+    String(input.settledTtlMs),
+    onlyIfHeld ? '1' : '0',
+    tokens ? String(tokens.delta) : '0',
+    // A replayed settlement's row went to the outbox long ago (maybe written already): no mark.
+    input.charge.lines.length > 0 && !onlyIfHeld ? String(UNWRITTEN_TTL_MS) : '0',
+    writerId ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
+  ];
+  return { keys, args };
+}
 
 const STATUS = ['held', 'missing', 'insufficient', 'limit', 'rated'] as const;
 
@@ -158,34 +211,14 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
     return k;
   }
 
-  /** A token correction, unless its window is over (a request that outlived its minute leaves the next one alone). */
-  const current = (t: TokenCorrection | null | undefined) => (t && t.window >= Math.floor(Date.now() / WINDOW_MS) ? t : null);
   const rateHash = (k: AccountKeys, t: TokenCorrection | null) => (t ? rateKey(prefix, t.key, t.window) : k.hsum);
   const delta = (t: TokenCorrection | null) => (t ? String(t.delta) : '0');
 
   async function settleScript(input: SettleInput, onlyIfHeld: boolean) {
     const k = keysOf(input.accountId);
     if (writerId) indexAccount(input.accountId);
-    const counter = input.counter ? prefix + input.counter : k.hsum;
-    const tokens = current(input.tokens);
-    const reply = (await runScript(
-      redis,
-      SETTLE,
-      [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), counter, rateHash(k, tokens), k.unwritten],
-      [
-        input.requestId,
-        input.currency,
-        String(input.amount),
-        input.counter ? '1' : '0',
-        String(input.counterTtlMs),
-        String(input.settledTtlMs),
-        onlyIfHeld ? '1' : '0',
-        delta(tokens),
-        // A replayed settlement's row went to the outbox long ago (maybe written already): no mark.
-        input.charge.lines.length > 0 && !onlyIfHeld ? String(UNWRITTEN_TTL_MS) : '0',
-        writerId ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
-      ],
-    )) as [number, string];
+    const { keys, args } = settleCall(prefix, k, input, onlyIfHeld, writerId);
+    const reply = (await runScript(redis, SETTLE, keys, args)) as [number, string];
     return { applied: Number(reply[0]) === 1, charged: parseCharged(reply[1]) as Charged };
   }
 
@@ -213,21 +246,7 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       const rate = input.rate;
       const at = rate ? Date.now() : 0;
       const window = Math.floor(at / WINDOW_MS);
-      const keys = [k.hsum, k.hreq, k.hexp, k.ix, rate ? rateKey(prefix, rate.key, window) : k.hsum];
-      const args = [
-        input.requestId,
-        String(input.now),
-        String(input.expiresAt),
-        String(input.report.length),
-        String(input.candidates.length),
-      ];
-      if (rate) pushRateArgs(args, rate, RATE_TTL);
-      else args.push(...NO_RATE);
-      for (const c of input.report) keys.push(k.bal(c));
-      for (const c of input.candidates) {
-        keys.push(k.bal(c.currency), c.counter ? prefix + c.counter : k.hsum);
-        args.push(c.currency, String(c.amount), c.counter ? String(c.limit) : '');
-      }
+      const { keys, args } = reserveCall(k, input, rate ? rateKey(prefix, rate.key, window) : null, prefix);
       const reply = (await runScript(redis, RESERVE, keys, args)) as (number | string)[];
       const status = STATUS[Number(reply[0])]!;
       let result: ReserveResult;

@@ -12,6 +12,7 @@ import type { Stages } from '../gates';
 import { badRequest, invalidField } from '../http/errors';
 import { wholeText } from '../http/large-body';
 import type { Caller } from '../http/request-context';
+import { accountScope } from './account-scope';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 500: ErrorBody };
 const tags = ['Billing'];
@@ -30,6 +31,7 @@ const UsageQuery = t.Object({
   sortOrder: t.Optional(
     t.Union([t.Literal('asc'), t.Literal('desc')], { default: 'desc', description: 'Order of createdAt; default desc' }),
   ),
+  accountId: t.Optional(t.String({ maxLength: 64, description: "svc: operator keys only, another account's usage" })),
 });
 const UsageList = t.Object({
   warningMessage: t.String(),
@@ -130,9 +132,10 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
         const start = isoDate('startDate', query.startDate);
         const end = isoDate('endDate', query.endDate);
         ordered('startDate', start, end);
+        const accountId = accountScope(accountOf(svc.caller), query.accountId, 'usage');
         // Charges reach the ledger in batches: write them so a caller reads its own requests.
         await deps.meter.flush();
-        const filter: UsageFilter = { accountId: accountOf(svc.caller).accountId, currency: query.currency, start, end };
+        const filter: UsageFilter = { accountId, currency: query.currency, start, end };
         const offset = (page - 1) * limit;
         const { rows, total } =
           offset > Number.MAX_SAFE_INTEGER / 2
@@ -157,7 +160,7 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
           set.headers.link = `<${successor}>; rel="successor-version"`;
         },
         query: UsageQuery,
-        response: { 200: UsageList, ...errors },
+        response: { 200: UsageList, 403: ErrorBody, ...errors },
         detail: {
           operationId: 'getBillingUsage',
           deprecated: true,

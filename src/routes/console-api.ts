@@ -1,11 +1,13 @@
-import { desc } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { Elysia, t } from 'elysia';
 import { microsToNumber } from '../billing/money';
 import { liveSampler, type LiveSummary } from '../console/live';
 import { refusalSeries, usageSeries, WINDOWS, type WindowName } from '../console/series';
-import { accounts } from '../db/schema';
+import { NO_USAGE, usageByKey } from '../auth/key-usage';
+import { accounts, apiKeys } from '../db/schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { accountScope } from './account-scope';
 import { accountSummary } from './admin-account-list';
 import type { Caller } from '../http/request-context';
 import { metricsRegistry } from '../metrics';
@@ -45,13 +47,18 @@ export function consoleApiRoutes(deps: AppDeps, stages: Stages) {
     .get(
       '/console/api/usage-series',
       async function consoleUsageSeries({ svc, query }) {
+        const accountId = accountScope(caller(svc.caller), query.accountId, 'usage');
         await deps.meter.flush();
         const window = (query.window ?? '24h') as WindowName;
-        return { data: await usageSeries(deps.storage.db, caller(svc.caller).accountId, window, query.by ?? 'model', deps.now()) };
+        return { data: await usageSeries(deps.storage.db, accountId, window, query.by ?? 'model', deps.now()) };
       },
       {
         auth: 'ADMIN',
-        query: t.Object({ window: WindowQuery, by: t.Optional(t.Union([t.Literal('model'), t.Literal('key')])) }),
+        query: t.Object({
+          window: WindowQuery,
+          by: t.Optional(t.Union([t.Literal('model'), t.Literal('key')])),
+          accountId: t.Optional(t.String({ maxLength: 64 })),
+        }),
         detail: hide,
       },
     )
@@ -65,6 +72,30 @@ export function consoleApiRoutes(deps: AppDeps, stages: Stages) {
         return { data: await refusalSeries(deps.storage.db, accountId, window, deps.now()) };
       },
       { auth: 'ADMIN', query: t.Object({ window: WindowQuery }), detail: hide },
+    )
+    .get(
+      '/console/api/key-usage',
+      async function consoleKeyUsage({ svc }) {
+        // GET /api_keys rounds usage to 4 decimals ("$0 of $5" for cents of chat): the page shows it exact.
+        const { accountId } = caller(svc.caller);
+        await deps.meter.flush();
+        const rows = await deps.storage.db
+          .select({ id: apiKeys.id, period: apiKeys.limitPeriod })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.deletedAt)));
+        const usage = await usageByKey(
+          deps.storage.db,
+          accountId,
+          rows.map((r) => r.id),
+          deps.now(),
+        );
+        const data = rows.map((r) => {
+          const u = usage.get(r.id) ?? NO_USAGE;
+          return { id: r.id, periodMicros: u.since[r.period], trailingSevenDaysMicros: u.trailingSevenDays };
+        });
+        return { data };
+      },
+      { auth: 'ADMIN', detail: hide },
     )
     .get(
       '/console/api/accounts',

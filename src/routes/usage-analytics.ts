@@ -3,14 +3,13 @@ import { analyticsPeriod } from '../billing/analytics-range';
 import { usageAnalytics, UsageAnalyticsSchema } from '../billing/analytics-report';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
-import { forbidden, invalidField, upstreamError } from '../http/errors';
+import { upstreamError } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import { ErrorBody } from '../http/error-body';
+import { accountScope } from './account-scope';
 
 /** How long the analytics queries may run before the caller gets a 504 (the reference's query timeout). */
 export const ANALYTICS_TIMEOUT_MS = 10_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const AnalyticsQuery = t.Object({
   lookback: t.Optional(t.String({ maxLength: 16, description: 'Nd, 1d to 90d; default 7d: the last N UTC days, today included' })),
@@ -23,15 +22,6 @@ const AnalyticsQuery = t.Object({
     }),
   ),
 });
-
-/** The account whose analytics the caller reads: its own, or any account for an operator key. */
-function accountFor(caller: Caller, asked: string | undefined): string {
-  if (asked === undefined || asked === caller.accountId) return caller.accountId;
-  if (!UUID.test(asked)) throw invalidField('accountId', 'must be an account id (UUID)', 'query');
-  if (!caller.apiKey?.operator)
-    throw forbidden("Forbidden: only an ADMIN key of the operator's account may read another account's analytics");
-  return asked;
-}
 
 /** Runs `work`, or answers 504 when it takes longer than `ms` (the query goes on, its result unused). */
 async function within<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -53,7 +43,7 @@ export function usageAnalyticsRoutes(deps: AppDeps, stages: Stages, timeoutMs = 
     '/billing/usage-analytics',
     async function getBillingUsageAnalytics({ svc, query }) {
       const caller = svc.caller as Caller;
-      const accountId = accountFor(caller, query.accountId);
+      const accountId = accountScope(caller, query.accountId, 'analytics');
       const period = analyticsPeriod(query, deps.now());
       // Charges reach the ledger in batches: write them so a caller sees its own requests.
       await deps.meter.flush();

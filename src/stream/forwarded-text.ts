@@ -1,6 +1,7 @@
 import type { ChatChunk } from './wire';
 import { classifyEvent } from './chunks';
 import { SseDecoder } from './events';
+import { scanForwardedText } from './forwarded-scan';
 
 /** Bytes (zero-copy path) or characters (decoded path) kept per stream for the fallback count. */
 export const FORWARDED_TEXT_CAP = 64 * 1024;
@@ -25,7 +26,8 @@ export function chunkText(chunk: ChatChunk): string {
 /**
  * What a stream forwarded, kept so that an upstream that never reports usage can be billed by a
  * tokenizer count of the content the client got. The zero-copy path keeps references to the
- * forwarded byte regions (no copy, no decoding unless the count is needed); the decoded path
+ * forwarded byte regions (no copy; the count reads the text out of the bytes in place,
+ * forwarded-scan.ts, and decodes the events only when they are unusual); the decoded path
  * keeps the chunks' text. Both stop keeping at FORWARDED_TEXT_CAP and count the content
  * chunks past it instead, so a long stream holds a bounded amount of memory.
  */
@@ -55,7 +57,10 @@ export class ForwardedText {
   /** The content text forwarded within the cap (decoding kept bytes only now), and the content events past it. */
   content(eventsAtEnd = 0): { text: string; chunksPastCap: number } {
     let text = this.text;
-    if (this.regions.length > 0) {
+    // The bytes read in place (no event decoded, no JSON parsed); decoded only when they are unusual.
+    const scanned = this.regions.length > 0 ? scanForwardedText(this.regions, this.bytes) : null;
+    if (scanned !== null) text += scanned;
+    else if (this.regions.length > 0) {
       const decoder = new SseDecoder();
       for (const region of this.regions)
         for (const event of decoder.push(region)) {

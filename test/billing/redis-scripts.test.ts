@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Currency } from '../../src/billing/credit';
 import { LedgerOutbox } from '../../src/billing/ledger-outbox';
 import { SETTLE } from '../../src/billing/redis-scripts';
-import { accountKeys, createRedisBillingStore, holdIndexKey } from '../../src/billing/redis-store';
+import { accountKeys, createRedisBillingStore, holdIndexKey, settleCall } from '../../src/billing/redis-store';
 import type { BillingStore, HoldCandidate, ReserveInput } from '../../src/billing/store';
 import { createRedisStore } from '../../src/kv/redis';
 import { runScript } from '../../src/kv/scripts';
@@ -163,13 +163,10 @@ test("a reservation's rate count: requests and tokens kept with the hold, the wi
 test('a replayed settlement (onlyIfHeld) charges the mirror only while its hold is there, and only once', async () => {
   const { accountId, k } = await account({ USD: 1_000, DIEM: 0 });
   const t0 = Date.now();
-  const replay = (requestId: string, amount: number) =>
-    runScript(
-      kv.redis!,
-      SETTLE,
-      [k.hsum, k.hreq, k.hexp, k.done(requestId), k.bal('USD'), k.hsum, k.hsum],
-      [requestId, 'USD', String(amount), '0', '0', '60000', '1', '0'],
-    );
+  const replay = (requestId: string, amount: number) => {
+    const { keys, args } = settleCall(PREFIX, k, { ...settlement(accountId, requestId, amount) }, true, null);
+    return runScript(kv.redis!, SETTLE, keys, args);
+  };
   await hold(accountId, 'held', [usd(300)], t0, t0 + 60_000);
   expect(await replay('held', 200)).toEqual([1, 'USD|200']);
   expect(await send('GET', [k.bal('USD')])).toBe('800');

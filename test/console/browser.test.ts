@@ -27,6 +27,7 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
   let origin = '';
   let offset = 0; // the app's clock runs `offset` ms ahead of the wall clock
   let customer = '';
+  let customerKey = '';
   let inferenceKey = '';
   const errors: string[] = [];
 
@@ -68,7 +69,9 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     origin = `http://127.0.0.1:${t.app.server!.port}`;
     // Seeded data: a customer account, and an INFERENCE key of the operator's.
     const scratch = await t.request('/admin/accounts', { method: 'POST', json: { scratch: true, displayName: 'Seeded customer' } });
-    customer = ((await scratch.json()) as { data: { id: string } }).data.id;
+    const made = (await scratch.json()) as { data: { id: string; apiKey: { apiKey: string } } };
+    customer = made.data.id;
+    customerKey = made.data.apiKey.apiKey;
     const key = await t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'seeded inference key' } });
     inferenceKey = ((await key.json()) as { data: { apiKey: string } }).data.apiKey;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
@@ -136,9 +139,12 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await page.reload();
     const row = page.getByRole('row', { name: /browser key/ });
     await row.waitFor();
-    // The limit bar shows the chat's spend against the 5 USD limit.
-    await expect(row.locator('meter').first().getAttribute('max')).resolves.toBe('5');
-    await expect(row.textContent()).resolves.toContain('of $5');
+    // The limit bar shows the chat's spend against the 5 USD limit: exact (millionths of a
+    // dollar, which GET /api_keys rounds to $0), and a bar that is not empty.
+    const meter = row.locator('meter').first();
+    await expect(meter.getAttribute('max')).resolves.toBe('5');
+    await expect(row.textContent()).resolves.toMatch(/\$0\.0*[1-9]\d* of \$5/);
+    expect(Number(await meter.getAttribute('value'))).toBeGreaterThan(0);
     await shot('keys');
   }, 60_000);
 
@@ -167,6 +173,12 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await page.getByRole('img', { name: /^Requests per hour: 1 series, total 1$/ }).waitFor();
     await page.getByLabel('7 days').check();
     await page.getByRole('img', { name: /^Requests per day: 1 series, total 1$/ }).waitFor();
+    // Spend per day comes from usage analytics, its line named after the key too.
+    await page.getByRole('img', { name: /^Spend per day by key \(usage analytics\): 1 series, total \$0\.0*[1-9]/ }).waitFor();
+    await page.locator('.chart', { hasText: 'usage analytics' }).getByText('browser key (edited)').waitFor();
+    // And the period's tokens by key, as usage analytics sums them.
+    const totals = page.locator('#period-totals').getByRole('row', { name: /browser key \(edited\)/ });
+    await expect(totals.textContent()).resolves.toMatch(/[1-9]\d*.*\$0\.0*[1-9]/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = readFileSync((await download.path()) as string, 'utf8');
     expect(csv).toContain(requestId);
@@ -209,6 +221,30 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     expect(account.data.tier).toBe('partner');
     expect(account.data.balances.USD).toBe(12.5);
     await shot('accounts');
+  }, 60_000);
+
+  test('usage of another account: the operator picks the seeded customer and sees its request', async () => {
+    // The customer (credited above) chats with its own key.
+    const client = new OpenAI({ apiKey: customerKey, baseURL: `${origin}/api/v1` });
+    const { response } = await client.chat.completions
+      .create({ model: 'fix-chat', messages: [{ role: 'user', content: 'Hi' }] })
+      .withResponse();
+    const customerRequest = response.headers.get('cf-ray') as string;
+    await go('usage', 'Usage');
+    const ledger = page.locator('#ledger');
+    await ledger.getByText(requestId).first().waitFor();
+    expect(await ledger.getByText(customerRequest).count()).toBe(0);
+    await page.getByLabel('Account', { exact: true }).selectOption(customer);
+    await ledger.getByText(customerRequest).first().waitFor();
+    expect(await ledger.getByText(requestId).count()).toBe(0);
+    await page.getByRole('img', { name: /^Requests per hour: 1 series, total 1$/ }).waitFor();
+    await page.getByLabel('30 days').check();
+    await page.getByRole('img', { name: /^Spend per day by model \(usage analytics\): 1 series, total \$0\.0*[1-9]/ }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path()) as string, 'utf8');
+    expect(csv).toContain(customerRequest);
+    expect(csv).not.toContain(requestId);
+    await shot('usage-customer');
   }, 60_000);
 
   test('live: request rate, open streams, latency and the upstream, refreshed', async () => {

@@ -105,3 +105,69 @@ describe('figures', () => {
     expect(replicas.data.providers['up-a']?.health).toBe('ok');
   });
 });
+
+describe("another account's usage (the Usage page's account picker)", () => {
+  const chatAs = (key: string) =>
+    t.request('/chat/completions', {
+      method: 'POST',
+      key,
+      json: { model: 'fix-chat', messages: [{ role: 'user', content: 'Hi' }] },
+    });
+  type EntryList = { data: { inferenceDetails: { requestId: string } | null }[] };
+  const requestIds = async (res: Response) => (await json<EntryList>(res)).data.map((e) => e.inferenceDetails?.requestId);
+
+  test('the operator reads the customer account: its ledger lines (JSON and CSV) and series, apart from its own', async () => {
+    // A scratch account starts without credit.
+    const credit = await t.request(`/admin/accounts/${customerId}/credits`, { method: 'POST', json: { currency: 'USD', amount: 1 } });
+    expect(credit.status).toBe(200);
+    const chat = await chatAs(customerKey);
+    expect(chat.status).toBe(200);
+    const requestId = chat.headers.get('cf-ray') as string;
+    expect(await requestIds(await get(`/api/v1/billing/usage?accountId=${customerId}`, t.adminKey))).toContain(requestId);
+    expect(await requestIds(await get('/api/v1/billing/usage', t.adminKey))).not.toContain(requestId);
+    const csv = await t.app.handle(
+      new Request(`http://localhost/api/v1/billing/usage?accountId=${customerId}`, {
+        headers: { authorization: `Bearer ${t.adminKey}`, accept: 'text/csv' },
+      }),
+    );
+    expect(await csv.text()).toContain(requestId);
+    const series = await json<SeriesBody>(await get(`/console/api/usage-series?accountId=${customerId}`, t.adminKey));
+    expect(total(series, 'fix-chat', 'requests')).toBe(1);
+  });
+
+  test("another account's ADMIN key naming the operator's account gets 403; a bad id 400 naming accountId", async () => {
+    const listed = await json<{ data: { id: string }[] }>(await t.request('/admin/accounts'));
+    const operatorId = listed.data.map((a) => a.id).find((id) => id !== customerId);
+    expect(operatorId).toBeDefined();
+    for (const path of [`/api/v1/billing/usage?accountId=${operatorId}`, `/console/api/usage-series?accountId=${operatorId}`]) {
+      const res = await get(path, customerKey);
+      expect(res.status, path).toBe(403);
+      expect((await json<{ error: string }>(res)).error).toContain("another account's usage");
+    }
+    // Its own id is its own usage.
+    expect((await get(`/api/v1/billing/usage?accountId=${customerId}`, customerKey)).status).toBe(200);
+    const bad = await get('/api/v1/billing/usage?accountId=nope', t.adminKey);
+    expect(bad.status).toBe(400);
+    expect((await json<{ error: string }>(bad)).error).toContain('accountId');
+  });
+});
+
+describe('key usage in micro-units (the key bars)', () => {
+  test('each key of the account with its exact spend, where GET /api_keys rounds to 4 decimals', async () => {
+    const exact = await json<{ data: { id: string; trailingSevenDaysMicros: { usd: number } }[] }>(
+      await get('/console/api/key-usage', t.adminKey),
+    );
+    const spent = exact.data.reduce((n, k) => n + k.trailingSevenDaysMicros.usd, 0);
+    expect(spent).toBeGreaterThan(0);
+    const keys = await json<{ data: { id: string; usage: { trailingSevenDays: { usd: string } } }[] }>(
+      await get('/api/v1/api_keys', t.adminKey),
+    );
+    // The public list cuts each figure to 4 decimals; the exact one is its micro-units.
+    for (const k of keys.data) {
+      const micros = exact.data.find((e) => e.id === k.id)?.trailingSevenDaysMicros.usd ?? 0;
+      expect(Number(k.usage.trailingSevenDays.usd)).toBe(Math.trunc(micros / 100) / 10_000);
+    }
+    expect(exact.data.map((k) => k.id).sort()).toEqual(keys.data.map((k) => k.id).sort());
+    expect((await get('/console/api/key-usage', inferenceKey)).status).toBe(403);
+  });
+});

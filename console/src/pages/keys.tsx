@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { Alert, DataTable, PageHeading, PeriodSelect } from '../parts';
-import { money, when } from '../format';
+import { exactMoney, money, when } from '../format';
 
 /** A key as GET /api_keys lists it. */
 interface ApiKey {
@@ -14,24 +14,34 @@ interface ApiKey {
   last6Chars: string;
   limitPeriod: 'EPOCH' | 'MONTH' | 'LIFETIME';
   consumptionLimits: { usd: number | null; diem: number | null; vcu: number | null };
-  usage?: { trailingSevenDays: { usd: string; diem: string } };
-  currentPeriodUsage?: { usd: string; diem: string };
 }
+
+/** A key's spend in micro-units (GET /console/api/key-usage): GET /api_keys rounds it to 4 decimals. */
+interface KeyUsage {
+  id: string;
+  periodMicros: { usd: number; diem: number };
+  trailingSevenDaysMicros: { usd: number; diem: number };
+}
+
+/** The share of a bar a non-zero use fills at least, so a few cents against $5 still shows. */
+const MIN_FILL = 0.02;
 
 const PERIODS = { EPOCH: 'per day', MONTH: 'per month', LIFETIME: 'lifetime' };
 
 /** The API keys page: usage against limits, create (secret shown once), edit, delete. */
 export function KeysPage() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [usage, setUsage] = useState<Record<string, KeyUsage>>({});
   const [error, setError] = useState('');
   const [secret, setSecret] = useState<{ key: string; description: string } | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
 
   const load = () =>
-    call<{ data: ApiKey[] }>('/api_keys')
-      .then((r) => setKeys(r.data))
-      .catch((e) => setError(messageOf(e)));
+    Promise.all([
+      call<{ data: ApiKey[] }>('/api_keys').then((r) => setKeys(r.data)),
+      call<{ data: KeyUsage[] }>('/console/api/key-usage').then((r) => setUsage(Object.fromEntries(r.data.map((u) => [u.id, u])))),
+    ]).catch((e) => setError(messageOf(e)));
   useEffect(() => void load(), []);
 
   async function create(e: Event) {
@@ -109,7 +119,7 @@ export function KeysPage() {
                 </td>
                 <td class="mono">…{k.last6Chars}</td>
                 <td>
-                  <UsageBars apiKey={k} />
+                  <UsageBars apiKey={k} usage={usage[k.id]} />
                 </td>
                 <td>{when(k.lastUsedAt)}</td>
                 <td>{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
@@ -133,22 +143,32 @@ export function KeysPage() {
   );
 }
 
-/** Usage in the current limit period against each limit set, as a bar; the 7-day spend otherwise. */
-function UsageBars({ apiKey: k }: { apiKey: ApiKey }) {
+/** Usage in the current limit period against each limit set, as a bar; the 7-day spend otherwise. Amounts exact. */
+function UsageBars({ apiKey: k, usage }: { apiKey: ApiKey; usage: KeyUsage | undefined }) {
   const rows = (['usd', 'diem'] as const).filter((c) => k.consumptionLimits[c] !== null);
-  if (rows.length === 0) return <span class="muted">no limit · 7 d {money(k.usage?.trailingSevenDays.usd ?? 0)}</span>;
+  if (rows.length === 0) return <span class="muted">no limit · 7 d {exactMoney(usage?.trailingSevenDaysMicros.usd ?? 0)}</span>;
   return (
     <div class="bars">
       {rows.map((c) => {
         const limit = k.consumptionLimits[c] as number;
-        const used = Number(k.currentPeriodUsage?.[c] ?? 0);
+        const micros = usage?.periodMicros[c] ?? 0;
+        const used = micros / 1_000_000;
         const cur = c.toUpperCase();
+        const text = `${exactMoney(micros, cur)} of ${money(limit, cur)} ${PERIODS[k.limitPeriod]}`;
+        // A bar the width of a pixel reads as empty: any use fills at least MIN_FILL (the text says how much).
+        const shown = used > 0 ? Math.max(used, limit * MIN_FILL) : 0;
         return (
           <div key={c} class="bar-row">
-            <meter min={0} max={limit || 1} value={used} high={limit * 0.8} optimum={0} aria-label={`${cur} used of limit`} />
-            <span>
-              {money(used, cur)} of {money(limit, cur)} {PERIODS[k.limitPeriod]}
-            </span>
+            <meter
+              min={0}
+              max={limit || 1}
+              value={shown}
+              high={limit * 0.8}
+              optimum={0}
+              aria-label={`${cur} used of limit`}
+              aria-valuetext={text}
+            />
+            <span>{text}</span>
           </div>
         );
       })}

@@ -39,7 +39,9 @@ function prices(pricing: Record<string, unknown> | undefined): string {
   if (!pricing) return '–';
   const parts: string[] = [];
   const walk = (prefix: string, v: unknown) => {
-    if (v && typeof v === 'object' && 'usd' in v) parts.push(`${prefix} $${(v as { usd: number }).usd}`);
+    // Token prices are per million tokens (the reference's unit); others per their unit (image, second...).
+    const per = /input|output/.test(prefix) ? '/M' : '';
+    if (v && typeof v === 'object' && 'usd' in v) parts.push(`${prefix} $${(v as { usd: number }).usd}${per}`);
     else if (v && typeof v === 'object') for (const [k, inner] of Object.entries(v)) walk(prefix ? `${prefix} ${k}` : k, inner);
   };
   walk('', pricing);

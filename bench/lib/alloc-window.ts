@@ -1,0 +1,49 @@
+import { heapStats } from 'bun:jsc';
+
+/** What a window of requests allocated on the JavaScript heap, per request. */
+export interface AllocationWindow {
+  requests: number;
+  /** JavaScript objects allocated per request (every type; JSC counts cells not yet swept). */
+  objectsTotal: number;
+  /**
+   * Growth of the memory JSC is told objects hold outside its heap (buffers, native objects)
+   * per request. (JSC's heapSize does not move with new cells until a sweep, so it is no
+   * measure of bytes allocated; with PGlite's heap the GC log's per-cycle byte counts cover
+   * too few cycles to sum either.)
+   */
+  extraBytes: number;
+  /** Objects allocated per request by JSC type name, the largest counts first. */
+  objects: [string, number][];
+}
+
+/**
+ * Allocation per request from Bun's heap statistics around a window: a full collection first,
+ * then `n` requests, then the objects counted by type without collecting. Valid only if no
+ * collection ran inside the window (a weakly held canary tells): the window halves until
+ * none does (an eden collection starts after ~8 MB of allocation).
+ */
+export async function allocationWindow(run: (n: number) => Promise<void>, n: number): Promise<AllocationWindow> {
+  for (let size = n; size >= 10; size = Math.floor(size / 2)) {
+    Bun.gc(true);
+    const before = heapStats();
+    let canary: WeakRef<object> | null = new WeakRef({ canary: true });
+    await run(size);
+    const after = heapStats();
+    const collected = canary.deref() === undefined;
+    canary = null;
+    if (collected) continue;
+    const objects: [string, number][] = [];
+    for (const [type, count] of Object.entries(after.objectTypeCounts)) {
+      const grew = count - (before.objectTypeCounts[type] ?? 0);
+      if (grew > 0) objects.push([type, Math.round((grew / size) * 10) / 10]);
+    }
+    objects.sort((a, b) => b[1] - a[1]);
+    return {
+      requests: size,
+      objectsTotal: Math.round(objects.reduce((sum, [, c]) => sum + c, 0)),
+      extraBytes: Math.round((after.extraMemorySize - before.extraMemorySize) / size),
+      objects,
+    };
+  }
+  throw new Error('a collection ran inside every window down to 10 requests');
+}
