@@ -66,8 +66,8 @@ const REFUSAL_NAMES: Record<string, string> = { '401': 'Unauthorized', '403': 'F
  * 400 when it takes parameters or a body; 408 and 413 when its method carries a body (the
  * body-limit gate, src/gates/body-limit.ts, bounds every body svc reads, declared or not); 415
  * when the body is JSON only (src/http/json-content-type.ts); 429 everywhere (every route
- * is behind the abuse guard), and the 401/403 of its route's Access (`x-svc-access`, set by the
- * `authenticate` route option). Statuses a route declares itself are kept. An operation
+ * is behind the abuse guard), and the 401/403 of its route's Access (`x-svc-access`, which the
+ * `auth` and `meter` route options set). Statuses a route declares itself are kept. An operation
  * without the extension that declares no 4XX gets 401 when its `security` requires credentials.
  */
 export function declareClientErrors(doc: Json): void {
