@@ -117,10 +117,10 @@ export class ModelCall extends MeteredCall {
     const onAttempt = (id: string) => {
       headers['x-svc-model-router'] = id;
     };
-    let shown: Record<string, string> = {};
+    let shown: Record<string, string> | null = null;
     for (let i = 0; ; i++) {
       const model = this.candidates[i] as ModelEntry;
-      for (const name in shown) delete headers[name];
+      if (shown) for (const name in shown) delete headers[name];
       shown = modelHeaders(model);
       Object.assign(headers, shown);
       try {
