@@ -8,6 +8,9 @@ import type { ModelCatalog } from '../models/catalog';
 import { asServiceError } from '../../providers/errors';
 import type { ModelRouter } from '../../providers/router';
 
+/** Listener options, shared rather than an object per call. */
+const ONCE: AddEventListenerOptions = { once: true };
+
 /** What the metered call needs from the app: the catalog, the meter, the router and the log. */
 export interface MeteredCallDeps {
   models: ModelCatalog;
@@ -60,7 +63,7 @@ export class MeteredCall {
     // Bun's idleTimeout must not cut a stream silent between pings, or a JSON answer slower
     // than it; the provider's timeoutMs bounds the wait instead.
     ctx.server?.timeout?.(ctx.request, 0);
-    ctx.request.signal?.addEventListener('abort', this.onClientGone, { once: true });
+    ctx.request.signal?.addEventListener('abort', this.onClientGone, ONCE);
   }
 
   /** The request's context (request id, caller, start time). */
@@ -90,7 +93,7 @@ export class MeteredCall {
   }
 
   /** Opens the meter for `target` with `estimate`, and takes its headers. */
-  protected async open(target: Pick<MeterOpenInput, 'model' | 'endpoint'>, estimate: CallEstimate): Promise<void> {
+  protected async open(target: Pick<MeterOpenInput, 'model' | 'endpoint' | 'priceAs'>, estimate: CallEstimate): Promise<void> {
     this.ticket = await this.deps.meter.open({
       ctx: this.ctx.svc,
       ...target,
