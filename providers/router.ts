@@ -40,6 +40,28 @@ export interface ModelRouter {
   order(model: ModelEntry, cacheKey?: string): Replica[];
 }
 
+/**
+ * A call on a replica, counted in its `inFlight` until `done`. A class, not a closure per
+ * attempt: one object per request on the hot path.
+ */
+class RoutedCall<T> implements Routed<T> {
+  readonly replica: string;
+  private released = false;
+
+  constructor(
+    private readonly on: Replica,
+    readonly result: T,
+  ) {
+    this.replica = on.id;
+  }
+
+  done(): void {
+    if (this.released) return;
+    this.released = true;
+    this.on.inFlight--;
+  }
+}
+
 /** Replicas tried per request at most, so a dead fleet fails fast. */
 const MAX_ATTEMPTS = 3;
 const MASK_52 = (1n << 52n) - 1n;
@@ -111,18 +133,15 @@ export function createRouter(lookup: (providerId: string) => { provider: Provide
           throw new Error(`provider "${replica.id}" cannot ${capability} (model "${model.id}")`);
         replica.inFlight++;
         opts.onAttempt?.(replica.id);
-        let released = false;
-        const done = () => {
-          if (released) return;
-          released = true;
-          replica.inFlight--;
-        };
         try {
-          const call = { signal: opts.signal, upstreamModel: replica.upstreamModel, timeoutMs: replica.timeoutMs };
-          const result = await invoke(provider as ProviderWith<typeof capability>, call);
-          return { result, replica: replica.id, done };
+          const result = await invoke(provider as ProviderWith<typeof capability>, {
+            signal: opts.signal,
+            upstreamModel: replica.upstreamModel,
+            timeoutMs: replica.timeoutMs,
+          });
+          return new RoutedCall(replica, result);
         } catch (error) {
-          done();
+          replica.inFlight--;
           lastError = error;
           if (!isRetryable(error) || opts.signal.aborted) throw error;
         }

@@ -66,9 +66,14 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
       : undefined);
   // Validates config.search now, so a broken section stops the start, not a request.
   webToolsOf(deps);
-  const stages = pipelineStages(deps, wallet, () => app.server?.port);
+  const stages = pipelineStages(
+    deps,
+    wallet,
+    () => app.server?.port,
+    () => app.server,
+  );
   const api = new Elysia({ name: 'svc.api', prefix: config.basePath })
-    .use(abuseGuardGate(deps)) // 3. its request-wide hooks: blocked credentials and IPs, failure counting
+    .use(abuseGuardGate(deps, () => app.server)) // 3. its request-wide hooks: blocked credentials and IPs, failure counting
     .use(stages) // 2-9 per route: auth, abuse guard, rate limit, metered call, balance headers (src/gates/index.ts)
     .use(modelRoutes(deps, stages))
     .use(chatRoutes(deps, stages, extras.chat))

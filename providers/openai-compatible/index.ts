@@ -67,17 +67,15 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   const limits: ResponseLimits = { ...DEFAULT_MAX_RESPONSE_BYTES, ...o.maxResponseBytes };
 
   /**
-   * `read`, with an answer over its limit turned into a broken answer: a retryable 502 that
-   * names the limit, logged with the provider and path only (never the URL, which may hold a key).
+   * The error a failed read of an answer is reported as: over its limit, a broken answer (a
+   * retryable 502 that names the limit, logged with the provider and path only, never the
+   * URL, which may hold a key); any other as it is. Called from the reader's own catch, so a
+   * read builds no closure for it.
    */
-  async function withinLimit<T>(path: string, read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      if (!(error instanceof BodyTooLarge)) throw error;
-      o.log?.warn('upstream answer over its size limit, not read', { provider: o.id, path, limitBytes: error.limitBytes });
-      throw upstreamUnavailable(`the upstream answer is larger than ${error.limitBytes} bytes`);
-    }
+  function readFailure(path: string, error: unknown): unknown {
+    if (!(error instanceof BodyTooLarge)) return error;
+    o.log?.warn('upstream answer over its size limit, not read', { provider: o.id, path, limitBytes: error.limitBytes });
+    return upstreamUnavailable(`the upstream answer is larger than ${error.limitBytes} bytes`);
   }
 
   /** POSTs `body` with the replica's model name and returns the answer as `decode` reads it (under its size limit). */
@@ -92,7 +90,12 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
         ? { headers: auth, body: withModel(body, call.upstreamModel) }
         : { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
     return upstreamCall(o.fetch, `${base}${path}`, init, call, async (res, _abort, end) => {
-      const answer = await withinLimit(path, () => decode(res));
+      let answer: T;
+      try {
+        answer = await decode(res);
+      } catch (error) {
+        throw readFailure(path, error);
+      }
       end();
       return answer;
     });
@@ -130,7 +133,12 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
       const init = { headers: req.stream ? sseHeaders : jsonHeaders, body: JSON.stringify({ ...req, model: call.upstreamModel }) };
       return upstreamCall(o.fetch, `${base}/chat/completions`, init, call, async (res, abort, end) => {
         if (!req.stream) {
-          const body = await withinLimit('/chat/completions', () => responseJsonUpTo<ChatCompletion>(res, limits.chat));
+          let body: ChatCompletion;
+          try {
+            body = await responseJsonUpTo<ChatCompletion>(res, limits.chat);
+          } catch (error) {
+            throw readFailure('/chat/completions', error);
+          }
           end();
           return { kind: 'json', body };
         }

@@ -9,6 +9,8 @@ export const KEY_INVALIDATION_CHANNEL = 'keys:invalidate';
 /** Looks keys up by secret hash with a short-lived in-process cache. */
 export interface KeyCache {
   lookup(secretHash: string): Promise<ApiKeyRecord | null>;
+  /** The cached answer while it is fresh (null: no such key), else undefined (then `lookup`): no promise on a hit. */
+  peek(secretHash: string): ApiKeyRecord | null | undefined;
   /** Drops a key from every instance's cache (after delete or update). */
   invalidate(secretHash: string): Promise<void>;
   /** Notes a successful use of a key; `last_used_at` is written in batches. */
@@ -56,6 +58,10 @@ export async function createKeyCache(
   }
 
   return {
+    peek(secretHash) {
+      const hit = cache.get(secretHash);
+      return hit && hit.until > now() ? hit.record : undefined;
+    },
     lookup(secretHash) {
       const hit = cache.get(secretHash);
       if (hit && hit.until > now()) return Promise.resolve(hit.record);

@@ -152,13 +152,14 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     const p = pricingOf(input.priceAs ?? model);
     const maxUsd = openedReservationMicros(input);
     const candidates = holdCandidates(caller, key, window, p, maxUsd);
-    const plan = await deps.limits.plan(
+    const planned = deps.limits.plan(
       caller,
       model,
       input.endpoint ?? 'unmetered',
       input.estimatedPromptTokens + input.maxCompletionTokens,
       input.routeLimit,
     );
+    const plan = planned instanceof Promise ? await planned : planned;
     const reserve: ReserveInput = {
       accountId: caller.accountId,
       requestId,

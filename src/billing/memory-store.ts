@@ -85,8 +85,9 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
     if (!opts.limits) throw new Error('billing: a rate-limit count without a limit store');
     return opts.limits;
   }
-  async function correct(tokens: TokenCorrection | null | undefined) {
-    if (tokens) await rates().correctTokens(tokens.key, tokens.window, tokens.delta);
+  /** The limiter's token correction; undefined when there is none (no promise then). */
+  function correct(tokens: TokenCorrection | null | undefined): Promise<void> | undefined {
+    return tokens ? rates().correctTokens(tokens.key, tokens.window, tokens.delta) : undefined;
   }
 
   function takeHold(input: ReserveInput): ReserveResult {
@@ -135,10 +136,11 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
         await rates().correctTokens(count.key, rate.window, -count.tokens.reserve);
       return result;
     },
-    async settle(input: SettleInput): Promise<Charged> {
+    // Not async: a settlement is one promise (the correction's, then the charge), not three.
+    settle(input: SettleInput): Promise<Charged> {
       const now = opts.now();
       const done = settled.get(input.requestId);
-      if (done) return done;
+      if (done) return Promise.resolve(done);
       const hold = holds.get(input.requestId);
       if (hold) dropHold(input.requestId, hold);
       // Charged even when the hold expired: the work was done (the balance may dip below zero).
@@ -147,8 +149,8 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       outbox.push(input.charge);
       const charged = { currency: input.currency, amount: input.amount };
       settled.set(input.requestId, charged, input.settledTtlMs);
-      await correct(input.tokens);
-      return charged;
+      const corrected = correct(input.tokens);
+      return corrected ? corrected.then(() => charged) : Promise.resolve(charged);
     },
     async hasHold(_accountId, requestId) {
       const hold = holds.get(requestId);

@@ -10,7 +10,7 @@ import { counterName, keyWindow } from './mirror-init';
 import { spendClass } from './spend-class';
 import { costLines, inCurrency, pricingOf } from './pricing';
 import { deleteReservation } from './reservations';
-import type { BillingStore, HoldCandidate } from './store';
+import type { BillingStore, Charged, HoldCandidate } from './store';
 
 /** What a ticket needs of the meter. */
 export interface TicketDeps {
@@ -40,6 +40,7 @@ export interface HeldReservation {
 const FREE: SettledCost = Object.freeze({ usdMicros: 0, diemMicros: 0 });
 const toCost = (currency: Currency, amount: number): SettledCost =>
   currency === 'DIEM' ? { usdMicros: 0, diemMicros: amount } : { usdMicros: amount, diemMicros: 0 };
+const costOf = (charged: Charged): SettledCost => toCost(charged.currency, charged.amount);
 
 /**
  * Trims the lines' charges, last line first, so that they sum to at most `cap`: a request is
@@ -126,7 +127,8 @@ class Ticket implements MeterTicket {
     await this.outcome;
   }
 
-  private async charge(usage: MeteredUsage): Promise<SettledCost> {
+  // Not async: a settlement that keeps no reservation row is the store's promise and one `then`.
+  private charge(usage: MeteredUsage): Promise<SettledCost> {
     const { deps, r } = this;
     const at = deps.now();
     const { charge, charged: amount, trimmed } = settlementCharge(r, usage, at);
@@ -139,7 +141,7 @@ class Ticket implements MeterTicket {
       });
     const { counter, ttlMs } = settlementCounter(r, at);
     // The rate limiter's token correction goes with the settlement: one script on Redis.
-    const charged = await deps.store.settle({
+    const settled = deps.store.settle({
       accountId: r.accountId,
       requestId: r.requestId,
       currency: r.held.currency,
@@ -150,8 +152,14 @@ class Ticket implements MeterTicket {
       settledTtlMs: deps.settledTtlMs,
       tokens: r.admission.tokenCorrection(usage.promptTokens + usage.completionTokens),
     });
-    if (r.durable) await deleteReservation(deps.db, r.requestId);
-    return toCost(charged.currency, charged.amount);
+    return r.durable ? this.forgotten(settled) : settled.then(costOf);
+  }
+
+  /** A durable reservation's outcome once its row is deleted. */
+  private async forgotten(outcome: Promise<Charged | null>): Promise<SettledCost> {
+    const charged = await outcome;
+    await deleteReservation(this.deps.db, this.r.requestId);
+    return charged ? costOf(charged) : FREE;
   }
 
   private async giveBack(): Promise<SettledCost> {

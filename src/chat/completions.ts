@@ -77,6 +77,10 @@ function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: num
   return choices * (body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS);
 }
 
+// Shared for a request with no plugin active (most): never written to, only replaced.
+const NO_PLUGINS: readonly AnyRequestPlugin[] = [];
+const NO_TRANSFORMS: ChunkTransformer[] = [];
+
 /** Resolves once `p` settles or `ms` pass; null when the time ran out first. */
 function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
   return new Promise<T | null>((resolve, reject) => {
@@ -125,13 +129,14 @@ export function createChatHandler(
 
     // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
     await call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
-    let active: AnyRequestPlugin[] = [];
-    let transforms: ChunkTransformer[] = [];
+    let active: readonly AnyRequestPlugin[] = NO_PLUGINS;
+    let transforms: ChunkTransformer[] = NO_TRANSFORMS;
     let routed: Promise<Routed<ProviderChatResult>>;
     let result: Routed<ProviderChatResult> | null;
     try {
       active = runner.active(ctx);
-      await runner.transformRequest(active, upstreamReq, ctx);
+      const transformed = runner.transformRequest(active, upstreamReq, ctx);
+      if (transformed) await transformed;
       if (stream) transforms = runner.streamTransforms(active, ctx);
       routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), { cacheKey: body.prompt_cache_key });
       // A stream waits for the upstream's first content (so failures, in-band ones before any
@@ -148,7 +153,8 @@ export function createChatHandler(
       const completion = result.result.body;
       const usage = completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       const settled = await call.settle(metered(usage, ctx));
-      const answer = await runner.transformResponse(active, completion, ctx);
+      const transformed = runner.transformResponse(active, completion, ctx);
+      const answer = transformed instanceof Promise ? await transformed : transformed;
       call.chargeBeforeHeaders(settled);
       return { ...answer, model: call.answered.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
     }

@@ -9,7 +9,8 @@ import { createAbuseGuard, parseAbuseGuardConfig, type AbuseGuard, type AbuseIde
 import { endpointId } from '../limits/types';
 import { requestContext } from './request-id';
 
-interface ServerLike {
+/** The part of Bun's server the guard reads: the client address. */
+export interface ServerLike {
   requestIP(request: Request): { address: string } | null;
 }
 
@@ -39,7 +40,6 @@ function fingerprint(credential: string): AbuseIdentity {
 interface AfterResponse {
   request: Request;
   set: { status?: number | string; headers: Record<string, unknown> };
-  server: ServerLike | null;
   responseValue: unknown;
   svc?: RequestContext;
 }
@@ -57,7 +57,7 @@ interface AfterResponse {
  *   saw no failure) against the account of a valid credential, else the credential's
  *   fingerprint, else the client IP. Bad keys never count against an account.
  */
-export function abuseGuardGate(deps: AppDeps) {
+export function abuseGuardGate(deps: AppDeps, serverOf: () => ServerLike | null = () => null) {
   const guard = abuseGuardOf(deps);
   const { config } = guard;
   const plugin = new Elysia({ name: 'svc.gate.abuse-guard' }).use(requestContext);
@@ -105,16 +105,18 @@ export function abuseGuardGate(deps: AppDeps) {
 
   return (
     plugin
-      .onTransform({ as: 'scoped' }, function refuseBlockedCredential({ request, server }) {
+      // The server comes from `serverOf`, not Elysia's context: a hook that destructures
+      // `server` makes Elysia define a getter on every request's context.
+      .onTransform({ as: 'scoped' }, function refuseBlockedCredential({ request }) {
         if (!config.enabled || !guard.hasAnonymousBlocks()) return;
-        const identity = anonymousIdentity(request, server as ServerLike | null);
+        const identity = anonymousIdentity(request, serverOf());
         const until = identity ? guard.blockedUntil(identity) : 0;
         if (until === 0) return;
         throw guard.refusal(until);
       })
       // Destructured in the signature: Elysia reads which context fields a hook uses from its
       // source, and a hook that takes the whole context makes every request parse its cookies.
-      .onAfterResponse({ as: 'scoped' }, function countFailure({ request, set, server, responseValue, svc }: AfterResponse) {
+      .onAfterResponse({ as: 'scoped' }, function countFailure({ request, set, responseValue, svc }: AfterResponse) {
         if (!config.enabled) return;
         const status = statusOf(set, responseValue);
         // 499: the client left before the answer (a user pressing stop); it never saw a failure.
@@ -123,7 +125,7 @@ export function abuseGuardGate(deps: AppDeps) {
         // A 402 with an x402 challenge (PAYMENT-REQUIRED) is the first half of a paid call, not a
         // failure: x402 clients meet one before every call they pay for.
         if (status === 402 && set.headers['payment-required'] !== undefined) return;
-        return guard.track(countFailureOf(request, svc, server));
+        return guard.track(countFailureOf(request, svc, serverOf()));
       })
       .macro({
         abuseGuard: {

@@ -1,6 +1,6 @@
 import type { WalletAuthenticator } from '../auth/wallet-authenticator';
 import { Elysia } from 'elysia';
-import { hashSecret } from '../auth/api-keys';
+import { hashSecret, type ApiKeyRecord } from '../auth/api-keys';
 import { bearerToken } from '../auth/bearer';
 import type { KeyCache } from '../auth/key-cache';
 import { forbidden, unauthorized } from '../http/errors';
@@ -33,24 +33,39 @@ export interface AuthDeps {
  * type is 403. Sign-in failures add the reference's `X402_SIGN_IN_*` code.
  */
 export function authGate(deps: AuthDeps) {
-  async function authenticate(request: Request, ctx: RequestContext, access: Access): Promise<Caller | null> {
+  /** The caller a looked-up key stands for, or the 401/403 it earns on `access`. */
+  function keyCaller(key: ApiKeyRecord | null, access: Access): Caller {
+    if (!key) throw unauthorized('Authentication failed');
+    if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
+    if ((access === 'ADMIN' || access === 'OPERATOR') && key.type !== 'ADMIN')
+      throw forbidden('Forbidden: INFERENCE keys may call inference endpoints only; this endpoint needs an ADMIN API key');
+    if (access === 'OPERATOR' && !key.operator)
+      throw forbidden("Forbidden: this endpoint requires an ADMIN API key of the operator's account");
+    deps.keys.touch(key.id);
+    return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
+  }
+
+  /**
+   * The caller, at once for a bearer key the cache holds (the common request: no async step),
+   * else through `authenticateSlowly`.
+   */
+  function authenticate(request: Request, ctx: RequestContext, access: Access): Caller | null | Promise<Caller | null> {
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
     if (header !== null && token === null) throw unauthorized('Authentication failed: malformed Authorization header');
-    const admin = access === 'ADMIN' || access === 'OPERATOR';
-    // A console cookie stands for the ADMIN key it was opened with, and is checked as that key.
-    const hash = token ? hashSecret(token) : header === null && access !== 'OPTIONAL' && deps.session ? await deps.session(request) : null;
-    if (hash) {
-      const key = await deps.keys.lookup(hash);
-      if (!key) throw unauthorized('Authentication failed');
-      if (key.expiresAt && key.expiresAt.getTime() <= deps.now()) throw unauthorized('Authentication failed: API key has expired');
-      if (admin && key.type !== 'ADMIN')
-        throw forbidden('Forbidden: INFERENCE keys may call inference endpoints only; this endpoint needs an ADMIN API key');
-      if (access === 'OPERATOR' && !key.operator)
-        throw forbidden("Forbidden: this endpoint requires an ADMIN API key of the operator's account");
-      deps.keys.touch(key.id);
-      return { accountId: key.accountId, tier: key.tier, via: 'api_key', apiKey: key, wallet: null };
+    if (token) {
+      const hash = hashSecret(token);
+      const cached = deps.keys.peek(hash);
+      return cached !== undefined ? keyCaller(cached, access) : deps.keys.lookup(hash).then((key) => keyCaller(key, access));
     }
+    return authenticateSlowly(request, ctx, access, header);
+  }
+
+  /** A request without a bearer key: a console cookie, a wallet sign-in, an x402 payment, or none. */
+  async function authenticateSlowly(request: Request, ctx: RequestContext, access: Access, header: string | null): Promise<Caller | null> {
+    // A console cookie stands for the ADMIN key it was opened with, and is checked as that key.
+    const hash = header === null && access !== 'OPTIONAL' && deps.session ? await deps.session(request) : null;
+    if (hash) return keyCaller(await deps.keys.lookup(hash), access);
     // ADMIN routes never run wallet verification, so a sign-in sent there keeps its nonce.
     if (access === 'ADMIN' || access === 'OPERATOR') {
       const signedIn = request.headers.has('sign-in-with-x') || request.headers.has('x-sign-in-with-x');
@@ -70,7 +85,8 @@ export function authGate(deps: AuthDeps) {
       // The transform phase runs before body validation, so an anonymous caller learns
       // nothing about a route's schema and a credential flood costs no validation work.
       async transform({ request, svc, set }) {
-        svc.caller = await authenticate(request, svc, access);
+        const caller = authenticate(request, svc, access);
+        svc.caller = caller instanceof Promise ? await caller : caller;
         // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
         // sign-ins have nothing to refresh), so authenticated responses say so.
         if (svc.caller) set.headers['x-auth-refreshed'] = 'false';

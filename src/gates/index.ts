@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
-import { abuseGuardGate } from './abuse-guard';
+import { abuseGuardGate, type ServerLike } from './abuse-guard';
+import type { CallContext } from '../pipeline/metered-call';
 import type { WalletAuthenticator } from '../auth/wallet-authenticator';
 import { authGate } from './auth';
 import { consoleSessions, sessionKeyResolver } from '../console/session';
@@ -20,14 +21,16 @@ export function pipelineStages(
   deps: AppDeps,
   wallet: WalletAuthenticator | undefined,
   listenPort: () => number | undefined = () => undefined,
+  /** Bun's server once listening (null through `app.handle`): client addresses and per-request idle timeouts. */
+  serverOf: () => (ServerLike & CallContext['server']) | null = () => null,
 ) {
   return new Elysia({ name: 'svc.stages' })
     .use(nulGuardGate) // account routes: no NUL in stored text
     .use(x402PaymentGate(deps, listenPort)) // 2. metered routes: an x402 payment for the call, when payments are configured
     .use(authGate({ keys: deps.keys, now: deps.now, wallet, session: sessionKeyResolver(consoleSessions(deps)) })) // 2. bearer key, console cookie or SIGN-IN-WITH-X
-    .use(abuseGuardGate(deps)) // 3. blocked credentials, IPs and accounts
+    .use(abuseGuardGate(deps, serverOf)) // 3. blocked credentials, IPs and accounts
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter
-    .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log })) // 5-8
+    .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log }, serverOf)) // 5-8
     .use(balanceHeadersGate(deps.meter)) // 9. account routes; inference gets them from its reservation
     .use(accountRoutes);
 }

@@ -1,6 +1,6 @@
 import { Kind, type TObject, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
-import { MeteredCall, type MeteredCallDeps } from '../pipeline/metered-call';
+import { MeteredCall, type CallContext, type MeteredCallDeps } from '../pipeline/metered-call';
 import { acceptedTypes, ModelCall, type MeterSpec } from '../pipeline/model-call';
 import { refuseMisTypedFields } from '../http/mis-typed-fields';
 import { requestContext } from './request-id';
@@ -19,7 +19,7 @@ const isObjectSchema = (schema: unknown): schema is TObject => (schema as TSchem
  * - `meterWithoutModel: true`: a `MeteredCall` priced by its line items alone (RPC credits,
  *   augment calls), admitted by the route's account-wide limit.
  */
-export function meteredCallGate(deps: MeteredCallDeps) {
+export function meteredCallGate(deps: MeteredCallDeps, serverOf: () => CallContext['server'] = () => null) {
   // The payment is read before authentication, which lets a caller who may pay go on without credentials.
   const inference = (payPerCall: PayPerCall) => composeStages({ payPerCall, ...authenticateAs('INFERENCE'), abuseGuard: true });
   return new Elysia({ name: 'svc.gate.metered-call' }).use(requestContext).macro({
@@ -35,17 +35,19 @@ export function meteredCallGate(deps: MeteredCallDeps) {
         transform: function refuseMisTypedBody({ body }) {
           guard?.({ body });
         },
-        resolve: function openModelCall({ body, svc, request, path, set, server }) {
+        // The server from `serverOf`, not Elysia's context: destructuring `server` makes Elysia
+        // define a getter on every request's context.
+        resolve: function openModelCall({ body, svc, request, path, set }) {
           // The route's body schema requires `model` (a string); validation has run.
           const name = (body as { model: string }).model;
-          return { call: ModelCall.forModel(deps, types, name, { svc, request, path, set, server }) };
+          return { call: ModelCall.forModel(deps, types, name, { svc, request, path, set, server: serverOf() }) };
         },
       };
     },
     meterWithoutModel: {
       ...inference('minimum'),
-      resolve: function openMeteredCall({ svc, request, path, set, server }) {
-        return { call: new MeteredCall(deps, { svc, request, path, set, server }) };
+      resolve: function openMeteredCall({ svc, request, path, set }) {
+        return { call: new MeteredCall(deps, { svc, request, path, set, server: serverOf() }) };
       },
     },
   });

@@ -6,6 +6,7 @@ import { discoveryFor } from '../x402/discovery';
 import { decodePayment, paymentHeader } from '../x402/payment-payload';
 import { x402Of } from '../x402/service';
 import { requestContext } from './request-id';
+import type { RequestContext } from '../http/request-context';
 
 /**
  * How a metered route prices the 402 of a caller without credentials: at the call's
@@ -26,6 +27,12 @@ function paymentInfo(deps: AppDeps): Record<string, unknown> {
       protocols: [{ x402: {} }],
     },
   };
+}
+
+/** Verifies an offered payment (its payer becomes the caller), or refuses a call without one that must pay first. */
+async function takePayment(payment: PaymentForCall, svc: RequestContext, pricing: PayPerCall): Promise<void> {
+  if (payment.offered) svc.caller = await payment.verify(svc.caller);
+  else if (pricing === 'minimum' && !svc.caller) throw await payment.required(0);
 }
 
 /**
@@ -53,11 +60,11 @@ export function x402PaymentGate(deps: AppDeps, listenPort: () => number | undefi
         if (header === null && signedIn) return;
         svc.payment = new PaymentForCall(x402, discovery, request, set.headers, header === null ? null : decodePayment(header), signedIn);
       },
-      beforeHandle: async function verifyPayment({ svc }) {
+      // Not async: a request without a payment (nearly all) takes no async step here.
+      beforeHandle: function verifyPayment({ svc }) {
         const payment = svc.payment;
         if (!(payment instanceof PaymentForCall)) return;
-        if (payment.offered) svc.caller = await payment.verify(svc.caller);
-        else if (pricing === 'minimum' && !svc.caller) throw await payment.required(0);
+        return takePayment(payment, svc, pricing);
       },
     }),
   });

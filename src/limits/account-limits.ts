@@ -29,6 +29,8 @@ export interface AccountLimitsChange {
 /** Reads account tiers and overrides with a short in-process cache, so admissions never query the database. */
 export interface AccountLimitsCache {
   get(accountId: string): Promise<AccountLimits>;
+  /** The cached entry while it is fresh, else undefined (then `get`): an admission's common case, with no promise. */
+  peek(accountId: string): AccountLimits | undefined;
   /** Writes a change and drops the account from every instance's cache; null for an unknown account. */
   update(accountId: string, change: AccountLimitsChange): Promise<AccountLimits | null>;
   close(): Promise<void>;
@@ -83,6 +85,10 @@ export async function createAccountLimitsCache(deps: {
   const stop = await deps.kv.subscribe(LIMITS_INVALIDATION_CHANNEL, drop);
 
   return {
+    peek(accountId) {
+      const hit = cache.get(accountId);
+      return hit && hit.until > deps.now() ? hit.value : undefined;
+    },
     get(accountId) {
       const hit = cache.get(accountId);
       if (hit && hit.until > deps.now()) return Promise.resolve(hit.value);

@@ -5,7 +5,7 @@ import { badRequest, retryAfterSeconds, tooManyRequests } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import type { Logger } from '../log';
 import type { ModelEntry } from '../models/catalog';
-import { createAccountLimitsCache } from './account-limits';
+import { createAccountLimitsCache, type AccountLimits } from './account-limits';
 import { parseRateLimitsConfig, tierTables } from './config';
 import { rateLimitHeaders } from './headers';
 import { endpointId, headersOnly } from './types';
@@ -76,7 +76,16 @@ export async function createRateLimiter(deps: {
   const routeLimits = { rpm: config.apiRpm, tpm: null };
 
   async function planModel(caller: Caller, model: ModelEntry, video: VideoOperation, reservedTokens: number): Promise<LimitPlan> {
-    const account = await accounts.get(caller.accountId);
+    return planModelOf(await accounts.get(caller.accountId), caller, model, video, reservedTokens);
+  }
+
+  function planModelOf(
+    account: AccountLimits,
+    caller: Caller,
+    model: ModelEntry,
+    video: VideoOperation,
+    reservedTokens: number,
+  ): LimitPlan {
     const limits = modelLimits(account.table, account.models, model, video);
     const reserve = limits.tpm === null || !(reservedTokens > 0) ? 0 : Math.ceil(reservedTokens);
     // A request larger than a whole minute's tokens can never be admitted: a 429 would have
@@ -96,7 +105,10 @@ export async function createRateLimiter(deps: {
   }
 
   async function planRoute(caller: Caller, path: string, route?: RouteLimit): Promise<LimitPlan> {
-    const account = await accounts.get(caller.accountId);
+    return planRouteOf(await accounts.get(caller.accountId), caller, path, route);
+  }
+
+  function planRouteOf(account: AccountLimits, caller: Caller, path: string, route?: RouteLimit): LimitPlan {
     const limits = route ? { rpm: route.rpm, tpm: null } : routeLimits;
     return {
       key: { account: caller.accountId, scope: route ? route.scope : 'api' },
@@ -145,8 +157,12 @@ export async function createRateLimiter(deps: {
       admit(await planModel(caller, model, 'queue', reservedTokens), requestId),
     admitVideo: async (caller, model, operation, requestId) => admit(await planModel(caller, model, operation, 0), requestId),
     store,
-    plan: async (caller, model, path, reservedTokens, route) =>
-      model ? planModel(caller, model, 'queue', reservedTokens) : planRoute(caller, path, route),
+    // With the account's limits cached (the common case) the plan is made at once: no promise per admission.
+    plan(caller, model, path, reservedTokens, route) {
+      const account = accounts.peek(caller.accountId);
+      if (account === undefined) return model ? planModel(caller, model, 'queue', reservedTokens) : planRoute(caller, path, route);
+      return model ? planModelOf(account, caller, model, 'queue', reservedTokens) : planRouteOf(account, caller, path, route);
+    },
     conclude,
     async limitsFor(accountId) {
       const account = await accounts.get(accountId);

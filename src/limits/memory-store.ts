@@ -1,5 +1,7 @@
 import { tokensExceeded, WINDOW_MS, type AdmitResult, type LimitKey, type LimitStore } from './store';
 
+const DONE: Promise<void> = Promise.resolve();
+
 interface Counter {
   window: number;
   requests: number;
@@ -29,10 +31,11 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
     async admit(key, rpm, tokens): Promise<AdmitResult> {
       const at = now();
       const window = Math.floor(at / windowMs);
-      let c = counters.get(name(key));
+      const id = name(key);
+      let c = counters.get(id);
       if (!c || c.window !== window) {
         c = { window, requests: 0, tokens: 0 };
-        counters.set(name(key), c);
+        counters.set(id, c);
       }
       let refused: AdmitResult['refused'] = null;
       if (c.requests + 1 > rpm) refused = 'RPM';
@@ -43,9 +46,11 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
       }
       return { refused, requests: c.requests, tokens: c.tokens, window, resetAt: (window + 1) * windowMs, at };
     },
-    async correctTokens(key, window, delta) {
+    // Done at once: the shared settled promise, not one per settlement.
+    correctTokens(key, window, delta) {
       const c = counters.get(name(key));
       if (c && c.window === window) c.tokens = Math.max(0, c.tokens + delta);
+      return DONE;
     },
     async close() {
       clearInterval(sweep);

@@ -103,9 +103,16 @@ export interface RateLimiter {
   /**
    * Prepares the count of a model call, or with a null model of a call against the route's
    * account-wide limit (`path`, or `route` when the route has its own); null when nothing
-   * limits it. Throws the 400 of a request larger than a whole minute's tokens.
+   * limits it. Throws the 400 of a request larger than a whole minute's tokens. A plan, not a
+   * promise, when the account's limits are cached (the common case: no promise per admission).
    */
-  plan(caller: Caller, model: ModelEntry | null, path: string, reservedTokens: number, route?: RouteLimit): Promise<LimitPlan | null>;
+  plan(
+    caller: Caller,
+    model: ModelEntry | null,
+    path: string,
+    reservedTokens: number,
+    route?: RouteLimit,
+  ): LimitPlan | null | Promise<LimitPlan | null>;
   /**
    * The admission of a plan the store has counted: writes the 8.2 headers into `headers`;
    * throws the 429 (and logs the refusal) when a limit refused.

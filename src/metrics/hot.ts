@@ -23,8 +23,22 @@ interface CollectedMetric {
  * caller already has and does the label work only when scraped. Registered in a prom-client
  * registry, it renders like any other counter.
  */
+/** One series of a HotCounter, held by a caller that counts it often (no lookup per update). */
+export interface CounterSeries {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** One series of a HotHistogram, held the same way. */
+export interface HistogramSeries {
+  labels: Record<string, string>;
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
 export class HotCounter {
-  private readonly series = new Map<string, { labels: Record<string, string>; value: number }>();
+  private readonly series = new Map<string, CounterSeries>();
 
   constructor(registry: Registry, name: string, help: string, labelNames: readonly string[] = []) {
     const series = this.series;
@@ -51,11 +65,18 @@ export class HotCounter {
     if (entry) entry.value += by;
     else this.series.set(key, { labels: labels(), value: by });
   }
+
+  /** The series `key` (created with `labels`, at 0), for a caller that keeps it and adds to its `value`. */
+  seriesOf(key: string, labels: Record<string, string>): CounterSeries {
+    let entry = this.series.get(key);
+    if (!entry) this.series.set(key, (entry = { labels, value: 0 }));
+    return entry;
+  }
 }
 
 /** A histogram for the per-request path, the same way: a string key per series, labels built on first use. */
 export class HotHistogram {
-  private readonly series = new Map<string, { labels: Record<string, string>; buckets: number[]; sum: number; count: number }>();
+  private readonly series = new Map<string, HistogramSeries>();
 
   constructor(
     registry: Registry,
@@ -94,6 +115,18 @@ export class HotHistogram {
   observe(key: string, labels: () => Record<string, string>, value: number): void {
     let entry = this.series.get(key);
     if (!entry) this.series.set(key, (entry = { labels: labels(), buckets: new Array(this.bounds.length).fill(0), sum: 0, count: 0 }));
+    this.record(entry, value);
+  }
+
+  /** The series `key` (created with `labels`, empty), for a caller that keeps it and records with `record`. */
+  seriesOf(key: string, labels: Record<string, string>): HistogramSeries {
+    let entry = this.series.get(key);
+    if (!entry) this.series.set(key, (entry = { labels, buckets: new Array(this.bounds.length).fill(0), sum: 0, count: 0 }));
+    return entry;
+  }
+
+  /** Records `value` in a series of this histogram (from `seriesOf`). */
+  record(entry: HistogramSeries, value: number): void {
     entry.sum += value;
     entry.count++;
     const { bounds } = this;

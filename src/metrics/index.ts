@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { EVENT_LOOP_DELAY_BUCKETS, sampleEventLoopDelay } from './event-loop';
-import { HotCounter, HotHistogram } from './hot';
+import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot';
 
 /**
  * The process's Prometheus metrics (prom-client). One registry per process: the counters
@@ -178,16 +178,49 @@ export function watchMediaJobs(read: () => Promise<MediaJobGauges>): void {
 
 /** Counts and times one answered request (`route` is the route pattern, never the raw path; `seconds` null: untimed). */
 export function observeRequest(method: string, route: string, status: number, seconds: number | null): void {
-  const key = `${method} ${route}`;
-  if (seconds !== null) httpDuration.observe(key, () => ({ method, route }), seconds);
-  httpRequests.inc(`${key} ${status}`, () => ({ method, route, status: String(status) }));
+  const series = requestSeriesOf(method, route);
+  if (seconds !== null) httpDuration.record(series.duration, seconds);
+  let answered = series.byStatus.get(status);
+  if (!answered) {
+    answered = httpRequests.seriesOf(`${method} ${route} ${status}`, { method, route, status: String(status) });
+    series.byStatus.set(status, answered);
+  }
+  answered.value++;
+}
+
+/** A route's series of one method: its latency histogram and its counts by status. */
+interface RequestSeries {
+  duration: HistogramSeries;
+  byStatus: Map<number, CounterSeries>;
+}
+
+// By route pattern, then method: a request finds its series with no key string or label closure built.
+const requestSeries = new Map<string, Map<string, RequestSeries>>();
+
+function requestSeriesOf(method: string, route: string): RequestSeries {
+  let byMethod = requestSeries.get(route);
+  if (!byMethod) requestSeries.set(route, (byMethod = new Map()));
+  let series = byMethod.get(method);
+  if (!series) {
+    series = { duration: httpDuration.seriesOf(`${method} ${route}`, { method, route }), byStatus: new Map() };
+    byMethod.set(method, series);
+  }
+  return series;
 }
 
 /** Times one upstream call to its response headers; a failure (`reason` set) is also counted. */
 export function observeUpstream(provider: string, seconds: number, reason: string | null): void {
-  const outcome = reason ? 'error' : 'ok';
-  upstreamDuration.observe(`${provider} ${outcome}`, () => ({ provider, outcome }), seconds);
+  upstreamDuration.record(upstreamSeriesOf(provider, reason ? 'error' : 'ok'), seconds);
   if (reason) upstreamErrors.inc({ provider, reason });
+}
+
+// By provider, then outcome: an upstream call builds no key string or label closure.
+const upstreamSeries = new Map<string, { ok?: HistogramSeries; error?: HistogramSeries }>();
+
+function upstreamSeriesOf(provider: string, outcome: 'ok' | 'error'): HistogramSeries {
+  let byOutcome = upstreamSeries.get(provider);
+  if (!byOutcome) upstreamSeries.set(provider, (byOutcome = {}));
+  return (byOutcome[outcome] ??= upstreamDuration.seriesOf(`${provider} ${outcome}`, { provider, outcome }));
 }
 
 /** What a written charge contributes to the token and charge counters (src/billing/ledger-row.ts). */

@@ -6,6 +6,9 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** Shared: `decode` without `stream` keeps no state between calls, and one decoder per read is one more object. */
+const UTF8 = new TextDecoder();
+
 /** Wraps each read of the stream, e.g. a race against a deadline. */
 export type ReadRace = <T>(read: Promise<T>) => Promise<T>;
 
@@ -25,10 +28,10 @@ const noRace: ReadRace = (read) => read;
 export async function readStreamUpTo(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
-  o: StreamReadOptions = {},
+  o?: StreamReadOptions,
 ): Promise<Uint8Array<ArrayBuffer>> {
   if (!body) return new Uint8Array(0);
-  const race = o.race ?? noRace;
+  const race = o?.race ?? noRace;
   const reader = body.getReader();
   const parts: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
@@ -37,7 +40,7 @@ export async function readStreamUpTo(
       const { done, value } = (await race(reader.read())) as ReadableStreamReadResult<Uint8Array<ArrayBuffer>>;
       if (done) break;
       if (total + value.byteLength > maxBytes) {
-        if (!o.cut) throw new BodyTooLarge(maxBytes);
+        if (!o?.cut) throw new BodyTooLarge(maxBytes);
         parts.push(value.subarray(0, maxBytes - total));
         reader.cancel().catch(() => {});
         break;
@@ -88,19 +91,19 @@ export async function responseBytesUpTo(res: Response, maxBytes: number): Promis
 /** A response body as UTF-8 text, at most `maxBytes` (BodyTooLarge past it). */
 export async function responseTextUpTo(res: Response, maxBytes: number): Promise<string> {
   if (readsNatively(res, maxBytes)) return res.text();
-  return new TextDecoder().decode(await readStreamUpTo(res.body, maxBytes));
+  return UTF8.decode(await readStreamUpTo(res.body, maxBytes));
 }
 
 /** A response body parsed as JSON, at most `maxBytes` (BodyTooLarge past it). */
 export async function responseJsonUpTo<T>(res: Response, maxBytes: number): Promise<T> {
   if (readsNatively(res, maxBytes)) return res.json() as Promise<T>;
-  return JSON.parse(new TextDecoder().decode(await readStreamUpTo(res.body, maxBytes))) as T;
+  return JSON.parse(UTF8.decode(await readStreamUpTo(res.body, maxBytes))) as T;
 }
 
 /** The first `maxBytes` of a response body as text, the rest cancelled unread ('' when it cannot be read): for error details. */
 export async function responseTextPrefix(res: Response, maxBytes: number): Promise<string> {
   try {
-    return new TextDecoder().decode(await readStreamUpTo(res.body, maxBytes, { cut: true }));
+    return UTF8.decode(await readStreamUpTo(res.body, maxBytes, { cut: true }));
   } catch {
     return '';
   }

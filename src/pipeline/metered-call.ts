@@ -8,6 +8,12 @@ import type { ModelCatalog } from '../models/catalog';
 import { asServiceError } from '../../providers/errors';
 import type { ModelRouter } from '../../providers/router';
 
+/** No line items: shared (the meter only reads it). */
+const NO_EXTRAS: ExtraCharge[] = [];
+
+/** Listener options, shared rather than an object per call. */
+const ONCE: AddEventListenerOptions = { once: true };
+
 /** What the metered call needs from the app: the catalog, the meter, the router and the log. */
 export interface MeteredCallDeps {
   models: ModelCatalog;
@@ -60,7 +66,7 @@ export class MeteredCall {
     // Bun's idleTimeout must not cut a stream silent between pings, or a JSON answer slower
     // than it; the provider's timeoutMs bounds the wait instead.
     ctx.server?.timeout?.(ctx.request, 0);
-    ctx.request.signal?.addEventListener('abort', this.onClientGone, { once: true });
+    ctx.request.signal?.addEventListener('abort', this.onClientGone, ONCE);
   }
 
   /** The request's context (request id, caller, start time). */
@@ -89,19 +95,26 @@ export class MeteredCall {
     return this.open({ model: null, endpoint: this.ctx.path }, estimate);
   }
 
-  /** Opens the meter for `target` with `estimate`, and takes its headers. */
-  protected async open(target: Pick<MeterOpenInput, 'model' | 'endpoint'>, estimate: CallEstimate): Promise<void> {
-    this.ticket = await this.deps.meter.open({
-      ctx: this.ctx.svc,
-      ...target,
-      estimatedPromptTokens: estimate.promptTokens,
-      maxCompletionTokens: estimate.completionTokens,
-      extras: estimate.extras ?? [],
-      holdUntil: estimate.holdUntil,
-      routeLimit: estimate.routeLimit,
-    });
-    Object.assign(this.ctx.set.headers, this.ticket.headers);
+  /** Opens the meter for `target` with `estimate`, and takes its headers (not async: one `then` on the meter's promise). */
+  protected open(target: Pick<MeterOpenInput, 'model' | 'endpoint' | 'priceAs'>, estimate: CallEstimate): Promise<void> {
+    return this.deps.meter
+      .open({
+        ctx: this.ctx.svc,
+        ...target,
+        estimatedPromptTokens: estimate.promptTokens,
+        maxCompletionTokens: estimate.completionTokens,
+        extras: estimate.extras ?? NO_EXTRAS,
+        holdUntil: estimate.holdUntil,
+        routeLimit: estimate.routeLimit,
+      })
+      .then(this.opened);
   }
+
+  /** Keeps the ticket and takes its headers (a property: one function per call, not a closure per `then`). */
+  private readonly opened = (ticket: MeterTicket): void => {
+    this.ticket = ticket;
+    Object.assign(this.ctx.set.headers, ticket.headers);
+  };
 
   /** Charges what was produced and releases the rest of the reservation; once. */
   settle(usage: MeteredUsage): Promise<SettledCost> {

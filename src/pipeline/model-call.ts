@@ -75,7 +75,7 @@ export class ModelCall extends MeteredCall {
   ) {
     super(deps, ctx);
     this.answered = model;
-    this.candidates = fallbacksOf(deps.models, model, model.config.fallbacks ?? [], null);
+    this.candidates = configuredCandidates(deps.models, model);
   }
 
   /**
@@ -99,7 +99,7 @@ export class ModelCall extends MeteredCall {
       const most = (m: ModelEntry) => reservationMicros(pricingOf(m), estimate.promptTokens, estimate.completionTokens);
       for (const m of this.candidates) if (most(m) > most(priceAs)) priceAs = m;
     }
-    return this.open({ model: this.model, ...(priceAs !== this.model ? { priceAs } : {}) }, estimate);
+    return this.open(priceAs === this.model ? { model: this.model } : { model: this.model, priceAs }, estimate);
   }
 
   /** Charges what was produced, at the prices of the model that answered. */
@@ -117,10 +117,10 @@ export class ModelCall extends MeteredCall {
     const onAttempt = (id: string) => {
       headers['x-svc-model-router'] = id;
     };
-    let shown: Record<string, string> = {};
+    let shown: Record<string, string> | null = null;
     for (let i = 0; ; i++) {
       const model = this.candidates[i] as ModelEntry;
-      for (const name in shown) delete headers[name];
+      if (shown) for (const name in shown) delete headers[name];
       shown = modelHeaders(model);
       Object.assign(headers, shown);
       try {
@@ -137,6 +137,18 @@ export class ModelCall extends MeteredCall {
       }
     }
   }
+}
+
+const candidatesOfModel = new WeakMap<ModelEntry, readonly ModelEntry[]>();
+
+/** `model` and its configured fallbacks, resolved once per catalog entry (the catalog is built once). */
+function configuredCandidates(models: ModelCatalog, model: ModelEntry): readonly ModelEntry[] {
+  let candidates = candidatesOfModel.get(model);
+  if (!candidates) {
+    candidates = fallbacksOf(models, model, model.config.fallbacks ?? [], null);
+    candidatesOfModel.set(model, candidates);
+  }
+  return candidates;
 }
 
 /** `model` followed by the distinct models `names` resolve to; `field` names a request's list in its 400s (null: config, checked at start). */

@@ -17,6 +17,20 @@ export class InBandOpeningError extends Error {
   }
 }
 
+/**
+ * Where the event starting at `from` ends in `bytes` (after its blank line, LF or CRLF), or
+ * the length when no blank line follows. Any split is one the decoder handles (network reads
+ * split anywhere); this one only keeps it from decoding events the opening does not need.
+ */
+function nextEventEnd(bytes: Uint8Array, from: number): number {
+  for (let i = bytes.indexOf(10, from); i >= 0; i = bytes.indexOf(10, i + 1)) {
+    const next = bytes[i + 1];
+    if (next === 10) return i + 2;
+    if (next === 13 && bytes[i + 2] === 10) return i + 3;
+  }
+  return bytes.length;
+}
+
 /** Whether a chunk only opens the stream: a role or an empty delta, no content and no finish. */
 export function onlyOpens(chunk: ChatChunk): boolean {
   return !carriesContent(chunk) && chunk.choices.every((c) => !c.finish_reason);
@@ -48,12 +62,18 @@ export async function readOpening(first: Uint8Array, reader: ByteReader, maxByte
   for (let piece = first; ;) {
     held.push(piece);
     size += piece.byteLength;
-    for (const event of decoder.push(piece)) {
-      const meaning = classifyEvent(event);
-      if (meaning === null) continue;
-      // A malformed event (no status) is left to the proxy, as it was before any hold.
-      if (meaning.kind === 'error' && meaning.status !== undefined) throw new InBandOpeningError(meaning.message, meaning.status);
-      if (meaning.kind !== 'chunk' || !onlyOpens(meaning.chunk)) return joined(held, size);
+    // Decoded an event at a time: a piece holding the whole stream (a fast upstream) is not
+    // decoded past the event that decides.
+    for (let at = 0; at < piece.byteLength;) {
+      const end = nextEventEnd(piece, at);
+      for (const event of decoder.push(at === 0 && end === piece.byteLength ? piece : piece.subarray(at, end))) {
+        const meaning = classifyEvent(event);
+        if (meaning === null) continue;
+        // A malformed event (no status) is left to the proxy, as it was before any hold.
+        if (meaning.kind === 'error' && meaning.status !== undefined) throw new InBandOpeningError(meaning.message, meaning.status);
+        if (meaning.kind !== 'chunk' || !onlyOpens(meaning.chunk)) return joined(held, size);
+      }
+      at = end;
     }
     if (size >= maxBytes) return joined(held, size);
     const next = await reader.read();
