@@ -35,6 +35,7 @@ export function meteredCallGate(deps: MeteredCallDeps) {
         transform: function refuseMisTypedBody({ body }) {
           guard?.({ body });
         },
+        checkBody: true, // after the mis-typed fields, which get their own message
         resolve: function openModelCall({ body, svc, request, path, set, server }) {
           // The route's body schema requires `model` (a string); validation has run.
           const name = (body as { model: string }).model;
@@ -44,6 +45,7 @@ export function meteredCallGate(deps: MeteredCallDeps) {
     },
     meterWithoutModel: {
       ...inference('minimum'),
+      checkBody: true,
       resolve: function openMeteredCall({ svc, request, path, set, server }) {
         return { call: new MeteredCall(deps, { svc, request, path, set, server }) };
       },

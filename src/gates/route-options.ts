@@ -18,5 +18,5 @@ export function composeStages(options: Record<string, unknown>): {} {
  */
 export const accountRoutes = new Elysia({ name: 'svc.route-options.auth' }).macro({
   auth: (access: Access) =>
-    composeStages({ refuseNul: true, authenticate: access, abuseGuard: true, routeRateLimit: true, balanceHeaders: true }),
+    composeStages({ refuseNul: true, authenticate: access, abuseGuard: true, routeRateLimit: true, balanceHeaders: true, checkBody: true }),
 });

@@ -1,0 +1,27 @@
+import { Elysia } from 'elysia';
+import { bodyCheckOf, type BodyCheck } from '../http/body-check';
+import { validationFailure } from '../http/error-handler';
+
+/**
+ * The `checkBody` route option (composed last by `auth` and `meter`, so it runs after every
+ * other transform and before Elysia's validation): a JSON body that fails the route's schema
+ * is refused here, with the 400 validation gives, before Elysia copies it onto the schema.
+ * That copy (exact-mirror, to drop unknown members) walks every element and, for a union,
+ * checks and copies each alternative, and Elysia's validation error then serializes the
+ * whole body: 10 to 70 ms of CPU for a 1.3 MB body of 100,000 elements. The check here
+ * stops at the first wrong element, and the answer takes its first 20 problems.
+ */
+export const bodyCheckGate = new Elysia({ name: 'svc.gate.body-check' }).macro({
+  checkBody: () => {
+    let check: BodyCheck | null = null;
+    return {
+      introspect(route: { body?: unknown }) {
+        check = bodyCheckOf(route.body);
+      },
+      transform: function refuseInvalidBody({ body }) {
+        if (check === null || body === undefined || body === null || body instanceof FormData) return;
+        if (!check.Check(body)) throw validationFailure(check.Errors(body), 'body');
+      },
+    };
+  },
+});
