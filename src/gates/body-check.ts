@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { bodyCheckOf, type BodyCheck } from '../http/body-check';
 import { validationFailure } from '../http/error-handler';
+import { refuseNonObjectBody } from '../http/mis-typed-fields';
 
 /**
  * The `checkBody` route option (composed last by `auth` and `meter`, so it runs after every
@@ -20,6 +21,8 @@ export const bodyCheckGate = new Elysia({ name: 'svc.gate.body-check' }).macro({
       },
       transform: function refuseInvalidBody({ body }) {
         if (check === null || body === undefined || body === null || body instanceof FormData) return;
+        // Elysia's copy made `[1,2]` or `"hi"` an object (`{"0":"h","1":"i"}`) that could pass.
+        refuseNonObjectBody(body);
         if (!check.Check(body)) throw validationFailure(check.Errors(body), 'body');
       },
     };
