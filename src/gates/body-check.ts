@@ -1,3 +1,4 @@
+import { Kind, type TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import { bodyCheckOf, type BodyCheck } from '../http/body-check';
 import { validationFailure } from '../http/error-handler';
@@ -14,16 +15,18 @@ import { refuseNonObjectBody } from '../http/mis-typed-fields';
  */
 export const bodyCheckGate = new Elysia({ name: 'svc.gate.body-check' }).macro({
   checkBody: () => {
+    let objectBody = false;
     let check: BodyCheck | null = null;
     return {
       introspect(route: { body?: unknown }) {
+        objectBody = (route.body as TSchema | undefined)?.[Kind] === 'Object';
         check = bodyCheckOf(route.body);
       },
       transform: function refuseInvalidBody({ body }) {
-        if (check === null || body === undefined || body === null || body instanceof FormData) return;
+        if (!objectBody || body === undefined || body === null) return;
         // Elysia's copy made `[1,2]` or `"hi"` an object (`{"0":"h","1":"i"}`) that could pass.
         refuseNonObjectBody(body);
-        if (!check.Check(body)) throw validationFailure(check.Errors(body), 'body');
+        if (check && !check.Check(body)) throw validationFailure(check.Errors(body), 'body');
       },
     };
   },

@@ -1,4 +1,4 @@
-import { Kind, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { ValidationIssue } from './validation-message';
 
@@ -23,6 +23,7 @@ const UNCHECKED_KINDS = new Set(['File', 'Files', 'Ref', 'This', 'Import']);
 export function asArrivedSchema(schema: TSchema): TSchema | null {
   if (!schema || typeof schema !== 'object') return schema;
   if (UNCHECKED_KINDS.has(schema[Kind] as string) || '$ref' in schema) return null;
+  if (isAnyObject(schema)) return Type.Object({}); // the same check without testing every key against a pattern
   const out: Record<string | symbol, unknown> = { ...schema };
   if (out.additionalProperties === false) delete out.additionalProperties;
   const properties = schema.properties as Record<string, TSchema> | undefined;
@@ -62,6 +63,13 @@ export function asArrivedSchema(schema: TSchema): TSchema | null {
     out.patternProperties = mapped;
   }
   return out as unknown as TSchema;
+}
+
+/** A record of anything under any key (`t.Record(t.String(), t.Unknown())`): any object. */
+function isAnyObject(schema: TSchema): boolean {
+  if (schema[Kind] !== 'Record') return false;
+  const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, TSchema>);
+  return patterns.length === 1 && patterns[0]![0] === '^(.*)$' && ['Unknown', 'Any'].includes(patterns[0]![1][Kind] as string);
 }
 
 const compiled = new WeakMap<object, BodyCheck | null>();
