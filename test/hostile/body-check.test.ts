@@ -67,15 +67,16 @@ describe('wide bodies of wrong elements are refused at the first one, as validat
     expect(res.status).toBe(401);
   });
 
-  test('a body that is not an object is a 400 naming the body on an account route too (the copy made it an object)', async () => {
-    for (const body of ['[1,2]', '"hi"', wide('1')]) {
-      const res = await post('/api_keys', body);
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({
-        error: 'Invalid body: expected a JSON object',
-        details: { _errors: [], body: { _errors: ['Expected an object'] } },
-      });
-    }
+  test('a body that is not an object is a 400 naming the body on account, upload and quote routes too (the copy made it an object)', async () => {
+    for (const path of ['/api_keys', '/audio/voices', '/augment/text-parser', '/video/quote'])
+      for (const body of ['[1,2]', '"hi"', wide('1')]) {
+        const res = await post(path, body);
+        expect(res.status).toBe(400);
+        expect(await res.json()).toEqual({
+          error: 'Invalid body: expected a JSON object',
+          details: { _errors: [], body: { _errors: ['Expected an object'] } },
+        });
+      }
   });
 
   test('what the copy drops or fills still passes: unknown top-level fields, fields with defaults', async () => {
