@@ -5,13 +5,14 @@ import { validationFailure } from '../http/error-handler';
 import { refuseNonObjectBody } from '../http/mis-typed-fields';
 
 /**
- * The `checkBody` route option (composed last by `auth` and `meter`, so it runs after every
- * other transform and before Elysia's validation): a JSON body that fails the route's schema
- * is refused here, with the 400 validation gives, before Elysia copies it onto the schema.
- * That copy (exact-mirror, to drop unknown members) walks every element and, for a union,
- * checks and copies each alternative, and Elysia's validation error then serializes the
- * whole body: 10 to 70 ms of CPU for a 1.3 MB body of 100,000 elements. The check here
- * stops at the first wrong element, and the answer takes its first 20 problems.
+ * The `checkBody` route option (composed last by `auth`, `meter` and `strictBody`, so it runs
+ * after every other transform, authentication included, and before Elysia's validation): a
+ * JSON body that fails the route's schema is refused here, with the 400 validation gives,
+ * before Elysia copies it onto the schema. That copy (exact-mirror, to drop unknown members)
+ * walks every element and, for a union, checks and copies each alternative, and Elysia's
+ * validation error then serializes the whole body: 10 to 70 ms of CPU for a 1.3 MB body of
+ * 100,000 elements. The check here stops at the first wrong element, and the answer takes its
+ * first 20 problems.
  */
 export const bodyCheckGate = new Elysia({ name: 'svc.gate.body-check' }).macro({
   checkBody: () => {

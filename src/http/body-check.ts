@@ -23,7 +23,8 @@ const UNCHECKED_KINDS = new Set(['File', 'Files', 'Ref', 'This', 'Import']);
 export function asArrivedSchema(schema: TSchema): TSchema | null {
   if (!schema || typeof schema !== 'object') return schema;
   if (UNCHECKED_KINDS.has(schema[Kind] as string) || '$ref' in schema) return null;
-  if (isAnyObject(schema)) return Type.Object({}); // the same check without testing every key against a pattern
+  // The same check without testing every key against a pattern.
+  if (isAnyObject(schema)) return Type.Object({}, schema.description === undefined ? {} : { description: schema.description });
   const out: Record<string | symbol, unknown> = { ...schema };
   if (out.additionalProperties === false) delete out.additionalProperties;
   const properties = schema.properties as Record<string, TSchema> | undefined;
