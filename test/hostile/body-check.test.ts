@@ -64,9 +64,22 @@ describe('wide bodies of wrong elements are refused at the first one, as validat
       expect(cpuMs).toBeLessThan(CPU_MS);
     });
 
-  test('an anonymous caller still gets 401 first, whatever the body', async () => {
-    const res = await post('/chat/completions', `{"model":"${MODEL}","messages":${wide('1')}}`, null);
-    expect(res.status).toBe(401);
+  test('an anonymous caller still gets 401 first, whatever the body (wrong elements, an array past its cap)', async () => {
+    for (const body of [
+      `{"model":"${MODEL}","messages":${wide('1')}}`,
+      `{"model":"${MODEL}","messages":[{"role":"user","content":"hi"}],"stop":${wide('"x"')}}`,
+    ]) {
+      const res = await post('/chat/completions', body, null);
+      expect(res.status).toBe(401);
+    }
+    const capped = await post(
+      '/chat/completions',
+      `{"model":"${MODEL}","messages":[{"role":"user","content":"hi"}],"stop":${wide('"x"')}}`,
+    );
+    expect(await capped.json()).toEqual({
+      error: 'Invalid body parameters: stop: must have at most 4 items',
+      details: { _errors: [], stop: { _errors: ['must have at most 4 items'] } },
+    });
   });
 
   test('a body that is not an object is a 400 naming the body on account, upload and quote routes too (the copy made it an object)', async () => {
