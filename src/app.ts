@@ -2,7 +2,6 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from './deps';
 import { pipelineStages } from './gates';
 import { abuseGuardGate } from './gates/abuse-guard';
-import { arrayCapsGate } from './gates/array-caps';
 import type { WalletAuthenticator } from './auth/wallet-authenticator';
 import { bodyLimit } from './gates/body-limit';
 import { requestIdGate } from './gates/request-id';
@@ -102,7 +101,6 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
-    .use(arrayCapsGate(() => app.routes)) // before validation: no over-long array reaches TypeBox's error walk
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(docsPage(config.basePath))

@@ -6,6 +6,7 @@ import type { WalletAuthenticator } from '../auth/wallet-authenticator';
 import { authGate } from './auth';
 import { consoleSessions, sessionKeyResolver } from '../console/session';
 import { balanceHeadersGate } from './balance-headers';
+import { bodyCheckGate } from './body-check';
 import { meteredCallGate } from './metered-call';
 import { nulGuardGate } from './nul-guard';
 import { accountRoutes } from './route-options';
@@ -32,6 +33,7 @@ export function pipelineStages(
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter
     .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log }, serverOf)) // 5-8
     .use(balanceHeadersGate(deps.meter)) // 9. account routes; inference gets them from its reservation
+    .use(bodyCheckGate) // last before validation: a body that fails its schema, refused before Elysia copies it
     .use(accountRoutes);
 }
 

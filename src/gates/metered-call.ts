@@ -35,6 +35,7 @@ export function meteredCallGate(deps: MeteredCallDeps, serverOf: () => CallConte
         transform: function refuseMisTypedBody({ body }) {
           guard?.({ body });
         },
+        checkBody: true, // after the mis-typed fields, which get their own message
         // The server from `serverOf`, not Elysia's context: destructuring `server` makes Elysia
         // define a getter on every request's context.
         resolve: function openModelCall({ body, svc, request, path, set }) {
@@ -46,6 +47,7 @@ export function meteredCallGate(deps: MeteredCallDeps, serverOf: () => CallConte
     },
     meterWithoutModel: {
       ...inference('minimum'),
+      checkBody: true,
       resolve: function openMeteredCall({ svc, request, path, set }) {
         return { call: new MeteredCall(deps, { svc, request, path, set, server: serverOf() }) };
       },

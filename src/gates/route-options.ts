@@ -26,5 +26,12 @@ export const authenticateAs = (access: Access) => ({ authenticate: access, detai
  */
 export const accountRoutes = new Elysia({ name: 'svc.route-options.auth' }).macro({
   auth: (access: Access) =>
-    composeStages({ refuseNul: true, ...authenticateAs(access), abuseGuard: true, routeRateLimit: true, balanceHeaders: true }),
+    composeStages({
+      refuseNul: true,
+      ...authenticateAs(access),
+      abuseGuard: true,
+      routeRateLimit: true,
+      balanceHeaders: true,
+      checkBody: true,
+    }),
 });

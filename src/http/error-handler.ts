@@ -12,26 +12,31 @@ const FIELD_OF: Record<string, string> = { body: 'body', query: 'query', params:
 const MAX_REPORTED_ISSUES = 20;
 
 /**
- * The first `limit` issues of a validation error, taken from TypeBox's lazy iterator: Elysia's
+ * The first `limit` issues of a failed check, taken from TypeBox's lazy iterator: Elysia's
  * `error.all` collects 64, and each one past the first few can cost a walk over a wide array.
  */
-function firstIssues(error: { all?: ValidationIssue[]; validator?: unknown; value?: unknown }, limit: number): ValidationIssue[] {
-  const validator = error.validator as { Errors?: (value: unknown) => Iterable<ValidationIssue> } | undefined;
-  if (typeof validator?.Errors !== 'function') return (error.all ?? []).slice(0, limit);
+function firstIssues(errors: Iterable<ValidationIssue>, limit: number): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  for (const issue of validator.Errors(error.value)) if (issues.push(issue) >= limit) break;
+  for (const issue of errors) if (issues.push(issue) >= limit) break;
   return issues;
 }
 
 /**
- * Turns Elysia's TypeBox validation error into a DetailedError whose `error` string names
- * each field and its reason (see invalidFields).
+ * The 400 DetailedError of a body, query or path that fails its schema: the `error` string
+ * names each field and its reason (see invalidFields), `details` lists the first 20 problems.
  */
-function validationBody(error: { type?: string; all?: ValidationIssue[]; validator?: unknown; value?: unknown }): ErrorBody {
-  const problems = firstIssues(error, MAX_REPORTED_ISSUES)
+export function validationFailure(errors: Iterable<ValidationIssue>, where: string): ServiceError {
+  const problems = firstIssues(errors, MAX_REPORTED_ISSUES)
     .map(resolveIssue)
     .map((issue) => ({ path: issuePath(issue), message: describeIssue(issue) }));
-  return invalidFields(problems, FIELD_OF[error.type ?? ''] ?? 'request').body;
+  return invalidFields(problems, where);
+}
+
+/** The answer to Elysia's TypeBox validation error. */
+function validationBody(error: { type?: string; all?: ValidationIssue[]; validator?: unknown; value?: unknown }): ErrorBody {
+  const validator = error.validator as { Errors?: (value: unknown) => Iterable<ValidationIssue> } | undefined;
+  const errors = typeof validator?.Errors === 'function' ? validator.Errors(error.value) : (error.all ?? []);
+  return validationFailure(errors, FIELD_OF[error.type ?? ''] ?? 'request').body;
 }
 
 /**

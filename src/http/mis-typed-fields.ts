@@ -27,6 +27,12 @@ function shapeOf(schema: TSchema): { shape: Shape; nullable: boolean } | null {
   return found ? { shape: found, nullable } : null;
 }
 
+/** A 400 naming the body when it is not a JSON object (an array, a string, a number, a boolean, null). */
+export function refuseNonObjectBody(body: unknown) {
+  if (!fits(body, 'an object', false))
+    throw badRequest('Invalid body: expected a JSON object', [{ path: ['body'], message: 'Expected an object' }]);
+}
+
 /**
  * A transform hook (before validation) that refuses a body that is not a JSON object, and a
  * top-level field whose schema takes only objects (or only arrays) when the body sends
@@ -43,8 +49,7 @@ export function refuseMisTypedFields(schema: TObject) {
     if (body === undefined) return;
     // The same mangling at the top: `[]` or `"x"` became an object that passed validation
     // without the route's fields, and a handler reading `model` failed with a 500.
-    if (!fits(body, 'an object', false))
-      throw badRequest('Invalid body: expected a JSON object', [{ path: ['body'], message: 'Expected an object' }]);
+    refuseNonObjectBody(body);
     const fields = body as Record<string, unknown>;
     for (const [field, { shape, nullable }] of shapes) {
       const value = fields[field];

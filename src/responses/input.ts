@@ -22,7 +22,7 @@ interface ChatToolCall {
 }
 
 /** Checks one input item against its type's schema; a 400 naming `input.<i>.<field>` otherwise. */
-function checkedItem(raw: Record<string, unknown>, i: number): { type: ItemType; item: Record<string, unknown> } {
+export function checkedItem(raw: Record<string, unknown>, i: number): { type: ItemType; item: Record<string, unknown> } {
   const type = (raw.type ?? 'message') as string;
   if (!(type in ITEM_SCHEMAS)) throw invalidField(['input', i, 'type'], `must be one of: ${ITEM_TYPES}`, 'body');
   const schema = ITEM_SCHEMAS[type as ItemType];

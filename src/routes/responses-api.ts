@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { createResponsesHandler } from '../responses/handler';
+import { checkedItem } from '../responses/input';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/schema';
 import { chatPipeline, type ChatRouteOptions } from './chat';
 import { errorResponse, errorResponses } from './responses';
@@ -36,33 +37,53 @@ const RESPONSES = {
   404: errorResponse('Model or character not found'),
 };
 
+/**
+ * The `checkInputItems` route option: each `input` item checked against its type's schema,
+ * as the handler does, but before Elysia copies the body onto the route's schema (whose
+ * items are any objects): a wide `input` of wrong items is refused at the first one instead
+ * of copied whole (a 1.3 MB body: 12 to 23 ms of CPU, now what parsing it costs). A macro,
+ * so that written after `meter` it runs after authentication.
+ */
+const inputItemsCheck = new Elysia({ name: 'svc.routes.responses.input-items' }).macro({
+  checkInputItems: {
+    transform: function refuseBadInputItem({ body }) {
+      const input = (body as { input?: unknown } | undefined)?.input;
+      if (Array.isArray(input)) input.forEach(checkedItem);
+    },
+  },
+});
+
 /** POST /responses (the Responses API, stateless) over the chat pipeline, with the same plugins and options as chat. */
 export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
   const { handle, svcParameters } = chatPipeline(deps, opts);
   const createResponse = createResponsesHandler(handle, deps.now);
-  return new Elysia({ name: 'svc.routes.responses' }).use(stages).post(
-    '/responses',
-    function createResponseRoute({ body, call }) {
-      return createResponse(body as ResponsesRequest, call);
-    },
-    {
-      meter: { type: 'text' },
-      parse: 'json',
-      body: responsesRequestSchema(svcParameters),
-      detail: {
-        operationId: 'createResponse',
-        summary: 'Create a response (Responses API)',
-        tags: ['Responses (Alpha)'],
-        security: [{ BearerAuth: [] }, { siwx: [] }],
-        responses: RESPONSES as never,
-        description:
-          'The Responses API (OpenAI-compatible, stateless) over the chat pipeline: `input` as a string or items (messages with text, image and file parts; ' +
-          '`function_call` and `function_call_output` for tool round trips), `instructions`, function `tools`, `tool_choice`, `text.format`, `reasoning`, ' +
-          '`max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
-          '`previous_response_id`, `store: true`, `background` and `conversation` are refused with a 400: nothing is stored. ' +
-          'Charged as the same chat call: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +
-          'See docs/responses.md.',
+  return new Elysia({ name: 'svc.routes.responses' })
+    .use(stages)
+    .use(inputItemsCheck)
+    .post(
+      '/responses',
+      function createResponseRoute({ body, call }) {
+        return createResponse(body as ResponsesRequest, call);
       },
-    },
-  );
+      {
+        meter: { type: 'text' },
+        checkInputItems: true,
+        parse: 'json',
+        body: responsesRequestSchema(svcParameters),
+        detail: {
+          operationId: 'createResponse',
+          summary: 'Create a response (Responses API)',
+          tags: ['Responses (Alpha)'],
+          security: [{ BearerAuth: [] }, { siwx: [] }],
+          responses: RESPONSES as never,
+          description:
+            'The Responses API (OpenAI-compatible, stateless) over the chat pipeline: `input` as a string or items (messages with text, image and file parts; ' +
+            '`function_call` and `function_call_output` for tool round trips), `instructions`, function `tools`, `tool_choice`, `text.format`, `reasoning`, ' +
+            '`max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
+            '`previous_response_id`, `store: true`, `background` and `conversation` are refused with a 400: nothing is stored. ' +
+            'Charged as the same chat call: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +
+            'See docs/responses.md.',
+        },
+      },
+    );
 }

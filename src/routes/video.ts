@@ -27,6 +27,7 @@ export function videoRoutes(deps: AppDeps, stages: Stages) {
     .use(strictBodies)
     .post('/video/quote', ({ body }) => quoteVideo(deps.models, body), {
       parse: 'json',
+      checkBody: true, // no authentication here: the body check is the only gate before validation
       body: QuoteVideoSchema,
       detail: {
         operationId: 'quoteVideo',

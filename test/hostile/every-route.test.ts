@@ -20,12 +20,16 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
  */
 const EACH_CPU_MS = 2_000;
 /**
- * CPU per wide-array answer (a body of up to 100,000 elements, about 1.3 MB). Measured here:
- * 10 to 70 ms (parsing, Elysia's normalizing copy and the compiled check of 100,000 elements);
- * before the array caps, an over-long array cost 100 to 250 ms in TypeBox's error enumeration
- * (an element walk per error sought, and Elysia's message outside production).
+ * CPU per wide-array answer (a body of up to 100,000 elements, about 1.3 MB), the previous
+ * body's garbage collected first. Measured here: 1 to 8 ms (parsing the body and allocating its
+ * values; a body that fails its schema is refused at its first wrong element, before Elysia
+ * copies it, src/gates/body-check.ts); the bound leaves room for a loaded machine. Before the array caps, an over-long array cost 100 to 250 ms in TypeBox's
+ * error enumeration, and before the body check a wide array of wrong elements cost 10 to 70 ms
+ * (Elysia's normalizing copy of every element, and its validation error serializing the body).
  */
-const WIDE_CPU_MS = 90;
+const WIDE_CPU_MS = 15;
+/** Tries of an answer over its CPU budget before it counts. */
+const ATTEMPTS = 5;
 /** A hang still fails, whatever the load. */
 const EACH_WALL_MS = 15_000;
 /** The default catalog (text, embedding and image models on the simulator), so hostile fields reach the checks past model resolution. */
@@ -62,15 +66,26 @@ function modelFor(route: BodyRoute, models: { id: string; type: string }[]): str
 
 /**
  * Sends each body with each key; the problems found, one line per body (empty when all is
- * well). An answer over the CPU budget is measured once more (a garbage collection can land
- * in any one answer); a cost that is really there is there twice.
+ * well). An answer over the CPU budget is measured up to four more times (a garbage collection or
+ * another helper's load can land in any one answer); a cost that is really there is there
+ * every time.
  */
-async function probeRoute(t: TestApp, route: BodyRoute, keys: Record<string, string>, bodies: HostileBody[], cpuBudgetMs: number) {
+async function probeRoute(
+  t: TestApp,
+  route: BodyRoute,
+  keys: Record<string, string>,
+  bodies: HostileBody[],
+  cpuBudgetMs: number,
+  { collectFirst = false } = {},
+) {
   const path = route.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
   const failures: string[] = [];
   for (const [scope, key] of Object.entries(keys))
     for (const body of bodies)
-      for (let attempt = 1; attempt <= 2; attempt++) {
+      for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        // The previous wide body's garbage (100,000 objects) is collected by threads whose CPU this
+        // process counts: collected before the answer, it is not charged to it.
+        if (collectFirst) Bun.gc(true);
         const started = performance.now();
         const cpu = process.cpuUsage();
         const res = await t.app.handle(
@@ -107,7 +122,7 @@ async function probeRoute(t: TestApp, route: BodyRoute, keys: Record<string, str
           cpuMs < cpuBudgetMs ? '' : `${Math.round(cpuMs)} ms of CPU`,
           wallMs < EACH_WALL_MS ? '' : `${Math.round(wallMs)} ms`,
         ].filter(Boolean);
-        if (attempt === 1 && problems.length === 1 && cpuMs >= cpuBudgetMs) continue;
+        if (attempt < ATTEMPTS && problems.length === 1 && cpuMs >= cpuBudgetMs) continue;
         if (problems.length) failures.push(`${scope} ${body.label}: ${problems.join(', ')} (${text.slice(0, 120)})`);
         break;
       }
@@ -154,7 +169,7 @@ for (const backend of BACKENDS) {
         test(`${route.method} ${route.path}: wide arrays (up to 100,000 elements in every array field) are answered in under ${WIDE_CPU_MS} ms of CPU each`, async () => {
           const model = modelFor(route, models);
           const bodies = wideBodies(route.schema, { maxBodyBytes: MAX_BODY_BYTES, base: model ? { model } : {} });
-          expect(await probeRoute(t, route, keys, bodies, WIDE_CPU_MS)).toEqual([]);
+          expect(await probeRoute(t, route, keys, bodies, WIDE_CPU_MS, { collectFirst: true })).toEqual([]);
         }, 120_000);
     }
   });
