@@ -35,8 +35,8 @@ async function main() {
   loadTokenizer();
   const bootstrap = await bootstrapAdmin(deps.storage.db, config.bootstrapCreditUsd);
   progress.done();
-  // Start-up leaves garbage that an idle process never collects: PGlite's first start (initdb)
-  // alone leaves ~350 MB of ArrayBuffers (RSS 560 MB -> 220 MB after one full collection).
+  // Start-up leaves garbage that an idle process never collects: opening PGlite leaves
+  // ~130 MB of ArrayBuffers (its first start, now in a child, left ~350 MB).
   Bun.gc(true);
   const app = createApp(deps);
   try {

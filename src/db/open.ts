@@ -87,5 +87,16 @@ export function openStorage(
 ): Promise<Storage> {
   return config.databaseUrl
     ? openPostgres(config.databaseUrl, { onStep, timeoutMs: config.databaseTimeoutMs })
-    : openPglite({ dataDir: `${config.dataDir}/pglite`, onStep });
+    : openEmbedded(`${config.dataDir}/pglite`, onStep);
+}
+
+/** Opens PGlite in `dataDir`, creating it in a child process first if it is new (see first-start.ts). */
+async function openEmbedded(dataDir: string, onStep?: OnStep): Promise<Storage> {
+  const { needsFirstStart, createPgliteInChild } = await import('./first-start');
+  if (needsFirstStart(dataDir)) {
+    mkdirSync(dataDir, { recursive: true });
+    onStep?.('creating the embedded database and applying migrations (PGlite, first start)');
+    await createPgliteInChild(dataDir);
+  }
+  return openPglite({ dataDir, onStep });
 }
