@@ -7,11 +7,10 @@
  * full collection). So the first start creates and migrates the directory in a short-lived
  * `bun` child and svc then opens it as on any later start.
  *
- * Run as a script: `bun src/db/first-start.ts <dataDir>`.
+ * The child runs `first-start-child.ts`.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { openPglite } from './open';
 
 /** True when `dataDir` holds no PGlite database yet. */
 export function needsFirstStart(dataDir: string): boolean {
@@ -20,16 +19,11 @@ export function needsFirstStart(dataDir: string): boolean {
 
 /** Creates and migrates the PGlite database in `dataDir` in a child process; throws with its output if it fails. */
 export async function createPgliteInChild(dataDir: string): Promise<void> {
-  const child = Bun.spawn([process.execPath, fileURLToPath(import.meta.url), dataDir], {
+  const child = Bun.spawn([process.execPath, fileURLToPath(new URL('./first-start-child.ts', import.meta.url)), dataDir], {
     stdin: 'ignore',
     stdout: 'ignore',
     stderr: 'pipe',
   });
   const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
   if (code !== 0) throw new Error(`creating the embedded database in ${dataDir} failed (exit ${code}): ${stderr.trim()}`);
-}
-
-if (import.meta.main) {
-  const storage = await openPglite({ dataDir: process.argv[2] });
-  await storage.close();
 }

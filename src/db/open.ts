@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../lifecycle/lazy-module';
 import type { Database, Storage } from './database';
 import { withDeadlines } from './deadline';
+import { createPgliteInChild, needsFirstStart } from './first-start';
 import * as schema from './schema';
 
 // Each driver is loaded only by the backend that uses it (~5 MB of RSS each, idle).
@@ -92,7 +93,6 @@ export function openStorage(
 
 /** Opens PGlite in `dataDir`, creating it in a child process first if it is new (see first-start.ts). */
 async function openEmbedded(dataDir: string, onStep?: OnStep): Promise<Storage> {
-  const { needsFirstStart, createPgliteInChild } = await import('./first-start');
   if (needsFirstStart(dataDir)) {
     mkdirSync(dataDir, { recursive: true });
     onStep?.('creating the embedded database and applying migrations (PGlite, first start)');
