@@ -88,7 +88,8 @@ export interface LedgerBatch {
  */
 export interface BillingStore {
   readonly backend: 'memory' | 'redis';
-  reserve(input: ReserveInput): Promise<ReserveResult>;
+  /** A value when the reservation was made at once (the memory store with an in-process limiter). */
+  reserve(input: ReserveInput): ReserveResult | Promise<ReserveResult>;
   /** Charges once per request id: drops the hold, deducts, counts, queues the ledger row. */
   settle(input: SettleInput): Promise<Charged>;
   /** Whether a live hold of this request exists (a kept reservation survived a restart). */

@@ -28,7 +28,8 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
 
   return {
     backend: 'memory',
-    async admit(key, rpm, tokens): Promise<AdmitResult> {
+    // Not async: counted at once, so the memory billing store reserves without an async step.
+    admit(key, rpm, tokens): AdmitResult {
       const at = now();
       const window = Math.floor(at / windowMs);
       const id = name(key);
