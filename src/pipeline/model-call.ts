@@ -95,7 +95,7 @@ export class ModelCall extends MeteredCall {
   /** Reserves against the model's rate limits (requests and tokens), at the prices of the dearest candidate. */
   override reserve(estimate: CallEstimate): Promise<void> {
     const priceAs = this.candidates.length > 1 ? dearest(this.candidates, estimate) : this.model;
-    return this.open(priceAs === this.model ? { model: this.model } : { model: this.model, priceAs }, estimate);
+    return this.open(this.model, undefined, priceAs === this.model ? undefined : priceAs, estimate);
   }
 
   /** Charges what was produced, at the prices of the model that answered. */
