@@ -1,7 +1,5 @@
 import { tokensExceeded, WINDOW_MS, type AdmitResult, type LimitKey, type LimitStore } from './store';
 
-const DONE: Promise<void> = Promise.resolve();
-
 interface Counter {
   window: number;
   requests: number;
@@ -51,7 +49,6 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
     correctTokens(key, window, delta) {
       const c = counters.get(name(key));
       if (c && c.window === window) c.tokens = Math.max(0, c.tokens + delta);
-      return DONE;
     },
     async close() {
       clearInterval(sweep);

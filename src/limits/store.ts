@@ -50,8 +50,8 @@ export interface LimitStore {
    */
   /** A value when counted at once (in process). */
   admit(key: LimitKey, rpm: number, tokens: RateCount['tokens']): AdmitResult | Promise<AdmitResult>;
-  /** Adds `delta` (negative gives back) to the tokens of `window`, without a limit check; a past window is left alone. */
-  correctTokens(key: LimitKey, window: number, delta: number): Promise<void>;
+  /** Adds `delta` (negative gives back) to the tokens of `window`, without a limit check; a past window is left alone. Nothing when done at once (in process). */
+  correctTokens(key: LimitKey, window: number, delta: number): void | Promise<void>;
   close(): Promise<void>;
 }
 
