@@ -85,8 +85,18 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   ): Promise<void> | undefined {
     const { accountId } = caller;
     const name = key && window ? counterName(accountId, key.id, key.limitPeriod, window.start, 'usd') : null;
-    // The common case builds no closure.
     if (!force && mirrored.has(accountId) && (name === null || counted.has(name))) return undefined;
+    return initialise(accountId, key, window, name, force);
+  }
+
+  // Apart from `ensure`: its closures would give every call a scope, the common case included.
+  function initialise(
+    accountId: string,
+    key: ApiKeyRecord | null,
+    window: { start: number; ttlMs: number } | null,
+    name: string | null,
+    force: boolean,
+  ): Promise<void> | undefined {
     const account = once(accountId, mirrored, force, () => initBalanceMirror(deps.db, store, accountId));
     const counters = () =>
       key && window && name
@@ -173,7 +183,10 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
 
     const init = ensure(caller, key, window, false);
     if (init) await init;
-    let result = await store.reserve(reserve);
+    // Awaited only when it is a promise: on the memory store it is a value, and an `await`
+    // of a value still suspends (3 to 5 objects a request).
+    const reserved = store.reserve(reserve);
+    let result = reserved instanceof Promise ? await reserved : reserved;
     const headers: Record<string, string> = {};
     // Throws the 429 of a refused count (no hold was taken).
     const admission = plan ? deps.limits.conclude(plan, result.rate!, requestId, headers) : NOTHING_COUNTED;

@@ -115,19 +115,45 @@ export function costLines(model: ModelEntry | null, p: ModelPricing, usage: Mete
   return lines;
 }
 
+/** The SKUs of a model's token lines. */
+interface TokenSkus {
+  input: string;
+  output: string;
+  cacheInput: string;
+  cacheWrite: string;
+}
+
+const skuCache = new WeakMap<ModelEntry, TokenSkus>();
+
+/** The model's token SKUs, built once per catalog entry: four strings a settlement otherwise. */
+function tokenSkus(model: ModelEntry): TokenSkus {
+  let skus = skuCache.get(model);
+  if (!skus) {
+    const kind = model.type === 'text' ? 'llm' : model.type;
+    // Speech models count input characters where others count tokens (priced per 1M of either).
+    const unit = model.type === 'tts' ? 'mchar' : 'mtoken';
+    skus = {
+      input: `${model.id}-${kind}-input-${unit}`,
+      output: `${model.id}-${kind}-output-mtoken`,
+      cacheInput: `${model.id}-${kind}-cache-input-mtoken`,
+      cacheWrite: `${model.id}-${kind}-cache-write-mtoken`,
+    };
+    skuCache.set(model, skus);
+  }
+  return skus;
+}
+
 /** The token line items of a catalog model's settlement. */
 function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): CostLine[] {
   const cached = Math.min(Math.max(0, usage.cachedPromptTokens ?? 0), usage.promptTokens);
   const written = Math.min(Math.max(0, usage.cacheWritePromptTokens ?? 0), usage.promptTokens - cached);
   const fresh = usage.promptTokens - cached - written;
+  const sku = tokenSkus(model);
   // Text models bill input and output (even zero, so every chat has both rows); other token-priced
   // models (embeddings) only what they consume.
-  const kind = model.type === 'text' ? 'llm' : model.type;
-  // Speech models count input characters where others count tokens (priced per 1M of either).
-  const unit = model.type === 'tts' ? 'mchar' : 'mtoken';
   const lines: CostLine[] = [
     {
-      sku: `${model.id}-${kind}-input-${unit}`,
+      sku: sku.input,
       units: formatMicros(fresh),
       pricePerUnitUsd: p.inputText,
       usdMicros: tokenCostMicros(fresh, p.input),
@@ -135,21 +161,21 @@ function tokenLines(model: ModelEntry, p: ModelPricing, usage: MeteredUsage): Co
   ];
   if (model.type === 'text' || usage.completionTokens > 0)
     lines.push({
-      sku: `${model.id}-${kind}-output-mtoken`,
+      sku: sku.output,
       units: formatMicros(usage.completionTokens),
       pricePerUnitUsd: p.outputText,
       usdMicros: tokenCostMicros(usage.completionTokens, p.output),
     });
   if (cached > 0)
     lines.push({
-      sku: `${model.id}-${kind}-cache-input-mtoken`,
+      sku: sku.cacheInput,
       units: formatMicros(cached),
       pricePerUnitUsd: p.cacheInputText,
       usdMicros: tokenCostMicros(cached, p.cacheInput),
     });
   if (written > 0)
     lines.push({
-      sku: `${model.id}-${kind}-cache-write-mtoken`,
+      sku: sku.cacheWrite,
       units: formatMicros(written),
       pricePerUnitUsd: p.cacheWriteText,
       usdMicros: tokenCostMicros(written, p.cacheWrite),

@@ -88,9 +88,11 @@ export interface LedgerBatch {
  */
 export interface BillingStore {
   readonly backend: 'memory' | 'redis';
-  reserve(input: ReserveInput): Promise<ReserveResult>;
+  /** A value when the reservation was made at once (the memory store with an in-process limiter). */
+  reserve(input: ReserveInput): ReserveResult | Promise<ReserveResult>;
   /** Charges once per request id: drops the hold, deducts, counts, queues the ledger row. */
-  settle(input: SettleInput): Promise<Charged>;
+  /** A value when done at once (the memory store). */
+  settle(input: SettleInput): Charged | Promise<Charged>;
   /** Whether a live hold of this request exists (a kept reservation survived a restart). */
   hasHold(accountId: string, requestId: string): Promise<boolean>;
   /** Drops the hold and charges nothing, applying `tokens` (the reserved tokens given back); after a settlement it returns that settlement. */

@@ -152,11 +152,12 @@ class Ticket implements MeterTicket {
       settledTtlMs: deps.settledTtlMs,
       tokens: r.admission.tokenCorrection(usage.promptTokens + usage.completionTokens),
     });
-    return r.durable ? this.forgotten(settled) : settled.then(costOf);
+    if (r.durable) return this.forgotten(settled);
+    return settled instanceof Promise ? settled.then(costOf) : Promise.resolve(costOf(settled));
   }
 
   /** A durable reservation's outcome once its row is deleted. */
-  private async forgotten(outcome: Promise<Charged | null>): Promise<SettledCost> {
+  private async forgotten(outcome: Charged | null | Promise<Charged | null>): Promise<SettledCost> {
     const charged = await outcome;
     await deleteReservation(this.deps.db, this.r.requestId);
     return charged ? costOf(charged) : FREE;

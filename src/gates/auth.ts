@@ -56,9 +56,14 @@ export function authGate(deps: AuthDeps) {
     if (token) {
       const hash = hashSecret(token);
       const cached = deps.keys.peek(hash);
-      return cached !== undefined ? keyCaller(cached, access) : deps.keys.lookup(hash).then((key) => keyCaller(key, access));
+      return cached !== undefined ? keyCaller(cached, access) : lookUp(hash, access);
     }
     return authenticateSlowly(request, ctx, access, header);
+  }
+
+  // Apart from `authenticate`: a closure there would give every request a scope, cache hit or not.
+  function lookUp(hash: string, access: Access): Promise<Caller> {
+    return deps.keys.lookup(hash).then((key) => keyCaller(key, access));
   }
 
   /** A request without a bearer key: a console cookie, a wallet sign-in, an x402 payment, or none. */

@@ -1,7 +1,5 @@
 import { tokensExceeded, WINDOW_MS, type AdmitResult, type LimitKey, type LimitStore } from './store';
 
-const DONE: Promise<void> = Promise.resolve();
-
 interface Counter {
   window: number;
   requests: number;
@@ -28,7 +26,8 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
 
   return {
     backend: 'memory',
-    async admit(key, rpm, tokens): Promise<AdmitResult> {
+    // Not async: counted at once, so the memory billing store reserves without an async step.
+    admit(key, rpm, tokens): AdmitResult {
       const at = now();
       const window = Math.floor(at / windowMs);
       const id = name(key);
@@ -50,7 +49,6 @@ export function createMemoryLimitStore(opts: { now?: () => number; windowMs?: nu
     correctTokens(key, window, delta) {
       const c = counters.get(name(key));
       if (c && c.window === window) c.tokens = Math.max(0, c.tokens + delta);
-      return DONE;
     },
     async close() {
       clearInterval(sweep);

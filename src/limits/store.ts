@@ -48,9 +48,10 @@ export interface LimitStore {
    * Counts one request against `rpm` and, with `tokens`, reserves `tokens.reserve` against
    * `tokens.limit`. A request refused on either limit leaves both counters as they were.
    */
-  admit(key: LimitKey, rpm: number, tokens: RateCount['tokens']): Promise<AdmitResult>;
-  /** Adds `delta` (negative gives back) to the tokens of `window`, without a limit check; a past window is left alone. */
-  correctTokens(key: LimitKey, window: number, delta: number): Promise<void>;
+  /** A value when counted at once (in process). */
+  admit(key: LimitKey, rpm: number, tokens: RateCount['tokens']): AdmitResult | Promise<AdmitResult>;
+  /** Adds `delta` (negative gives back) to the tokens of `window`, without a limit check; a past window is left alone. Nothing when done at once (in process). */
+  correctTokens(key: LimitKey, window: number, delta: number): void | Promise<void>;
   close(): Promise<void>;
 }
 

@@ -4,7 +4,7 @@ import { ServiceError } from '../http/errors';
 import type { RequestContext } from '../http/request-context';
 import type { RouteLimit } from '../limits/types';
 import type { Logger } from '../log';
-import type { ModelCatalog } from '../models/catalog';
+import type { ModelCatalog, ModelEntry } from '../models/catalog';
 import { asServiceError } from '../../providers/errors';
 import type { ModelRouter } from '../../providers/router';
 
@@ -92,15 +92,25 @@ export class MeteredCall {
    * account-wide limit admits it and only the line items cost.
    */
   reserve(estimate: CallEstimate): Promise<void> {
-    return this.open({ model: null, endpoint: this.ctx.path }, estimate);
+    return this.open(null, this.ctx.path, undefined, estimate);
   }
 
-  /** Opens the meter for `target` with `estimate`, and takes its headers (not async: one `then` on the meter's promise). */
-  protected open(target: Pick<MeterOpenInput, 'model' | 'endpoint' | 'priceAs'>, estimate: CallEstimate): Promise<void> {
+  /**
+   * Opens the meter for `model` (or `endpoint`) with `estimate`, and takes its headers (not
+   * async: one `then` on the meter's promise). Arguments, not a target object: one object less a call.
+   */
+  protected open(
+    model: MeterOpenInput['model'],
+    endpoint: string | undefined,
+    priceAs: ModelEntry | undefined,
+    estimate: CallEstimate,
+  ): Promise<void> {
     return this.deps.meter
       .open({
         ctx: this.ctx.svc,
-        ...target,
+        model,
+        endpoint,
+        priceAs,
         estimatedPromptTokens: estimate.promptTokens,
         maxCompletionTokens: estimate.completionTokens,
         extras: estimate.extras ?? NO_EXTRAS,

@@ -94,12 +94,8 @@ export class ModelCall extends MeteredCall {
 
   /** Reserves against the model's rate limits (requests and tokens), at the prices of the dearest candidate. */
   override reserve(estimate: CallEstimate): Promise<void> {
-    let priceAs = this.model;
-    if (this.candidates.length > 1) {
-      const most = (m: ModelEntry) => reservationMicros(pricingOf(m), estimate.promptTokens, estimate.completionTokens);
-      for (const m of this.candidates) if (most(m) > most(priceAs)) priceAs = m;
-    }
-    return this.open(priceAs === this.model ? { model: this.model } : { model: this.model, priceAs }, estimate);
+    const priceAs = this.candidates.length > 1 ? dearest(this.candidates, estimate) : this.model;
+    return this.open(this.model, undefined, priceAs === this.model ? undefined : priceAs, estimate);
   }
 
   /** Charges what was produced, at the prices of the model that answered. */
@@ -137,6 +133,17 @@ export class ModelCall extends MeteredCall {
       }
     }
   }
+}
+
+/**
+ * The candidate whose reservation for `estimate` costs most (the first of equals). Apart from
+ * `reserve`: a closure there would give every reservation a scope, fallbacks or not.
+ */
+function dearest(candidates: readonly ModelEntry[], estimate: CallEstimate): ModelEntry {
+  const most = (m: ModelEntry) => reservationMicros(pricingOf(m), estimate.promptTokens, estimate.completionTokens);
+  let priceAs = candidates[0]!;
+  for (const m of candidates) if (most(m) > most(priceAs)) priceAs = m;
+  return priceAs;
 }
 
 const candidatesOfModel = new WeakMap<ModelEntry, readonly ModelEntry[]>();
