@@ -6,7 +6,9 @@
  *
  * Flags: --requests N (default 10000), --concurrency N (16), --rate R (R requests a second
  * instead of as fast as possible: fixed per-flush costs spread as under the system bench), --stream, --no-usage (with
- * --stream: the upstream reports no usage, so svc counts the tokens), --strip (stream with
+ * --stream: the upstream reports no usage, so svc counts the tokens), --chunked (with --stream: the fake upstream
+ * sends one SSE event per read, as a real upstream does, instead of the whole stream in one read, so per-chunk
+ * costs show), --strip (stream with
  * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
@@ -43,6 +45,9 @@ const embeddings = flag('--embeddings');
 const JSON_BYTES = jsonCompletion();
 // --no-usage: the stream reports no usage (svc counts the tokens itself).
 const SSE_BYTES = sseStream(50, !flag('--no-usage'));
+// --chunked: the same bytes cut after each event's blank line, one read each.
+const SSE_EVENTS = splitEvents(SSE_BYTES);
+const chunked = flag('--chunked');
 const EMBEDDINGS_BYTES = embeddingsAnswer();
 const EMBEDDINGS_BASE64_BYTES = embeddingsAnswer('base64');
 // A Response built here declares no length; real servers send Content-Length with a JSON body.
@@ -59,8 +64,33 @@ const fakeFetch = (async (url: string, init?: RequestInit) => {
     return jsonAnswer(asksBase64 ? EMBEDDINGS_BASE64_BYTES : EMBEDDINGS_BYTES);
   }
   const wantsStream = typeof init?.body === 'string' && init.body.includes('"stream":true');
-  return wantsStream ? new Response(SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } }) : jsonAnswer(JSON_BYTES);
+  if (!wantsStream) return jsonAnswer(JSON_BYTES);
+  return new Response(chunked ? eventByEvent() : SSE_BYTES, { headers: { 'content-type': 'text/event-stream' } });
 }) as unknown as typeof fetch;
+
+function splitEvents(bytes: Uint8Array): Uint8Array[] {
+  const events: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const end = Buffer.prototype.indexOf.call(bytes, '\n\n', at) + 2;
+    events.push(bytes.slice(at, end));
+    at = end;
+  }
+  return events;
+}
+
+/** The SSE stream one event per pull (each read a macrotask apart is not modelled: reads are back to back). */
+function eventByEvent(): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(c) {
+        if (i < SSE_EVENTS.length) c.enqueue(SSE_EVENTS[i++]!);
+        else c.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 const NO_METER: UsageMeter = {
   ...freeMeter,
@@ -174,7 +204,7 @@ async function main() {
     : flag('--strip')
       ? 'stream+strip_thinking'
       : stream
-        ? 'stream (50 chunks)'
+        ? `stream (50 chunks${chunked ? ', one read each' : ', one read'}${flag('--no-usage') ? ', no usage' : ''})`
         : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   process.stdout.write(

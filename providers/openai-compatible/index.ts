@@ -152,7 +152,9 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
             return reader.cancel().catch(() => {});
           },
         };
-        return { kind: 'stream', body: prefetchedStream(await openingOf(first.value, direct), direct, end) };
+        // The end learnt once from the reader, not checked on every read (a promise per chunk).
+        reader.closed.then(end, end);
+        return { kind: 'stream', body: prefetchedStream(await openingOf(first.value, direct), direct) };
       });
     },
     embed,

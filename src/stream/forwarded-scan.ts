@@ -13,6 +13,7 @@ const bufIndexOf = Buffer.prototype.indexOf;
 const indexOf = (b: Uint8Array, needle: Uint8Array | number, from: number): number => bufIndexOf.call(b, needle, from);
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
+const nextKey = new Int32Array(KEYS.length);
 
 /**
  * Appends to `out` (from `at`) the string values of KEYS in `b` (whole events, checked by
@@ -23,8 +24,10 @@ const encoder = new TextEncoder();
  */
 function scanValues(b: Uint8Array, out: Uint8Array, at: number): number {
   const end = b.length;
-  // The next occurrence of each key, advanced as they are consumed.
-  const next = KEYS.map((k) => indexOf(b, k, 0));
+  // The next occurrence of each key, advanced as they are consumed (one scratch array for every
+  // region: the scan is synchronous; an array per region was 8 % of a chunked stream's profile).
+  const next = nextKey;
+  for (let j = 0; j < KEYS.length; j++) next[j] = indexOf(b, KEYS[j]!, 0);
   for (;;) {
     let k = -1;
     for (let i = 0; i < KEYS.length; i++) if (next[i]! >= 0 && (k < 0 || next[i]! < next[k]!)) k = i;

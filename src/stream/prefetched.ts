@@ -10,20 +10,25 @@ const PREFETCHED = Symbol('svc.stream.prefetched');
  * A byte stream whose first chunk was already read (providers read it to tell a failure
  * before the first byte from one after). The returned stream replays it for any reader;
  * the proxy instead takes the underlying reader through `byteReader` and skips one
- * ReadableStream hop per chunk on the hot path.
+ * ReadableStream hop per chunk on the hot path. `onEnd` runs after the last read; a caller that
+ * can learn the end otherwise (a native reader's `closed`) leaves it out and saves a promise per chunk.
  */
-export function prefetchedStream(first: Uint8Array, reader: ByteReader, onEnd: () => void): ReadableStream<Uint8Array> {
+export function prefetchedStream(first: Uint8Array, reader: ByteReader, onEnd?: () => void): ReadableStream<Uint8Array> {
   let pending: Uint8Array | null = first;
+  // One function for every read, and `then` rather than an async wrapper: no frame to resume
+  // and no closure per chunk on the hot path.
+  const seen = (r: Awaited<ReturnType<ByteReader['read']>>) => {
+    if (r.done) onEnd!();
+    return r;
+  };
   return readerStream({
-    async read() {
+    read() {
       if (pending) {
         const value = pending;
         pending = null;
-        return { done: false, value };
+        return Promise.resolve({ done: false as const, value });
       }
-      const r = await reader.read();
-      if (r.done) onEnd();
-      return r;
+      return onEnd ? reader.read().then(seen) : reader.read();
     },
     cancel: () => reader.cancel(),
   });

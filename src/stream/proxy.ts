@@ -4,7 +4,7 @@ import { chatEncoder, utf8, type StreamEncoder } from './encoder';
 import { SseDecoder } from './events';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
 import { trackOpenStream } from './open-streams';
-import { byteReader } from './prefetched';
+import { byteReader, type ByteReader } from './prefetched';
 import { UsageTap } from './usage-tap';
 import { ForwardedText } from './forwarded-text';
 
@@ -42,9 +42,16 @@ export interface ProxyStreamOptions {
   encoder?: StreamEncoder;
 }
 
-/** One step of reading the upstream: false once it has ended. */
+type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
+
+/**
+ * The upstream as the proxy reads it: the loop awaits `reader.read()` itself and hands each
+ * result to `take` (synchronous: no async frame or promise of its own per chunk); `take`
+ * returns false once the upstream has ended.
+ */
 interface Source {
-  step(write: (b: Uint8Array) => void): Promise<boolean>;
+  reader: ByteReader;
+  take(r: ReadResult, write: (b: Uint8Array) => void): boolean;
   outcome(): Omit<StreamOutcome, 'aborted'>;
   cancel(): void;
 }
@@ -61,18 +68,18 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
   const kept = new ForwardedText();
   let keep: ((region: Uint8Array) => void) | null = null;
   return {
-    async step(write) {
+    reader,
+    take(r, write) {
       // Every region the tap writes is content events (it withholds usage and [DONE]): kept by reference.
       keep ??= (region) => {
         kept.keepBytes(region, tap.events);
         write(region);
       };
-      const { done, value } = await reader.read();
-      if (done) {
+      if (r.done) {
         tap.finish(keep);
         return false;
       }
-      tap.push(value, keep);
+      tap.push(r.value, keep);
       return true;
     },
     outcome: () => ({
@@ -119,9 +126,10 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
   const first = stages[0]!;
 
   return {
-    async step(write) {
+    reader,
+    take(r, write) {
       try {
-        return await read();
+        return consume(r);
       } finally {
         if (out !== '') write(utf8.encode(out));
         out = '';
@@ -131,8 +139,7 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
     cancel: () => void reader.cancel().catch(() => {}),
   };
 
-  async function read(): Promise<boolean> {
-    const { done, value } = await reader.read();
+  function consume({ done, value }: ReadResult): boolean {
     const events = done ? decoder.end() : decoder.push(value);
     for (const event of events) {
       const e = classifyEvent(event);
@@ -280,9 +287,12 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
       for (const chunk of o.leading) write(utf8.encode(encoder.chunk(chunk)));
       try {
         if (o.leading.length > 0 || head) await flush();
-        while (!closed && (await source.step(write))) {
+        while (!closed && source.take(await source.reader.read(), write)) {
           keepAlive.upstream();
-          await flush();
+          // flush() inlined: an async call per chunk is a promise per chunk, and backpressure is rare.
+          if (closed) continue;
+          controller.flush();
+          if (drain) await flush();
         }
         if (!closed) await end(null);
       } catch (error) {

@@ -22,6 +22,9 @@ const lastIndexOf = (b: Uint8Array, needle: Uint8Array, from = b.length): number
 
 /** End offset of the last complete event in `b` (after its blank line), or -1. */
 function lastBoundaryEnd(b: Uint8Array): number {
+  // The usual read ends with its event's blank line (both LF and CRLF end in LF LF or CR LF CR LF).
+  const n = b.length;
+  if (n >= 2 && b[n - 1] === 10 && (b[n - 2] === 10 || (n >= 4 && b[n - 2] === 13 && b[n - 3] === 10 && b[n - 4] === 13))) return n;
   const lf = lastIndexOf(b, LF2);
   const crlf = lastIndexOf(b, CRLF2);
   return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
