@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createApiKey } from '../src/auth/api-keys';
 import { createAccount } from '../src/auth/bootstrap';
 import type { LedgerCharge } from '../src/billing/ledger-row';
+import { benchCharge, ownCpuMicros } from './lib/ledger-charge';
 import { writeLedgerBatch } from '../src/billing/ledger-writer';
 import { SlicePacer } from '../src/billing/slice-pacer';
 import { openPglite } from '../src/db/open';
@@ -30,29 +31,7 @@ const { row: key } = await createApiKey(storage.db, { accountId, type: 'INFERENC
 
 let seq = 0;
 /** A chat request's settlement: one row with its two line items (input and output tokens). */
-function settlement(): LedgerCharge {
-  return {
-    accountId,
-    apiKeyId: key.id,
-    requestId: `req-${++seq}`,
-    currency: 'USD',
-    modelId: 'bench-model',
-    lines: [
-      { sku: 'bench-model-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.010000', amount: -1 },
-      { sku: 'bench-model-llm-output-mtoken', units: '0.000050', pricePerUnitUsd: '0.010000', amount: -1 },
-    ],
-    amount: -2,
-    promptTokens: 12,
-    completionTokens: 50,
-    executionMs: 7,
-    at: Date.now(),
-  };
-}
-
-const cpuUs = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
+const settlement = () => benchCharge(accountId, key.id, `req-${++seq}`);
 
 /** Writes `totalRows` rows in batches of `batchRows`, sliced to `sliceMs`; CPU µs per row and the event loop's longest wait. */
 async function run(sliceMs: number) {
@@ -70,12 +49,12 @@ async function run(sliceMs: number) {
     waits.push(now - last - 1);
     last = now;
   }, 1);
-  const cpu0 = cpuUs();
+  const cpu0 = ownCpuMicros();
   for (const rows of batches) {
     await writeLedgerBatch(storage.db, rows, { pacer });
     await new Promise((r) => setImmediate(r));
   }
-  const usPerRow = (cpuUs() - cpu0) / totalRows;
+  const usPerRow = (ownCpuMicros() - cpu0) / totalRows;
   clearInterval(tick);
   waits.sort((a, b) => a - b);
   return { usPerRow, p99Ms: waits[Math.floor(waits.length * 0.99)]!, over5: waits.filter((w) => w > 5).length };

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { LedgerCharge } from '../src/billing/ledger-row';
+import { benchCharge, ownCpuMicros } from './lib/ledger-charge';
 import { writeLedgerBatch } from '../src/billing/ledger-writer';
 import { SlicePacer } from '../src/billing/slice-pacer';
 import { createAccount } from '../src/auth/bootstrap';
@@ -35,38 +36,18 @@ async function database(rollup: boolean) {
 
 let seq = 0;
 function batch(accountId: string): LedgerCharge[] {
-  return Array.from({ length: BATCH }, () => ({
-    accountId,
-    apiKeyId: null,
-    requestId: `req-${++seq}`,
-    currency: 'USD' as const,
-    modelId: 'bench-model',
-    lines: [
-      { sku: 'bench-model-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.010000', amount: -1 },
-      { sku: 'bench-model-llm-output-mtoken', units: '0.000050', pricePerUnitUsd: '0.010000', amount: -1 },
-    ],
-    amount: -2,
-    promptTokens: 12,
-    completionTokens: 50,
-    executionMs: 7,
-    at: Date.now(),
-  }));
+  return Array.from({ length: BATCH }, () => benchCharge(accountId, null, `req-${++seq}`));
 }
-
-const cpuUs = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 async function run(db: Awaited<ReturnType<typeof database>>, sliceMs: number): Promise<number> {
   const batches = Array.from({ length: totalRows / BATCH }, () => batch(db.accountId));
   const pacer = sliceMs > 0 ? new SlicePacer(sliceMs) : undefined;
-  const cpu0 = cpuUs();
+  const cpu0 = ownCpuMicros();
   for (const rows of batches) {
     await writeLedgerBatch(db.storage.db, rows, { pacer });
     await new Promise((r) => setImmediate(r));
   }
-  return (cpuUs() - cpu0) / totalRows;
+  return (ownCpuMicros() - cpu0) / totalRows;
 }
 
 const dbs = { with: await database(true), without: await database(false) };
