@@ -9,19 +9,23 @@ const OVERRIDES_EXAMPLE = '{ "text": { "L": { "rpm": 100 } }, "image": 100, "mod
 
 /**
  * Credits one account. The idempotency key is made when the form opens and kept until the
- * credit succeeds, so a retried submit (a timeout, a double click) is applied once.
+ * credit succeeds, so a retried submit (a timeout, a double click) is applied once; then a new
+ * one is made for the next credit. The form stays open with the result (the operator closes it
+ * with the row's Credit button) while the table reloads to show the new balance.
  */
-export function CreditForm({ account, onDone }: { account: Account; onDone: () => void }) {
-  const [idempotencyKey] = useState(() => crypto.randomUUID());
+export function CreditForm({ account, onCredited }: { account: Account; onCredited: () => void }) {
+  const [idempotencyKey, setIdempotencyKey] = useState(() => crypto.randomUUID());
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState('');
 
   async function submit(e: Event) {
     e.preventDefault();
-    const f = new FormData(e.currentTarget as HTMLFormElement);
+    const form = e.currentTarget as HTMLFormElement;
+    const f = new FormData(form);
     setBusy(true);
     setError('');
+    setResult('');
     try {
       const notes = String(f.get('notes') ?? '');
       const r = await call<{ data: { applied: boolean; balance: number; currency: string } }>(`/admin/accounts/${account.id}/credits`, {
@@ -29,7 +33,9 @@ export function CreditForm({ account, onDone }: { account: Account; onDone: () =
         json: { currency: f.get('currency'), amount: String(f.get('amount')), idempotencyKey, ...(notes ? { notes } : {}) },
       });
       setResult(`${r.data.applied ? 'Credited' : 'Already applied'}: balance now ${money(r.data.balance, r.data.currency)}`);
-      setTimeout(onDone, 800);
+      setIdempotencyKey(crypto.randomUUID());
+      form.reset();
+      onCredited();
     } catch (err) {
       setError(messageOf(err));
     } finally {

@@ -103,7 +103,7 @@ export function AccountsPage() {
               <tr key={`${a.id}-${open.form}`}>
                 <td colSpan={6}>
                   {open.form === 'credit' ? (
-                    <CreditForm account={a} onDone={() => (setOpen(null), load())} />
+                    <CreditForm account={a} onCredited={() => void load()} />
                   ) : (
                     <OverridesForm account={a} onDone={() => (setOpen(null), load())} />
                   )}
