@@ -8,6 +8,7 @@ import type { AppDeps } from '../../src/deps';
 import type { Caller, RequestContext } from '../../src/http/request-context';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
+import { rejectionOf } from '../helpers/rejection';
 
 const USD = 1_000_000;
 const job = (usd: number): ExtraCharge[] => [{ sku: 'video-job', units: 1, unitPriceMicros: usd * USD }];
@@ -65,11 +66,11 @@ for (const backend of BACKENDS) {
       });
       expect(opened.balances.usd).toBe(before * USD);
       // The hold blocks what the balance cannot cover besides it.
-      await expect(openJob(t.deps.meter, 2)).rejects.toMatchObject({ status: 402 });
+      expect(await rejectionOf(openJob(t.deps.meter, 2))).toMatchObject({ status: 402 });
 
       const after = await restart();
       try {
-        await expect(openJob(after.meter, 2)).rejects.toMatchObject({ status: 402 });
+        expect(await rejectionOf(openJob(after.meter, 2))).toMatchObject({ status: 402 });
         const ticket = await after.meter.resume(requestId);
         expect(ticket).not.toBeNull();
         const settled = await ticket!.settle({ promptTokens: 0, completionTokens: 0, extras: job(2), executionMs: 5 });
@@ -94,7 +95,7 @@ for (const backend of BACKENDS) {
     test('a kept hold that expires is refunded: nothing charged, the balance free again, resume finds nothing', async () => {
       const before = await usdBalance(t.deps.meter);
       const kept = await openJob(t.deps.meter, before - 1, clock.now + 5_000);
-      await expect(openJob(t.deps.meter, 2)).rejects.toMatchObject({ status: 402 });
+      expect(await rejectionOf(openJob(t.deps.meter, 2))).toMatchObject({ status: 402 });
       expect(await t.deps.meter.expireReservations()).toBe(0);
       clock.now += 6_000;
       expect(await t.deps.meter.expireReservations()).toBe(1);
@@ -114,7 +115,7 @@ for (const backend of BACKENDS) {
         // createDeps ran recover(): the expired one is gone, the live one holds 10 USD again.
         expect(await t.deps.storage.db.select().from(reservations)).toHaveLength(1);
         const balance = await usdBalance(after.meter);
-        await expect(openJob(after.meter, balance - 9)).rejects.toMatchObject({ status: 402 });
+        expect(await rejectionOf(openJob(after.meter, balance - 9))).toMatchObject({ status: 402 });
         const fits = await openJob(after.meter, balance - 10);
         await fits.release();
       } finally {

@@ -4,6 +4,7 @@ import type { ModelConfig } from '../../src/models/schema';
 import type { Provider } from '../../providers/types';
 import { UpstreamFailure } from '../../providers/errors';
 import { createRouter, orderReplicas, type Replica } from '../../providers/router';
+import { rejectionOf } from '../helpers/rejection';
 
 const replica = (id: string, weight = 1): Replica => ({
   id,
@@ -114,9 +115,9 @@ describe('load balancing and retries', () => {
     calls.length = 0;
     const model2 = modelWith(['bad', 'ok']);
     const key2 = keys.find((k) => router.order(model2, k)[0]?.id === 'bad') as string;
-    await expect(
-      router.call(model2, 'chat', (p, o) => p.chat({ model: 'm', messages: [] }, o), { signal, cacheKey: key2 }),
-    ).rejects.toMatchObject({ status: 400 });
+    expect(
+      await rejectionOf(router.call(model2, 'chat', (p, o) => p.chat({ model: 'm', messages: [] }, o), { signal, cacheKey: key2 })),
+    ).toMatchObject({ status: 400 });
     expect(calls).toEqual(['bad']);
   });
 });

@@ -10,6 +10,7 @@ import { createRedisStore } from '../../src/kv/redis';
 import { charges, closeInstance, instance, type MeterInstance } from '../billing/meter-helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTcpProxy, type ProxyMode, type TcpProxy } from '../helpers/tcp-proxy';
+import { rejectionOf } from '../helpers/rejection';
 
 // A Postgres outage needs a Postgres to lose: the shared one is reached through a proxy this test cuts.
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -101,7 +102,7 @@ suite('a Postgres outage answers 503 with Retry-After, never 500, and charges no
           expect(r.ms).toBeLessThan(BOUND_MS);
         }
         // The ledger writer cannot write: readiness and the metric say so, the charge stays queued.
-        await expect(m.meter.flush()).rejects.toThrow();
+        expect(await rejectionOf(m.meter.flush())).toBeInstanceOf(Error);
         expect(m.meter.ledgerProblem()).not.toBeNull();
         const ready = await call('/health/ready', '');
         expect(ready.status).toBe(503);

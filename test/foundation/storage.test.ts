@@ -6,6 +6,7 @@ import { creditAccount } from '../../src/billing/credit';
 import type { Storage } from '../../src/db/database';
 import { balances, ledgerLines } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
+import { rejectionOf } from '../helpers/rejection';
 
 describe.each(BACKENDS)('storage on $name', (backend) => {
   let storage: Storage;
@@ -48,7 +49,11 @@ describe.each(BACKENDS)('storage on $name', (backend) => {
 
   test('credits refuse non-integer or non-positive amounts', async () => {
     const accountId = await createAccount(storage.db);
-    await expect(creditAccount(storage.db, { accountId, currency: 'USD', amountMicros: 0.5, requestId: 'x' })).rejects.toThrow();
-    await expect(creditAccount(storage.db, { accountId, currency: 'USD', amountMicros: -1, requestId: 'y' })).rejects.toThrow();
+    expect(await rejectionOf(creditAccount(storage.db, { accountId, currency: 'USD', amountMicros: 0.5, requestId: 'x' }))).toBeInstanceOf(
+      Error,
+    );
+    expect(await rejectionOf(creditAccount(storage.db, { accountId, currency: 'USD', amountMicros: -1, requestId: 'y' }))).toBeInstanceOf(
+      Error,
+    );
   });
 });

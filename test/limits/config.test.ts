@@ -5,6 +5,7 @@ import { parseRateLimitsConfig, tierTables } from '../../src/limits/config';
 import { modelLimits, STANDARD_LIMITS } from '../../src/limits/tables';
 import type { ModelEntry } from '../../src/models/catalog';
 import { EMBEDDED } from '../helpers/backends';
+import { rejectionOf } from '../helpers/rejection';
 
 const model = (type: string, tier = 'S', id = 'm') => ({ id, type, tier }) as unknown as ModelEntry;
 
@@ -48,7 +49,7 @@ describe('rate limit tables and config', () => {
     expect(() => parseRateLimitsConfig({ logFlushMs: 'soon' })).toThrow(/"rateLimits\.logFlushMs"/);
     const config = parseConfig({ logLevel: 'silent', rateLimits: { standard: { audio: 'many' } } });
     const storage = await EMBEDDED.storage();
-    await expect(createDeps(config, { storage, kv: await EMBEDDED.kv() })).rejects.toThrow(/"rateLimits\.standard\.audio"/);
+    expect((await rejectionOf(createDeps(config, { storage, kv: await EMBEDDED.kv() }))).message).toMatch(/"rateLimits\.standard\.audio"/);
     await storage.close();
   });
 });

@@ -8,6 +8,7 @@ import { BACKENDS } from '../helpers/backends';
 import { evmSignIn } from '../wallet/sign';
 import { newPayer, ORIGIN, startPaymentsApp } from '../x402/helpers';
 import { call, entriesOf, newCaller, usdOf } from './helpers';
+import { rejectionOf } from '../helpers/rejection';
 
 const HOLDER = '0x00000000000000000000000000000000000000b2';
 
@@ -72,7 +73,7 @@ for (const backend of BACKENDS) {
       const { key } = await newCaller(t);
       const p = provider('ethereum-mainnet', key, 1);
       try {
-        await expect(p.call({ to: HOLDER, data: '0x' })).rejects.toThrow(/revert/i);
+        expect((await rejectionOf(p.call({ to: HOLDER, data: '0x' }))).message).toMatch(/revert/i);
       } finally {
         p.destroy();
       }
