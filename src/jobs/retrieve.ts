@@ -7,7 +7,7 @@ import type { MediaKind } from '../../providers/types';
 import { rangeOf } from './range';
 import type { JobsRuntime } from './runtime';
 import type { CompleteJobRequest, RetrieveJobRequest } from './schema';
-import { findJob, markDeleted, p80Ms, type MediaJob } from './store';
+import { findJob, markDeleted, type MediaJob } from './store';
 
 /** The reference's 404 for a job that is not there, not the caller's, or whose media is gone. */
 const mediaNotFound = () =>
@@ -25,9 +25,9 @@ async function ownJob(deps: JobsDeps, kind: MediaKind, caller: Caller, req: { qu
 }
 
 /** A running job's progress: the model's P80 time to finish (its expected time before any finished) and the time so far. */
-async function progress(deps: JobsDeps, job: MediaJob, model: ModelEntry) {
+async function progress(deps: JobsDeps, rt: JobsRuntime, job: MediaJob, model: ModelEntry) {
   const expected = (model.config.video?.expectedSeconds ?? model.config.music?.expectedSeconds ?? 60) * 1000;
-  const p80 = await p80Ms(deps.storage.db, job.modelId);
+  const p80 = await rt.finishTimes.p80(job.modelId);
   return {
     status: 'PROCESSING' as const,
     average_execution_time: p80 ?? expected,
@@ -68,7 +68,7 @@ export async function retrieveJob(
 ): Promise<Response | Awaited<ReturnType<typeof progress>>> {
   const job = await ownJob(deps, kind, caller, req, model);
   if (!job || job.status === 'DELETED') throw mediaNotFound();
-  if (job.status === 'PROCESSING') return progress(deps, job, model);
+  if (job.status === 'PROCESSING') return progress(deps, rt, job, model);
   if (job.status !== 'COMPLETED') throw endedWithout(job);
   const media = job.mediaKey ? await rt.storage.get(job.mediaKey) : null;
   if (!media) throw mediaNotFound();

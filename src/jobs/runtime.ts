@@ -1,5 +1,6 @@
 import type { JobsDeps } from './deps';
 import { jobsConfigOf, type JobsConfig } from './config';
+import { FinishTimes } from './finish-times';
 import { observeJobs } from './metrics';
 import { openMediaStorage, type MediaStorage } from './media-storage';
 import { startJobRunner, type JobRunner } from './runner';
@@ -9,6 +10,8 @@ export interface JobsRuntime {
   config: JobsConfig;
   storage: MediaStorage;
   runner: JobRunner;
+  /** The models' P80 times to finish, which a running job's progress reports. */
+  finishTimes: FinishTimes;
   /** Stops the progress log. */
   unobserve: () => void;
 }
@@ -31,7 +34,7 @@ export function jobsRuntimeOf(deps: JobsDeps): JobsRuntime {
       now: deps.now,
     });
     const unobserve = observeJobs(deps.storage.db, runner, deps.log, deps.now);
-    rt = { config, storage, runner, unobserve };
+    rt = { config, storage, runner, finishTimes: new FinishTimes(deps.storage.db, deps.now), unobserve };
     runtimes.set(deps, rt);
   }
   return rt;

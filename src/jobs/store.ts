@@ -95,12 +95,18 @@ export async function markDeleted(db: Database, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** The P80 time to finish (ms) of the model's completed jobs, or null before the first. */
+/** How many of a model's newest finished jobs its P80 time to finish is taken over. */
+export const P80_WINDOW = 500;
+
+/** The P80 time to finish (ms) of the model's newest completed jobs, or null before the first. */
 export async function p80Ms(db: Database, modelId: string): Promise<number | null> {
+  // The newest P80_WINDOW finished jobs: the whole history made each poll cost more as jobs accrued.
   const result = await db.execute(sql`
-    select percentile_cont(0.8) within group (order by extract(epoch from (${mediaJobs.finishedAt} - ${mediaJobs.createdAt})) * 1000) as p80
-    from ${mediaJobs}
-    where ${mediaJobs.modelId} = ${modelId} and ${mediaJobs.status} in ('COMPLETED', 'DELETED') and ${mediaJobs.finishedAt} is not null`);
+    select percentile_cont(0.8) within group (order by ms) as p80 from (
+      select extract(epoch from (${mediaJobs.finishedAt} - ${mediaJobs.createdAt})) * 1000 as ms
+      from ${mediaJobs}
+      where ${mediaJobs.modelId} = ${modelId} and ${mediaJobs.status} in ('COMPLETED', 'DELETED') and ${mediaJobs.finishedAt} is not null
+      order by ${mediaJobs.finishedAt} desc limit ${P80_WINDOW}) as recent`);
   const value = rowsOf<{ p80: number | string | null }>(result)[0]?.p80;
   return value === null || value === undefined ? null : Math.round(Number(value));
 }
