@@ -1,15 +1,18 @@
 import type { ValidationResult } from './lib/image-inputs';
+import { familyRows, rssAroundLoadRows, type FamilyRowData } from './lib/family-rows';
 import type { ImagesResult } from './phases/images';
 import type { OpenStreamsResult } from './phases/open-streams';
 import type { PeerResult } from './phases/peers';
 import type { SoakResult } from './phases/soak';
 import type { ThroughputResult } from './phases/throughput';
 import type { TtfbResult } from './phases/ttfb';
-import { ratio, round } from './lib/stats';
+import { round } from './lib/stats';
+import { row, type Pick } from './lib/rows';
+import { GOALS, JSON_CPU_TARGET, jsonCpuCheck, ratioAtMost } from './lib/goals';
 import type { MetricRow } from './report';
 
 /** Everything a run collected, as written to bench/results/latest.json. */
-export interface RunData {
+export interface RunData extends FamilyRowData {
   meta: {
     date: string;
     mode: string;
@@ -42,31 +45,6 @@ export interface RunData {
 /** Stream length the throughput phases use. */
 const CHUNKS = 50;
 
-type Pick = (target: string) => number | null | undefined;
-
-/** A row from a per-target value; `better` says which way the ratio should point for the verdict. */
-function row(
-  data: RunData,
-  id: string,
-  label: string,
-  unit: string,
-  pick: Pick,
-  target = '',
-  check?: (svc: number, bare: number | null, ratio: number | null, backend: string) => boolean | null,
-): MetricRow {
-  const bare = pick('bare') ?? null;
-  const svc: Record<string, number | null> = {};
-  const ratios: Record<string, number | null> = {};
-  const pass: Record<string, boolean | null> = {};
-  for (const b of data.backends) {
-    const v = pick(`svc:${b}`) ?? null;
-    svc[b] = v == null ? null : round(v, 2);
-    ratios[b] = ratio(v, bare);
-    pass[b] = check && v != null ? check(v, bare, ratios[b] ?? null, b) : null;
-  }
-  return { id, label, unit, bare: bare == null ? null : round(bare, 2), svc, ratio: ratios, target, pass };
-}
-
 /** The printed rows: each metric for the bare proxy and svc, with ratios and verdicts. */
 export function buildRows(data: RunData): MetricRow[] {
   const tp = (t: string) => data.throughput[t];
@@ -82,15 +60,7 @@ export function buildRows(data: RunData): MetricRow[] {
   const requested10k = Object.values(data.openStreams['10000'] ?? {})[0]?.requested ?? 10_000;
   const tenK = requested10k.toLocaleString('en-US');
   const rows: MetricRow[] = [
-    row(
-      data,
-      'cpu_per_request',
-      'CPU per JSON request',
-      'µs',
-      (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs,
-      'ratio <= 1.5',
-      (_, __, r) => r != null && r <= 1.5,
-    ),
+    row(data, 'cpu_per_request', 'CPU per JSON request', 'µs', (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs, JSON_CPU_TARGET, jsonCpuCheck),
     // Redis + Postgres only: the fleet's shared Redis core is the scale limit of exact admission.
     row(
       data,
@@ -98,8 +68,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'redis-server CPU per JSON request (its own server)',
       'µs',
       (t) => tp(t)?.backingPerRequest?.redisUs,
-      '<= 40 µs',
-      (v) => v <= 40,
+      `<= ${GOALS.redisUs} µs`,
+      (v) => v <= GOALS.redisUs,
     ),
     row(data, 'pg_cpu_per_request', "Postgres CPU per JSON request (svc's database)", 'µs', (t) => tp(t)?.backingPerRequest?.pgUs),
     row(
@@ -115,8 +85,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'CPU per embeddings request',
       'µs',
       (t) => tp(t)?.cpuPerEmbedding?.cpuPerRequestUs,
-      'ratio <= 1.5',
-      (_, __, r) => r != null && r <= 1.5,
+      `${JSON_CPU_TARGET} (as JSON)`,
+      jsonCpuCheck,
     ),
     row(
       data,
@@ -124,8 +94,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'CPU per 50-chunk stream, upstream reports usage',
       'µs',
       (t) => tp(t)?.cpuPerStream.cpuPerRequestUs,
-      'ratio <= 1.5',
-      (_, __, r) => r != null && r <= 1.5,
+      `ratio <= ${GOALS.streamUsageRatio}`,
+      ratioAtMost(GOALS.streamUsageRatio),
     ),
     row(
       data,
@@ -133,8 +103,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'CPU per 50-chunk stream, upstream reports no usage (svc counts)',
       'µs',
       (t) => tp(t)?.cpuPerStreamCounted?.cpuPerRequestUs,
-      'ratio <= 2.0',
-      (_, __, r) => r != null && r <= 2,
+      `ratio <= ${GOALS.streamCountedRatio}`,
+      ratioAtMost(GOALS.streamCountedRatio),
     ),
     row(
       data,
@@ -142,8 +112,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'added TTFB p50 vs direct',
       'ms',
       (t) => added(t, 'p50', 'direct'),
-      '<= 0.5 ms',
-      (v) => v <= 0.5,
+      `<= ${GOALS.ttfbAddedP50Ms} ms`,
+      (v) => v <= GOALS.ttfbAddedP50Ms,
     ),
     row(data, 'ttfb_added_p99_direct', 'added TTFB p99 vs direct', 'ms', (t) => added(t, 'p99', 'direct')),
     row(data, 'ttfb_added_p50_bare', 'TTFB p50 minus bare p50', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p50', 'bare'))),
@@ -156,8 +126,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'p99 latency at saturation, JSON, 64 connections',
       'ms',
       (t) => tp(t)?.rps64.latencyMs.p99,
-      'ratio <= 2',
-      (_, __, r) => r != null && r <= 2,
+      `ratio <= ${GOALS.p99Ratio}`,
+      ratioAtMost(GOALS.p99Ratio),
     ),
     row(
       data,
@@ -165,8 +135,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'p99 latency at saturation, 50-chunk streams, 64 connections',
       'ms',
       (t) => tp(t)?.streams64?.latencyMs.p99,
-      'ratio <= 2',
-      (_, __, r) => r != null && r <= 2,
+      `ratio <= ${GOALS.p99Ratio}`,
+      ratioAtMost(GOALS.p99Ratio),
     ),
     row(data, 'eld_p99_json_1000', 'event-loop delay p99, JSON at 1,000 req/s', 'ms', (t) => tp(t)?.eventLoop?.json1000?.p99Ms),
     row(
@@ -203,9 +173,10 @@ export function buildRows(data: RunData): MetricRow[] {
       'RSS idle right after start (fresh data dir, no traffic)',
       'MB',
       (t) => data.idleRssMB[t],
-      'embedded <= 250 MB',
-      (v, _, __, b) => (b === 'memory+pglite' ? v <= 250 : null),
+      `embedded <= ${GOALS.rssStartMB} MB`,
+      (v, _, __, b) => (b === 'memory+pglite' ? v <= GOALS.rssStartMB : null),
     ),
+    ...rssAroundLoadRows(data),
     row(data, 'rss_idle', 'RSS idle before 1k streams (absolute)', 'MB', (t) => open('1000', t)?.idleRssMB),
     row(data, 'rss_1k', 'RSS holding 1,000 streams (absolute)', 'MB', (t) => open('1000', t)?.holdingRssMB),
     // The target is checked against the growth: svc's idle RSS is mostly PGlite's WASM heap, a
@@ -241,7 +212,7 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v > 256,
     ),
   ];
-  rows.push(...imageRows(data), ...peerRows(data));
+  rows.push(...familyRows(data), ...imageRows(data), ...peerRows(data));
   if (data.soak) {
     const s = data.soak;
     rows.push({

@@ -21,7 +21,10 @@ import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
 import { peersPhase } from './phases/peers';
-import { killAll, settledRss, withTimeout } from './lib/proc';
+import { familiesPhase } from './phases/families';
+import { bareTarget, svcTarget } from './lib/route-targets';
+import { killAll, settledRss, startChild, withTimeout } from './lib/proc';
+import { rssAround, type RssAroundLoad } from './lib/rss-around';
 import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
 import { probeSvc } from './probe';
@@ -55,20 +58,6 @@ function hardFdLimit(): number {
   return out === 'unlimited' ? 1_048_576 : Number(out) || 1024;
 }
 
-/** A svc under test as a target: its routes, its /metrics and its process. */
-function svcTarget(name: string, svc: SvcUnderTest): Target {
-  return {
-    name,
-    chatUrl: `${svc.url}/chat/completions`,
-    embeddingsUrl: `${svc.url}/embeddings`,
-    imagesUrl: `${svc.url}/images/generations`,
-    imageEditUrl: `${svc.url}/image/edit`,
-    metricsUrl: `${new URL(svc.url).origin}/metrics`,
-    headers: { authorization: `Bearer ${svc.key}` },
-    pid: svc.child.pid,
-  };
-}
-
 const MB = 1024 * 1024;
 
 async function freePort(): Promise<number> {
@@ -95,6 +84,8 @@ async function main() {
     unavailable: {},
     idleRssMB: {},
     throughput: {},
+    families: {},
+    rssAroundLoad: {},
     ttfb: null,
     images: {},
     imageValidation: null,
@@ -115,20 +106,15 @@ async function main() {
       return null;
     }
   };
-  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({ BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' });
+  // The media-jobs upstream of the families phase, in a process of its own.
+  const jobsUpstream = startChild('jobs upstream', [process.execPath, 'bench/servers/upstream-jobs.ts']);
+  const jobsUrl = `http://127.0.0.1:${(await jobsUpstream.waitFor(/jobs upstream listening on (\d+)/, 10_000))[1]}`;
+  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({
+    BUN_CONFIG_MAX_HTTP_REQUESTS: '65535',
+    JOBS_URL: jobsUrl,
+  });
   const up = upstreamControl(upstreamRoot);
-  const targets: Target[] = [
-    {
-      name: 'bare',
-      chatUrl: `${bareUrl}/chat/completions`,
-      embeddingsUrl: `${bareUrl}/embeddings`,
-      imagesUrl: `${bareUrl}/images/generations`,
-      imageEditUrl: `${bareUrl}/image/edit`,
-      metricsUrl: `${bareUrl}/metrics`,
-      headers: {},
-      pid: bare.pid,
-    },
-  ];
+  const targets: Target[] = [bareTarget(bareUrl, bare)];
   data.idleRssMB.bare = Math.round((await settledRss(bare.pid, 500, 10_000)) / MB);
   const direct: Target = {
     name: 'direct',
@@ -158,7 +144,7 @@ async function main() {
   try {
     for (const backend of backends) {
       log(`starting svc on ${backend}`);
-      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend, redisUrl }).catch((e: Error) => {
+      const svc = await startSvc({ port: await freePort(), upstreamUrl, jobsUrl, backend, redisUrl }).catch((e: Error) => {
         data.unavailable[backend] = `svc did not start: ${e.message.split('\n')[0]}`;
         return null;
       });
@@ -184,9 +170,13 @@ async function main() {
       data.notes.push('strip_thinking_response had no effect (plugin not registered yet): plugin figures unavailable');
     const d = quick ? { settleS: 2, warmS: 1, phaseS: 2 } : { settleS: 5, warmS: 1, phaseS: 3 };
 
+    // RSS 10 s after a target's throughput phases, read while the next target's run (its own
+    // process idles meanwhile): the memory the load took, and what came back.
+    const rssReads = new Map<string, Promise<RssAroundLoad>>();
     for (const t of targets) {
       log(`throughput phases on ${t.name}`);
       await up.shape(50, 0);
+      const rss = rssAround(t.pid);
       const bodies = {
         json: BODIES.json,
         stream: BODIES.stream,
@@ -197,7 +187,21 @@ async function main() {
         withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d, up)),
       );
       if (r) data.throughput[t.name] = r;
+      rssReads.set(t.name, rss.after(10_000));
     }
+
+    if (!short)
+      for (const t of targets) {
+        // The target's RSS reading first: its families load must not land in it.
+        data.rssAroundLoad[t.name] = await rssReads.get(t.name)!;
+        log(`families on ${t.name}: speech, /responses streams, JSON-RPC batches, media jobs`);
+        const r = await attempt(`families on ${t.name}`, () =>
+          withTimeout(`families ${t.name}`, 120_000, familiesPhase(t, t.families!, { ...d, familyWarmS: quick ? 1 : 2 })),
+        );
+        if (r) data.families[t.name] = r;
+        for (const e of r?.errors ?? []) data.notes.push(`families on ${t.name}: ${e}`);
+      }
+    else for (const [name, read] of rssReads) data.rssAroundLoad[name] = await read;
 
     if (withPeers) {
       const svcTp = data.throughput['svc:memory+pglite'];
@@ -318,6 +322,7 @@ async function main() {
     await ownRedis?.stop();
     await bare.stop();
     await upstream.stop();
+    await jobsUpstream.stop();
   }
   finish(data);
 }
