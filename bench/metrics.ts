@@ -1,46 +1,11 @@
-import type { ValidationResult } from './lib/image-inputs';
-import { familyRows, rssAroundLoadRows, type FamilyRowData } from './lib/family-rows';
+import { familyRows, rssAroundLoadRows } from './lib/family-rows';
+import type { RunData } from './lib/run-data';
 import type { ImagesResult } from './phases/images';
-import type { OpenStreamsResult } from './phases/open-streams';
 import type { PeerResult } from './phases/peers';
-import type { SoakResult } from './phases/soak';
-import type { ThroughputResult } from './phases/throughput';
-import type { TtfbResult } from './phases/ttfb';
 import { round } from './lib/stats';
 import { row, type Pick } from './lib/rows';
 import { GOALS, JSON_CPU_TARGET, jsonCpuCheck, ratioAtMost } from './lib/goals';
 import type { MetricRow } from './report';
-
-/** Everything a run collected, as written to bench/results/latest.json. */
-export interface RunData extends FamilyRowData {
-  meta: {
-    date: string;
-    mode: string;
-    machine: { cores: number; cpu: string; memGB: number };
-    versions: Record<string, string>;
-    note: string;
-  };
-  /** svc backends that served the probe and were measured. */
-  backends: string[];
-  /** svc backends that could not be measured, with the reason. */
-  unavailable: Record<string, string>;
-  /** RSS (MB) per target right after start, settled, before any request (svc: on a fresh data dir). */
-  idleRssMB: Record<string, number>;
-  throughput: Record<string, ThroughputResult>;
-  /** Per target name. */
-  images: Record<string, ImagesResult>;
-  /** The largest accepted upload validated in isolation (src/images/input.ts, its own process). */
-  imageValidation: ValidationResult | null;
-  ttfb: TtfbResult | null;
-  /** Per stream count ("1000", "10000"), per target name. */
-  openStreams: Record<string, Record<string, OpenStreamsResult>>;
-  soak: SoakResult | null;
-  /** svc started the plain way (env var unset): streams the upstream saw at once. */
-  fetchLimitTrap: { streams: number; opened: number; upstreamPeakOpen: number; note: string | null } | null;
-  /** With --peers: other gateways' CPU per request, and its ratio to svc's (memory+pglite) in the same run. */
-  peers: Record<string, PeerResult> | null;
-  notes: string[];
-}
 
 /** Stream length the throughput phases use. */
 const CHUNKS = 50;

@@ -10,13 +10,14 @@
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTool } from './load/http-load';
-import { buildRows, type RunData } from './metrics';
+import { buildRows } from './metrics';
+import { newRunData, type RunData } from './lib/run-data';
 import { imageInput, validateInChild } from './lib/image-inputs';
 import { imagesPhase } from './phases/images';
-import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams';
+import { openStreamsPhase } from './phases/open-streams';
+import { openStreamsRounds } from './phases/open-streams-rounds';
 import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
@@ -52,12 +53,6 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-/** The hard open-file limit children can raise their soft limit to. */
-function hardFdLimit(): number {
-  const out = Bun.spawnSync(['sh', '-c', 'ulimit -Hn']).stdout.toString().trim();
-  return out === 'unlimited' ? 1_048_576 : Number(out) || 1024;
-}
-
 const MB = 1024 * 1024;
 
 async function freePort(): Promise<number> {
@@ -68,33 +63,7 @@ async function freePort(): Promise<number> {
 }
 
 async function main() {
-  const data: RunData = {
-    meta: {
-      date: new Date().toISOString(),
-      mode: quick ? 'quick' : 'full',
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memGB: Math.round(totalmem() / 2 ** 30) },
-      versions: {
-        bun: Bun.version,
-        elysia: (await Bun.file('node_modules/elysia/package.json').json()).version,
-        loadTool: loadTool().name,
-      },
-      note: 'Figures are noisy: one 2-core machine runs the load driver, the upstream and the proxy at once.',
-    },
-    backends: [],
-    unavailable: {},
-    idleRssMB: {},
-    throughput: {},
-    families: {},
-    rssAroundLoad: {},
-    ttfb: null,
-    images: {},
-    imageValidation: null,
-    openStreams: {},
-    soak: null,
-    fetchLimitTrap: null,
-    peers: null,
-    notes: [],
-  };
+  const data = await newRunData(quick ? 'quick' : 'full');
   /** Runs one phase; a failure is noted and the run goes on, so the table still prints. */
   const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | null> => {
     try {
@@ -248,44 +217,16 @@ async function main() {
     /** Time kept back for the soak's warm-up, a fresh svc start and the report. */
     const soakReserveMs = (warmupS + 25 + (quick ? 10 : 40)) * 1000;
     const left = () => budgetMs - (Date.now() - started);
-    // A proxy holds two sockets per stream (client and upstream): the hard fd limit of this
-    // machine, not svc, caps how many streams one process can hold.
-    const hardFds = hardFdLimit();
-    const maxStreams = Math.floor((hardFds - 300) / 2);
-    if (with10k && maxStreams < 10_000)
-      data.notes.push(
-        `the 10,000-stream phase holds ${maxStreams} streams: the hard open-file limit here is ${hardFds} and a proxy needs two sockets per stream`,
-      );
-    for (const count of with10k ? [1000, Math.min(10_000, maxStreams)] : [1000]) {
-      const results: Record<string, OpenStreamsResult> = {};
-      // Opening 10k streams while forwarding the already open ones' chunks (20 ms apart) saturates
-      // two cores; svc needs about a minute for it on this machine.
-      const timeoutMs = count > 1000 ? 90_000 : 20_000;
-      // The 10k phase is about Bun's fetch limit and per-stream memory, which the backend does not
-      // change: it runs on the bare proxy and svc on memory+pglite only, to keep the run in 10 minutes.
-      if (count > 1000 && targets.some((x) => x.name === 'svc:redis+postgres'))
-        data.notes.push('the 10,000-stream phase does not run on svc:redis+postgres (time budget; the backend does not change it)');
-      for (const t of count > 1000 ? targets.filter((x) => x.name !== 'svc:redis+postgres') : targets) {
-        if (left() - soakReserveMs < timeoutMs + 10_000) {
-          data.notes.push(`${count} open streams on ${t.name} skipped: not enough time left in the run's budget`);
-          continue;
-        }
-        log(`holding ${count} open streams through ${t.name}`);
-        // A first round at 1,000 sizes the heap for that load; the measured round then shows
-        // what holding the streams costs, not how much the GC had given back while the
-        // process idled through the other targets' phases (that made the growth swing
-        // between ~50 and ~106 MB from run to run).
-        if (count <= 1000)
-          await attempt(`${count} open streams on ${t.name} (warm-up)`, () =>
-            openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 300, timeoutMs }),
-          );
-        const r = await attempt(`${count} open streams on ${t.name}`, () =>
-          openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 1500, timeoutMs }),
-        );
-        if (r) results[t.name] = r;
-      }
-      data.openStreams[count > 1000 ? '10000' : '1000'] = results;
-    }
+    data.openStreams = await openStreamsRounds({
+      targets,
+      up,
+      body: BODIES.stream,
+      with10k,
+      spareMs: () => left() - soakReserveMs,
+      notes: data.notes,
+      attempt,
+      log,
+    });
 
     if (svcMem) {
       log('fetch-limit trap: svc started without BUN_CONFIG_MAX_HTTP_REQUESTS in its environment');

@@ -6,7 +6,9 @@ import type { RssAroundLoad } from './rss-around';
 
 /** What the rows below read from a run. */
 export interface FamilyRowData extends RowData {
+  /** The families phase per target name (bench/phases/families.ts). */
   families: Record<string, FamiliesResult>;
+  /** RSS just before each target's throughput phases and 10 s after they ended, per target name. */
   rssAroundLoad: Record<string, RssAroundLoad>;
 }
 
