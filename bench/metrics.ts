@@ -1,71 +1,14 @@
-import type { ValidationResult } from './lib/image-inputs';
+import { familyRows, rssAroundLoadRows } from './lib/family-rows';
+import type { RunData } from './lib/run-data';
 import type { ImagesResult } from './phases/images';
-import type { OpenStreamsResult } from './phases/open-streams';
 import type { PeerResult } from './phases/peers';
-import type { SoakResult } from './phases/soak';
-import type { ThroughputResult } from './phases/throughput';
-import type { TtfbResult } from './phases/ttfb';
-import { ratio, round } from './lib/stats';
+import { round } from './lib/stats';
+import { row, type Pick } from './lib/rows';
+import { GOALS, JSON_CPU_TARGET, jsonCpuCheck, ratioAtMost } from './lib/goals';
 import type { MetricRow } from './report';
-
-/** Everything a run collected, as written to bench/results/latest.json. */
-export interface RunData {
-  meta: {
-    date: string;
-    mode: string;
-    machine: { cores: number; cpu: string; memGB: number };
-    versions: Record<string, string>;
-    note: string;
-  };
-  /** svc backends that served the probe and were measured. */
-  backends: string[];
-  /** svc backends that could not be measured, with the reason. */
-  unavailable: Record<string, string>;
-  /** RSS (MB) per target right after start, settled, before any request (svc: on a fresh data dir). */
-  idleRssMB: Record<string, number>;
-  throughput: Record<string, ThroughputResult>;
-  /** Per target name. */
-  images: Record<string, ImagesResult>;
-  /** The largest accepted upload validated in isolation (src/images/input.ts, its own process). */
-  imageValidation: ValidationResult | null;
-  ttfb: TtfbResult | null;
-  /** Per stream count ("1000", "10000"), per target name. */
-  openStreams: Record<string, Record<string, OpenStreamsResult>>;
-  soak: SoakResult | null;
-  /** svc started the plain way (env var unset): streams the upstream saw at once. */
-  fetchLimitTrap: { streams: number; opened: number; upstreamPeakOpen: number; note: string | null } | null;
-  /** With --peers: other gateways' CPU per request, and its ratio to svc's (memory+pglite) in the same run. */
-  peers: Record<string, PeerResult> | null;
-  notes: string[];
-}
 
 /** Stream length the throughput phases use. */
 const CHUNKS = 50;
-
-type Pick = (target: string) => number | null | undefined;
-
-/** A row from a per-target value; `better` says which way the ratio should point for the verdict. */
-function row(
-  data: RunData,
-  id: string,
-  label: string,
-  unit: string,
-  pick: Pick,
-  target = '',
-  check?: (svc: number, bare: number | null, ratio: number | null, backend: string) => boolean | null,
-): MetricRow {
-  const bare = pick('bare') ?? null;
-  const svc: Record<string, number | null> = {};
-  const ratios: Record<string, number | null> = {};
-  const pass: Record<string, boolean | null> = {};
-  for (const b of data.backends) {
-    const v = pick(`svc:${b}`) ?? null;
-    svc[b] = v == null ? null : round(v, 2);
-    ratios[b] = ratio(v, bare);
-    pass[b] = check && v != null ? check(v, bare, ratios[b] ?? null, b) : null;
-  }
-  return { id, label, unit, bare: bare == null ? null : round(bare, 2), svc, ratio: ratios, target, pass };
-}
 
 /** The printed rows: each metric for the bare proxy and svc, with ratios and verdicts. */
 export function buildRows(data: RunData): MetricRow[] {
@@ -82,15 +25,7 @@ export function buildRows(data: RunData): MetricRow[] {
   const requested10k = Object.values(data.openStreams['10000'] ?? {})[0]?.requested ?? 10_000;
   const tenK = requested10k.toLocaleString('en-US');
   const rows: MetricRow[] = [
-    row(
-      data,
-      'cpu_per_request',
-      'CPU per JSON request',
-      'µs',
-      (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs,
-      'ratio <= 1.5',
-      (_, __, r) => r != null && r <= 1.5,
-    ),
+    row(data, 'cpu_per_request', 'CPU per JSON request', 'µs', (t) => tp(t)?.cpuPerRequest.cpuPerRequestUs, JSON_CPU_TARGET, jsonCpuCheck),
     // Redis + Postgres only: the fleet's shared Redis core is the scale limit of exact admission.
     row(
       data,
@@ -98,8 +33,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'redis-server CPU per JSON request (its own server)',
       'µs',
       (t) => tp(t)?.backingPerRequest?.redisUs,
-      '<= 40 µs',
-      (v) => v <= 40,
+      `<= ${GOALS.redisUs} µs`,
+      (v) => v <= GOALS.redisUs,
     ),
     row(data, 'pg_cpu_per_request', "Postgres CPU per JSON request (svc's database)", 'µs', (t) => tp(t)?.backingPerRequest?.pgUs),
     row(
@@ -115,8 +50,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'CPU per embeddings request',
       'µs',
       (t) => tp(t)?.cpuPerEmbedding?.cpuPerRequestUs,
-      'ratio <= 1.5',
-      (_, __, r) => r != null && r <= 1.5,
+      `${JSON_CPU_TARGET} (as JSON)`,
+      jsonCpuCheck,
     ),
     row(
       data,
@@ -124,8 +59,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'CPU per 50-chunk stream, upstream reports usage',
       'µs',
       (t) => tp(t)?.cpuPerStream.cpuPerRequestUs,
-      'ratio <= 1.5',
-      (_, __, r) => r != null && r <= 1.5,
+      `ratio <= ${GOALS.streamUsageRatio}`,
+      ratioAtMost(GOALS.streamUsageRatio),
     ),
     row(
       data,
@@ -133,8 +68,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'CPU per 50-chunk stream, upstream reports no usage (svc counts)',
       'µs',
       (t) => tp(t)?.cpuPerStreamCounted?.cpuPerRequestUs,
-      'ratio <= 2.0',
-      (_, __, r) => r != null && r <= 2,
+      `ratio <= ${GOALS.streamCountedRatio}`,
+      ratioAtMost(GOALS.streamCountedRatio),
     ),
     row(
       data,
@@ -142,8 +77,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'added TTFB p50 vs direct',
       'ms',
       (t) => added(t, 'p50', 'direct'),
-      '<= 0.5 ms',
-      (v) => v <= 0.5,
+      `<= ${GOALS.ttfbAddedP50Ms} ms`,
+      (v) => v <= GOALS.ttfbAddedP50Ms,
     ),
     row(data, 'ttfb_added_p99_direct', 'added TTFB p99 vs direct', 'ms', (t) => added(t, 'p99', 'direct')),
     row(data, 'ttfb_added_p50_bare', 'TTFB p50 minus bare p50', 'ms', (t) => (t === 'bare' ? 0 : added(t, 'p50', 'bare'))),
@@ -156,8 +91,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'p99 latency at saturation, JSON, 64 connections',
       'ms',
       (t) => tp(t)?.rps64.latencyMs.p99,
-      'ratio <= 2',
-      (_, __, r) => r != null && r <= 2,
+      `ratio <= ${GOALS.p99Ratio}`,
+      ratioAtMost(GOALS.p99Ratio),
     ),
     row(
       data,
@@ -165,8 +100,8 @@ export function buildRows(data: RunData): MetricRow[] {
       'p99 latency at saturation, 50-chunk streams, 64 connections',
       'ms',
       (t) => tp(t)?.streams64?.latencyMs.p99,
-      'ratio <= 2',
-      (_, __, r) => r != null && r <= 2,
+      `ratio <= ${GOALS.p99Ratio}`,
+      ratioAtMost(GOALS.p99Ratio),
     ),
     row(data, 'eld_p99_json_1000', 'event-loop delay p99, JSON at 1,000 req/s', 'ms', (t) => tp(t)?.eventLoop?.json1000?.p99Ms),
     row(
@@ -203,9 +138,10 @@ export function buildRows(data: RunData): MetricRow[] {
       'RSS idle right after start (fresh data dir, no traffic)',
       'MB',
       (t) => data.idleRssMB[t],
-      'embedded <= 250 MB',
-      (v, _, __, b) => (b === 'memory+pglite' ? v <= 250 : null),
+      `embedded <= ${GOALS.rssStartMB} MB`,
+      (v, _, __, b) => (b === 'memory+pglite' ? v <= GOALS.rssStartMB : null),
     ),
+    ...rssAroundLoadRows(data),
     row(data, 'rss_idle', 'RSS idle before 1k streams (absolute)', 'MB', (t) => open('1000', t)?.idleRssMB),
     row(data, 'rss_1k', 'RSS holding 1,000 streams (absolute)', 'MB', (t) => open('1000', t)?.holdingRssMB),
     // The target is checked against the growth: svc's idle RSS is mostly PGlite's WASM heap, a
@@ -241,7 +177,7 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v > 256,
     ),
   ];
-  rows.push(...imageRows(data), ...peerRows(data));
+  rows.push(...familyRows(data), ...imageRows(data), ...peerRows(data));
   if (data.soak) {
     const s = data.soak;
     rows.push({

@@ -19,6 +19,7 @@ import { closeDeps, createDeps } from '../src/boot';
 import { parseConfig } from '../src/config';
 import { openPglite } from '../src/db/open';
 import { createMemoryStore } from '../src/kv/memory';
+import { answerOf, callOf } from './lib/rpc-calls';
 
 const argv = Bun.argv.slice(2);
 const num = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);
@@ -26,18 +27,6 @@ const requests = num('--requests', 5000);
 const concurrency = num('--concurrency', 16);
 const reversed = argv.includes('--reversed');
 const NODE = 'http://node.invalid/';
-
-const address = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
-const callOf = (i: number) =>
-  i % 2 === 0
-    ? { jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [address(i), 'latest'] }
-    : {
-        jsonrpc: '2.0',
-        id: i,
-        method: 'eth_call',
-        params: [{ to: address(i), data: `0x70a08231${'0'.repeat(24)}${address(i).slice(2)}` }, 'latest'],
-      };
-const answerOf = (i: number) => ({ jsonrpc: '2.0', id: i, result: `0x${(BigInt(i) * 1_000_000_007n).toString(16).padStart(64, '0')}` });
 
 const SINGLE = JSON.stringify(callOf(1));
 const SINGLE_ANSWER = JSON.stringify(answerOf(1));

@@ -2,26 +2,30 @@
  * `bun run bench`: svc's cost as ratios against a bare pass-through proxy from the same run.
  * Starts its own upstream, bare proxy and svc processes on 127.0.0.1, drives load from separate
  * processes, prints the table and writes bench/results/latest.json (and, for full runs, the
- * table in docs/benchmarks.md). Flags: --quick (about 3 minutes, no 10k-stream phase), --short
+ * table in docs/benchmarks.md). Flags: --quick (under 5 minutes, no 10k-stream phase), --short
  * (throughput and TTFB only, writes nothing),
- * --soak <seconds> (default 300, shortened to fit the 10-minute budget), --no-10k, --peers
+ * --soak <seconds> (default 300, shortened to fit the budget of about 10 minutes), --no-10k, --peers
  * (Portkey's gateway on Node and @llmops/gateway on Bun against the same upstream). Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTool } from './load/http-load';
-import { buildRows, type RunData } from './metrics';
+import { buildRows } from './metrics';
+import { newRunData, type RunData } from './lib/run-data';
 import { imageInput, validateInChild } from './lib/image-inputs';
 import { imagesPhase } from './phases/images';
-import { openStreamsPhase, type OpenStreamsResult } from './phases/open-streams';
+import { openStreamsPhase } from './phases/open-streams';
+import { openStreamsRounds } from './phases/open-streams-rounds';
 import { soakPhase } from './phases/soak';
 import { throughputPhases } from './phases/throughput';
 import { ttfbPhase } from './phases/ttfb';
 import { peersPhase } from './phases/peers';
-import { killAll, settledRss, withTimeout } from './lib/proc';
+import { familiesPhase } from './phases/families';
+import { bareTarget, svcTarget } from './lib/route-targets';
+import { killAll, settledRss, startChild, withTimeout } from './lib/proc';
+import { rssAround, type RssAroundLoad } from './lib/rss-around';
 import { BODIES, upstreamControl, type Target } from './lib/targets';
 import { formatTable, markdownTable, updateReadme, writeJson } from './report';
 import { probeSvc } from './probe';
@@ -41,33 +45,14 @@ const with10k = !argv.includes('--no-10k') && !quick;
 const withPeers = argv.includes('--peers');
 const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
-const budgetMs = (quick ? 195 : 585) * 1000;
+// The families phase (speech, /responses, RPC, jobs on every target) took ~80 s of it from the soak.
+const budgetMs = (quick ? 280 : 615) * 1000;
 const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
 
 process.on('SIGINT', () => {
   killAll();
   process.exit(130);
 });
-
-/** The hard open-file limit children can raise their soft limit to. */
-function hardFdLimit(): number {
-  const out = Bun.spawnSync(['sh', '-c', 'ulimit -Hn']).stdout.toString().trim();
-  return out === 'unlimited' ? 1_048_576 : Number(out) || 1024;
-}
-
-/** A svc under test as a target: its routes, its /metrics and its process. */
-function svcTarget(name: string, svc: SvcUnderTest): Target {
-  return {
-    name,
-    chatUrl: `${svc.url}/chat/completions`,
-    embeddingsUrl: `${svc.url}/embeddings`,
-    imagesUrl: `${svc.url}/images/generations`,
-    imageEditUrl: `${svc.url}/image/edit`,
-    metricsUrl: `${new URL(svc.url).origin}/metrics`,
-    headers: { authorization: `Bearer ${svc.key}` },
-    pid: svc.child.pid,
-  };
-}
 
 const MB = 1024 * 1024;
 
@@ -79,31 +64,7 @@ async function freePort(): Promise<number> {
 }
 
 async function main() {
-  const data: RunData = {
-    meta: {
-      date: new Date().toISOString(),
-      mode: quick ? 'quick' : 'full',
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memGB: Math.round(totalmem() / 2 ** 30) },
-      versions: {
-        bun: Bun.version,
-        elysia: (await Bun.file('node_modules/elysia/package.json').json()).version,
-        loadTool: loadTool().name,
-      },
-      note: 'Figures are noisy: one 2-core machine runs the load driver, the upstream and the proxy at once.',
-    },
-    backends: [],
-    unavailable: {},
-    idleRssMB: {},
-    throughput: {},
-    ttfb: null,
-    images: {},
-    imageValidation: null,
-    openStreams: {},
-    soak: null,
-    fetchLimitTrap: null,
-    peers: null,
-    notes: [],
-  };
+  const data = await newRunData(quick ? 'quick' : 'full');
   /** Runs one phase; a failure is noted and the run goes on, so the table still prints. */
   const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | null> => {
     try {
@@ -115,20 +76,15 @@ async function main() {
       return null;
     }
   };
-  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({ BUN_CONFIG_MAX_HTTP_REQUESTS: '65535' });
+  // The media-jobs upstream of the families phase, in a process of its own.
+  const jobsUpstream = startChild('jobs upstream', [process.execPath, 'bench/servers/upstream-jobs.ts']);
+  const jobsUrl = `http://127.0.0.1:${(await jobsUpstream.waitFor(/jobs upstream listening on (\d+)/, 10_000))[1]}`;
+  const { upstream, upstreamRoot, upstreamUrl, bare, bareUrl } = await startBaseline({
+    BUN_CONFIG_MAX_HTTP_REQUESTS: '65535',
+    JOBS_URL: jobsUrl,
+  });
   const up = upstreamControl(upstreamRoot);
-  const targets: Target[] = [
-    {
-      name: 'bare',
-      chatUrl: `${bareUrl}/chat/completions`,
-      embeddingsUrl: `${bareUrl}/embeddings`,
-      imagesUrl: `${bareUrl}/images/generations`,
-      imageEditUrl: `${bareUrl}/image/edit`,
-      metricsUrl: `${bareUrl}/metrics`,
-      headers: {},
-      pid: bare.pid,
-    },
-  ];
+  const targets: Target[] = [bareTarget(bareUrl, bare)];
   data.idleRssMB.bare = Math.round((await settledRss(bare.pid, 500, 10_000)) / MB);
   const direct: Target = {
     name: 'direct',
@@ -158,7 +114,7 @@ async function main() {
   try {
     for (const backend of backends) {
       log(`starting svc on ${backend}`);
-      const svc = await startSvc({ port: await freePort(), upstreamUrl, backend, redisUrl }).catch((e: Error) => {
+      const svc = await startSvc({ port: await freePort(), upstreamUrl, jobsUrl, backend, redisUrl }).catch((e: Error) => {
         data.unavailable[backend] = `svc did not start: ${e.message.split('\n')[0]}`;
         return null;
       });
@@ -184,9 +140,13 @@ async function main() {
       data.notes.push('strip_thinking_response had no effect (plugin not registered yet): plugin figures unavailable');
     const d = quick ? { settleS: 2, warmS: 1, phaseS: 2 } : { settleS: 5, warmS: 1, phaseS: 3 };
 
+    // RSS 10 s after a target's throughput phases, read while the next target's run (its own
+    // process idles meanwhile): the memory the load took, and what came back.
+    const rssReads = new Map<string, Promise<RssAroundLoad>>();
     for (const t of targets) {
       log(`throughput phases on ${t.name}`);
       await up.shape(50, 0);
+      const rss = rssAround(t.pid);
       const bodies = {
         json: BODIES.json,
         stream: BODIES.stream,
@@ -197,7 +157,21 @@ async function main() {
         withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d, up)),
       );
       if (r) data.throughput[t.name] = r;
+      rssReads.set(t.name, rss.after(10_000));
     }
+
+    if (!short)
+      for (const t of targets) {
+        // The target's RSS reading first: its families load must not land in it.
+        data.rssAroundLoad[t.name] = await rssReads.get(t.name)!;
+        log(`families on ${t.name}: speech, /responses streams, JSON-RPC batches, media jobs`);
+        const r = await attempt(`families on ${t.name}`, () =>
+          withTimeout(`families ${t.name}`, 120_000, familiesPhase(t, t.families!, { ...d, familyWarmS: quick ? 1 : 2 })),
+        );
+        if (r) data.families[t.name] = r;
+        for (const e of r?.errors ?? []) data.notes.push(`families on ${t.name}: ${e}`);
+      }
+    else for (const [name, read] of rssReads) data.rssAroundLoad[name] = await read;
 
     if (withPeers) {
       const svcTp = data.throughput['svc:memory+pglite'];
@@ -244,44 +218,16 @@ async function main() {
     /** Time kept back for the soak's warm-up, a fresh svc start and the report. */
     const soakReserveMs = (warmupS + 25 + (quick ? 10 : 40)) * 1000;
     const left = () => budgetMs - (Date.now() - started);
-    // A proxy holds two sockets per stream (client and upstream): the hard fd limit of this
-    // machine, not svc, caps how many streams one process can hold.
-    const hardFds = hardFdLimit();
-    const maxStreams = Math.floor((hardFds - 300) / 2);
-    if (with10k && maxStreams < 10_000)
-      data.notes.push(
-        `the 10,000-stream phase holds ${maxStreams} streams: the hard open-file limit here is ${hardFds} and a proxy needs two sockets per stream`,
-      );
-    for (const count of with10k ? [1000, Math.min(10_000, maxStreams)] : [1000]) {
-      const results: Record<string, OpenStreamsResult> = {};
-      // Opening 10k streams while forwarding the already open ones' chunks (20 ms apart) saturates
-      // two cores; svc needs about a minute for it on this machine.
-      const timeoutMs = count > 1000 ? 90_000 : 20_000;
-      // The 10k phase is about Bun's fetch limit and per-stream memory, which the backend does not
-      // change: it runs on the bare proxy and svc on memory+pglite only, to keep the run in 10 minutes.
-      if (count > 1000 && targets.some((x) => x.name === 'svc:redis+postgres'))
-        data.notes.push('the 10,000-stream phase does not run on svc:redis+postgres (time budget; the backend does not change it)');
-      for (const t of count > 1000 ? targets.filter((x) => x.name !== 'svc:redis+postgres') : targets) {
-        if (left() - soakReserveMs < timeoutMs + 10_000) {
-          data.notes.push(`${count} open streams on ${t.name} skipped: not enough time left in the run's budget`);
-          continue;
-        }
-        log(`holding ${count} open streams through ${t.name}`);
-        // A first round at 1,000 sizes the heap for that load; the measured round then shows
-        // what holding the streams costs, not how much the GC had given back while the
-        // process idled through the other targets' phases (that made the growth swing
-        // between ~50 and ~106 MB from run to run).
-        if (count <= 1000)
-          await attempt(`${count} open streams on ${t.name} (warm-up)`, () =>
-            openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 300, timeoutMs }),
-          );
-        const r = await attempt(`${count} open streams on ${t.name}`, () =>
-          openStreamsPhase(t, up, BODIES.stream, { count, holdMs: 1500, timeoutMs }),
-        );
-        if (r) results[t.name] = r;
-      }
-      data.openStreams[count > 1000 ? '10000' : '1000'] = results;
-    }
+    data.openStreams = await openStreamsRounds({
+      targets,
+      up,
+      body: BODIES.stream,
+      with10k,
+      spareMs: () => left() - soakReserveMs,
+      notes: data.notes,
+      attempt,
+      log,
+    });
 
     if (svcMem) {
       log('fetch-limit trap: svc started without BUN_CONFIG_MAX_HTTP_REQUESTS in its environment');
@@ -318,6 +264,7 @@ async function main() {
     await ownRedis?.stop();
     await bare.stop();
     await upstream.stop();
+    await jobsUpstream.stop();
   }
   finish(data);
 }

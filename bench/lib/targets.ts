@@ -1,5 +1,6 @@
 import { BENCH_EMBED_MODEL, BENCH_MODEL } from '../servers/svc-config';
 import type { Backing } from './backing-cpu';
+import type { FamilyRoutes } from '../phases/families';
 
 /** A proxy under test (or the upstream itself, for direct TTFB): where to POST and which process to watch. */
 export interface Target {
@@ -17,6 +18,8 @@ export interface Target {
   imageEditUrl?: string;
   /** svc on Redis + Postgres: reads redis-server's and its Postgres backends' CPU around a phase. */
   backing?: Backing;
+  /** Speech, responses, JSON-RPC and media jobs (the families phase); absent for the upstream. */
+  families?: FamilyRoutes;
 }
 
 const messages = [{ role: 'user', content: 'Say hello.' }];

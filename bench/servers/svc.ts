@@ -52,6 +52,8 @@ export function svcEnvFromProcess(): Record<string, string> {
 export async function startSvc(opts: {
   port: number;
   upstreamUrl: string;
+  /** The media-jobs upstream (bench/servers/upstream-jobs.ts): adds the video model of the families phase. */
+  jobsUrl?: string;
   backend: 'memory+pglite' | 'redis+postgres';
   maxHttpRequests?: string | null;
   extraArgs?: string[];
@@ -66,7 +68,7 @@ export async function startSvc(opts: {
 }): Promise<SvcUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const configPath = join(dir, 'svc.config.yaml');
-  writeFileSync(configPath, stringify({ ...benchConfig(opts.upstreamUrl), ...opts.config }));
+  writeFileSync(configPath, stringify({ ...benchConfig(opts.upstreamUrl, opts.jobsUrl), ...opts.config }));
   const db = opts.backend === 'redis+postgres' ? await freshDatabase(process.env.DATABASE_URL!) : null;
   const env: Record<string, string | undefined> = {
     PORT: String(opts.port),

@@ -16,7 +16,7 @@ const chunkOf = (content: string, finish: string | null = null) => ({
 });
 
 /** The content of chunk i: a think block over the first chunks, then words. */
-function contentAt(i: number, total: number) {
+export function contentAt(i: number, total: number) {
   const thinkEnd = Math.min(5, Math.floor(total / 4));
   if (thinkEnd < 2) return 'word ';
   if (i === 0) return '<think>';

@@ -3,8 +3,10 @@
  * JSON or SSE from precomputed bytes. The runner sets the shape of the next answers with
  * POST /__bench/config {chunks, delayMs, jsonWords?, usage?} and reads GET /__bench/stats (open streams, peak).
  * Every stream opens with a short `<think>` block so the strip_thinking plugin has work.
- * POST .../embeddings and .../images/{generations,edits} answer as OpenAI-compatible servers do.
+ * POST .../embeddings and .../images/{generations,edits} answer as OpenAI-compatible servers do;
+ * .../audio/speech, .../responses and .../rpc as upstream-families.ts says.
  */
+import { familyCall, shapeFamilies } from './upstream-families';
 import { imageCall } from './upstream-images';
 import { contentFrames, DONE_FRAME, embeddingsAnswer, jsonCompletion, sseStream, USAGE_FRAME } from './upstream-bytes';
 
@@ -42,6 +44,7 @@ function configure(next: Shape) {
   burst = sseStream(shape.chunks);
   burstNoUsage = sseStream(shape.chunks, false);
   jsonBody = jsonCompletion(shape.jsonWords);
+  shapeFamilies(shape.chunks);
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
@@ -103,6 +106,11 @@ const server = Bun.serve({
     if (image) {
       requests++;
       return imageCall(req, image[1]!);
+    }
+    const family = req.method === 'POST' ? await familyCall(req, path) : null;
+    if (family) {
+      requests++;
+      return family;
     }
     if (path === '/__bench/config' && req.method === 'POST') {
       configure((await req.json()) as Shape);
