@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Another gateway measured in the same run as svc, installed on demand (never into package.json). */
+export interface Peer {
+  name: string;
+  pkg: string;
+  version: string;
+  /** How its users run it. */
+  runtime: 'node' | 'bun';
+  /**
+   * npm `overrides` for its install folder: the dependency versions its own deployment pins
+   * where a range in its published package.json resolves to one that breaks it.
+   */
+  overrides?: Record<string, string>;
+  /** Its command, given its install directory, its port and the upstream's OpenAI base URL. */
+  command(dir: string, port: number, upstreamUrl: string): string[];
+  /** Its OpenAI-compatible chat completions path. */
+  chatPath: string;
+  /** The headers that route a request to an OpenAI-compatible upstream at `upstreamUrl`. */
+  headers(upstreamUrl: string): Record<string, string>;
+  /** Output line that says it listens, or a path that answers 200 once it does (for a peer that logs nothing at `warn`). */
+  ready: RegExp | { healthPath: string };
+  /** Issue 38's target for its CPU per request over svc's; null where the issue sets none. */
+  target: number | null;
+}
+
+/**
+ * Portkey's gateway on Node (`npx @portkey-ai/gateway`, which its README gives, on the Node 20
+ * its Docker image uses), `@llmops/gateway`, a fork of it that exports the Hono app, served on
+ * Bun.
+ * Which other gateways were tried and why they are not here: docs/benchmarks.md.
+ */
+export const PEERS: Peer[] = [
+  {
+    name: 'portkey',
+    pkg: '@portkey-ai/gateway',
+    version: '1.15.2',
+    runtime: 'node',
+    // Its package.json asks for @hono/node-server ^1.3.3, which npm resolves to 1.19.x. From 1.14.2
+    // on (1.14.1 works; 1.14.2, 1.19.19 and 2.1.9 fail, on Node 20.20 and 22.23 alike) that
+    // adapter's Response, built from a fetched one, hands back the fetched Response's immutable
+    // Headers, so Portkey's `headers.append` on a relayed stream throws "TypeError: immutable"
+    // (Portkey issues 1389, 1550). Its Docker image (node:20) installs from its lockfile, which
+    // pins 1.13.5, the version its patch-package patch names: that is what this pins too.
+    overrides: { '@hono/node-server': '1.13.5' },
+    command: (dir, port) => ['node', join(dir, 'node_modules/@portkey-ai/gateway/build/start-server.js'), `--port=${port}`, '--headless'],
+    chatPath: '/v1/chat/completions',
+    headers: (url) => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': url, authorization: 'Bearer bench' }),
+    ready: /Ready for connections|running at/,
+    target: 10,
+  },
+  {
+    name: 'llmops',
+    pkg: '@llmops/gateway',
+    version: '0.6.10',
+    runtime: 'bun',
+    command: () => [process.execPath, 'bench/servers/peer-llmops.ts'],
+    chatPath: '/v1/chat/completions',
+    headers: (url) => ({ 'x-llmops-provider': 'openai', 'x-llmops-custom-host': url, authorization: 'Bearer bench' }),
+    ready: /peer listening on/,
+    target: 2,
+  },
+];
+
+/** Where peers are installed: SVC_BENCH_PEERS_DIR, else ~/.cache/svc-bench-peers (one folder per peer and version). */
+export const peerCache = () => process.env.SVC_BENCH_PEERS_DIR ?? join(homedir(), '.cache', 'svc-bench-peers');
+
+/**
+ * Installs a peer with npm into its own folder of the cache; again only when its package.json
+ * (name and overrides) changed, so a folder from before an override was added is redone.
+ */
+export function installPeer(peer: Peer): string {
+  const dir = join(peerCache(), `${peer.name}-${peer.version}`);
+  const manifest = JSON.stringify({ name: `svc-bench-peer-${peer.name}`, private: true, overrides: peer.overrides ?? {} });
+  const manifestPath = join(dir, 'svc-bench-peer.json');
+  const installed = existsSync(join(dir, 'node_modules', peer.pkg, 'package.json'));
+  if (installed && existsSync(manifestPath) && readFileSync(manifestPath, 'utf8') === manifest) return dir;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), manifest);
+  const r = Bun.spawnSync(['npm', 'install', '--no-audit', '--no-fund', '--ignore-scripts', `${peer.pkg}@${peer.version}`], {
+    cwd: dir,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  if (r.exitCode !== 0) throw new Error(`npm install ${peer.pkg}@${peer.version}: ${r.stderr.toString().trim().split('\n').pop()}`);
+  // Written last: a failed install is retried next run.
+  writeFileSync(manifestPath, manifest);
+  return dir;
+}
