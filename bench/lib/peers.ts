@@ -27,9 +27,30 @@ export interface Peer {
 }
 
 /**
+ * The config file `llm-gateway start -c` reads: one default model on the OpenAI provider at the
+ * bench upstream, logging at `warn` (its default `info` writes a line per request to stdout).
+ */
+function nullplatformConfig(dir: string, port: number, upstreamUrl: string): string {
+  const path = join(dir, `gateway-${port}.json`);
+  const config = {
+    server: { host: '127.0.0.1', port },
+    models: [
+      {
+        name: 'bench-model',
+        isDefault: true,
+        provider: { type: 'openai', config: { baseUrl: upstreamUrl, apiKey: 'bench', model: 'bench-model' } },
+      },
+    ],
+    logging: { level: 'warn' },
+  };
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
+
+/**
  * Portkey's gateway on Node (`npx @portkey-ai/gateway`, which its README gives, on the Node 20
  * its Docker image uses), `@llmops/gateway`, a fork of it that exports the Hono app, served on
- * Bun.
+ * Bun, and `@nullplatform/llm-gateway` (Express and axios on Node, its `llm-gateway start` CLI).
  * Which other gateways were tried and why they are not here: docs/benchmarks.md.
  */
 export const PEERS: Peer[] = [
@@ -61,6 +82,25 @@ export const PEERS: Peer[] = [
     headers: (url) => ({ 'x-llmops-provider': 'openai', 'x-llmops-custom-host': url, authorization: 'Bearer bench' }),
     ready: /peer listening on/,
     target: 2,
+  },
+  {
+    name: 'nullplatform',
+    pkg: '@nullplatform/llm-gateway',
+    version: '2.0.11',
+    runtime: 'node',
+    // Its SDK 2.0.2 (the only version published) depends on itself at ^1.0.0, which does not exist.
+    overrides: { '@nullplatform/llm-gateway-sdk': '2.0.2' },
+    command: (dir, port, url) => [
+      'node',
+      join(dir, 'node_modules/@nullplatform/llm-gateway/dist/cli.js'),
+      'start',
+      '-c',
+      nullplatformConfig(dir, port, url),
+    ],
+    chatPath: '/openai/v1/chat/completions',
+    headers: () => ({}),
+    ready: { healthPath: '/health' },
+    target: null,
   },
 ];
 
