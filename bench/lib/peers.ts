@@ -60,11 +60,12 @@ export const PEERS: Peer[] = [
     version: '1.15.2',
     runtime: 'node',
     // Its package.json asks for @hono/node-server ^1.3.3, which npm resolves to 1.19.x. From 1.14.2
-    // on (1.14.1 works; 1.14.2, 1.19.19 and 2.1.9 fail, on Node 20.20 and 22.23 alike) that
-    // adapter's Response, built from a fetched one, hands back the fetched Response's immutable
-    // Headers, so Portkey's `headers.append` on a relayed stream throws "TypeError: immutable"
-    // (Portkey issues 1389, 1550). Its Docker image (node:20) installs from its lockfile, which
-    // pins 1.13.5, the version its patch-package patch names: that is what this pins too.
+    // on in the 1.x line (1.14.1 and 2.1.9 work; 1.14.2 and 1.19.19 fail; 1.19.19 on Node 20.20
+    // and 22.23 alike) that adapter's Response, built from a fetched one, hands back the fetched
+    // Response's immutable Headers, so Portkey's `headers.append` on a relayed stream throws
+    // "TypeError: immutable" (Portkey issues 1389, 1550). Its Docker image (node:20) installs
+    // from its lockfile and patch-package; the patch in its repository is made for 1.13.5, the
+    // version pinned here.
     overrides: { '@hono/node-server': '1.13.5' },
     command: (dir, port) => ['node', join(dir, 'node_modules/@portkey-ai/gateway/build/start-server.js'), `--port=${port}`, '--headless'],
     chatPath: '/v1/chat/completions',
