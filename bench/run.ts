@@ -5,7 +5,7 @@
  * table in docs/benchmarks.md). Flags: --quick (under 5 minutes, no 10k-stream phase), --short
  * (throughput and TTFB only, writes nothing),
  * --soak <seconds> (default 300, shortened to fit the budget of about 10 minutes), --no-10k, --peers
- * (Portkey's gateway on Node and @llmops/gateway on Bun against the same upstream). Every
+ * (other gateways against the same upstream, as their users run them: bench/lib/peers.ts). Every
  * phase is bounded; children are killed on exit and on SIGINT.
  */
 import { startBaseline } from './lib/baseline';

@@ -1,73 +1,33 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { installPeer, peerCache, PEERS, type Peer } from '../lib/peers';
 import { startChild, type Child } from '../lib/proc';
 import type { Target } from '../lib/targets';
 import { measureLoad, type Durations } from './throughput';
 
-/** Another gateway measured in the same run as svc, installed on demand (never into package.json). */
-interface Peer {
-  name: string;
-  pkg: string;
-  version: string;
-  /** How its users run it. */
-  runtime: 'node' | 'bun';
-  /** Its command, given its install directory and port. */
-  command(dir: string, port: number): string[];
-  /** The headers that route a request to an OpenAI-compatible upstream at `upstreamUrl`. */
-  headers(upstreamUrl: string): Record<string, string>;
-  /** Output line that says it listens. */
-  ready: RegExp;
+/** Waits until the peer answers 200 on `url` (polled every 100 ms), or throws after `timeoutMs`. */
+async function waitHealthy(child: Child, url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`no 200 from ${url} within ${timeoutMs} ms; last output:\n${child.tail()}`);
 }
 
-/**
- * Portkey's gateway on Node (`npx @portkey-ai/gateway`, which its README gives), and
- * `@llmops/gateway`, a fork of it that exports the Hono app, served on Bun. Both route a
- * request to any OpenAI-compatible server with a provider and a custom-host header.
- */
-export const PEERS: Peer[] = [
-  {
-    name: 'portkey',
-    pkg: '@portkey-ai/gateway',
-    version: '1.15.2',
-    runtime: 'node',
-    command: (dir, port) => ['node', join(dir, 'node_modules/@portkey-ai/gateway/build/start-server.js'), `--port=${port}`, '--headless'],
-    headers: (url) => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': url, authorization: 'Bearer bench' }),
-    ready: /Ready for connections|running at/,
-  },
-  {
-    name: 'llmops',
-    pkg: '@llmops/gateway',
-    version: '0.6.10',
-    runtime: 'bun',
-    command: () => [process.execPath, 'bench/servers/peer-llmops.ts'],
-    headers: (url) => ({ 'x-llmops-provider': 'openai', 'x-llmops-custom-host': url, authorization: 'Bearer bench' }),
-    ready: /peer listening on/,
-  },
-];
-
-/** Where peers are installed: SVC_BENCH_PEERS_DIR, else ~/.cache/svc-bench-peers (one folder per peer and version). */
-export const peerCache = () => process.env.SVC_BENCH_PEERS_DIR ?? join(homedir(), '.cache', 'svc-bench-peers');
-
-/** Installs a peer with npm into its own folder of the cache, once; returns the folder. */
-function install(peer: Peer): string {
-  const dir = join(peerCache(), `${peer.name}-${peer.version}`);
-  if (existsSync(join(dir, 'node_modules', peer.pkg, 'package.json'))) return dir;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `svc-bench-peer-${peer.name}`, private: true }));
-  const r = Bun.spawnSync(['npm', 'install', '--no-audit', '--no-fund', '--ignore-scripts', `${peer.pkg}@${peer.version}`], {
-    cwd: dir,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  if (r.exitCode !== 0) throw new Error(`npm install ${peer.pkg}@${peer.version}: ${r.stderr.toString().trim().split('\n').pop()}`);
-  return dir;
+async function waitReady(peer: Peer, child: Child, port: number): Promise<void> {
+  if (peer.ready instanceof RegExp) await child.waitFor(peer.ready, 30_000);
+  else await waitHealthy(child, `http://127.0.0.1:${port}${peer.ready.healthPath}`, 30_000);
 }
 
 /** A peer's CPU per request (µs) and its ratio to svc's (embedded) in the same run; null where it failed. */
 export interface PeerResult {
   version: string;
   runtime: string;
+  /** Issue 38's target for cpuRatio; null where it sets none. */
+  target: number | null;
   cpuPerRequestUs: { json: number | null; stream: number | null };
   /** The peer's CPU per request divided by svc's (memory+pglite), JSON and 50-chunk streams. */
   cpuRatio: { json: number | null; stream: number | null };
@@ -94,6 +54,7 @@ export async function peersPhase(
     const result: PeerResult = {
       version: peer.version,
       runtime: peer.runtime,
+      target: peer.target,
       cpuPerRequestUs: { json: null, stream: null },
       cpuRatio: { json: null, stream: null },
       notes: [],
@@ -102,13 +63,17 @@ export async function peersPhase(
     let child: Child | null = null;
     try {
       log(`peer ${peer.name}: installing ${peer.pkg}@${peer.version} into ${peerCache()} (once)`);
-      const dir = install(peer);
+      const dir = installPeer(peer);
       const port = await freePort();
-      child = startChild(`peer ${peer.name}`, peer.command(dir, port), { PORT: String(port), PEER_DIR: dir, NODE_ENV: 'production' });
-      await child.waitFor(peer.ready, 30_000);
+      child = startChild(`peer ${peer.name}`, peer.command(dir, port, upstreamUrl), {
+        PORT: String(port),
+        PEER_DIR: dir,
+        NODE_ENV: 'production',
+      });
+      await waitReady(peer, child, port);
       const target: Target = {
         name: `peer:${peer.name}`,
-        chatUrl: `http://127.0.0.1:${port}/v1/chat/completions`,
+        chatUrl: `http://127.0.0.1:${port}${peer.chatPath}`,
         embeddingsUrl: '',
         headers: peer.headers(upstreamUrl),
         pid: child.pid,

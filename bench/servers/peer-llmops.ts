@@ -1,6 +1,6 @@
 /**
  * Serves `@llmops/gateway` (a fork of Portkey's gateway: a Hono app) on Bun, as its users run
- * it, from the bench's peer cache (PEER_DIR, see bench/phases/peers.ts).
+ * it, from the bench's peer cache (PEER_DIR, see bench/lib/peers.ts).
  */
 const dir = process.env.PEER_DIR;
 if (!dir) throw new Error('PEER_DIR is not set');
