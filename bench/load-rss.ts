@@ -13,14 +13,15 @@
  * probe's collection changes what follows, so its runs are for diagnosis, not for the figures),
  * --tail S (also read RSS S seconds after the load, default 0), --rate R (requests/s over all connections in
  * each half; full speed when absent: a fixed rate gives every variant the same load). Environment variables (MIMALLOC_*,
- * SVC_*) pass through to svc.
+ * ...) pass through to svc; `SVC_ENV='SVC_LOG_LEVEL=debug'` sets svc's own (its lines go to
+ * BENCH_LOG_DIR when set).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureLoad } from './phases/throughput';
 import { rssBytes, settledRss, startChild } from './lib/proc';
 import { BODIES, type Target } from './lib/targets';
-import { startSvc } from './servers/svc';
+import { startSvc, svcEnvFromProcess } from './servers/svc';
 
 const MB = 1024 * 1024;
 const argv = Bun.argv.slice(2);
@@ -81,7 +82,7 @@ try {
   for (let run = 0; run < runs; run++) {
     for (const cwd of dirs) {
       const extraArgs = probe ? ['--preload', join(import.meta.dir, 'lib/memory-probe.ts')] : [];
-      const svc = await startSvc({ port: freePort(), upstreamUrl, backend, cwd, extraArgs });
+      const svc = await startSvc({ port: freePort(), upstreamUrl, backend, cwd, extraArgs, env: svcEnvFromProcess() });
       probes = 0;
       try {
         const pid = svc.child.pid;
