@@ -18,6 +18,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { delayBetween, scrapeDelay } from './lib/event-loop';
 import { measureLoad } from './phases/throughput';
 import { rssBytes, settledRss, startChild } from './lib/proc';
 import { BODIES, type Target } from './lib/targets';
@@ -103,11 +104,16 @@ try {
         const stream = await measureLoad(target, BODIES.stream, { connections: 50, durationS: loadS - half || 1, rate });
         clearInterval(sampler);
         const ended = Date.now();
+        // The event loop's longest stall in the quiet 10 s (the idle collection's pause shows here).
+        const metricsUrl = `${new URL(svc.url).origin}/metrics`;
+        const delayBefore = await scrapeDelay(metricsUrl);
         await Bun.sleep(10_000 - (Date.now() - ended));
         const after = rssBytes(pid);
+        const quiet = delayBetween(delayBefore, await scrapeDelay(metricsUrl));
         process.stdout.write(
           `  load: ${json.requests} JSON (${json.non2xx + json.errors} failed), ${stream.requests} streams ` +
-            `(${stream.non2xx + stream.errors} failed); peak ${Math.round(peak / MB)} MB\n` +
+            `(${stream.non2xx + stream.errors} failed); peak ${Math.round(peak / MB)} MB; ` +
+            `longest event-loop stall in the quiet 10 s <= ${quiet?.maxMs ?? 'n/a'} ms\n` +
             `  +10 s: ${Math.round(after / MB)} MB = ${Math.round((after / idle) * 100)} % of idle (${mappings(pid)})\n`,
         );
         if (probe) process.stdout.write(`  +10 s ${await probeLine(svc)}\n`);
