@@ -88,6 +88,12 @@ export const ConfigSchema = T.Object({
     description:
       "On SIGTERM, how long the listener keeps serving with readiness at 503 before it closes (longer than the load balancer's check interval); SIGINT skips it",
   }),
+  idleCollectMb: T.Integer({
+    minimum: 0,
+    default: 32,
+    description:
+      'When RSS has grown this many MB since the last collection and the process has been quiet for 2 s, run a full garbage collection so the memory goes back to the OS; 0: off',
+  }),
   reusePort: T.Boolean({
     default: false,
     description: 'Let another process listen on the same port (the kernel splits connections); off, a taken port stops the start',
@@ -155,6 +161,7 @@ export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int
   SVC_SHUTDOWN_GRACE_SECONDS: { key: 'shutdownGraceSeconds', kind: 'int' },
   SVC_SHUTDOWN_DRAIN_SECONDS: { key: 'shutdownDrainSeconds', kind: 'int' },
   SVC_REUSE_PORT: { key: 'reusePort', kind: 'bool' },
+  SVC_IDLE_COLLECT_MB: { key: 'idleCollectMb', kind: 'int' },
 };
 
 function envValue(raw: string, kind: 'string' | 'int' | 'bool'): unknown {

@@ -9,6 +9,7 @@ import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
 import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
+import { startIdleCollector } from './lifecycle/idle-collect';
 import { serveOptions } from './http/serve-options';
 
 /** The port is taken (by another svc or anything else) and port sharing was not asked for. */
@@ -59,6 +60,13 @@ async function main() {
   // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
   if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS)
     deps.log.warn('BUN_CONFIG_MAX_HTTP_REQUESTS is not set: at most 256 upstream calls run at once (npm start sets 65535)');
+  const idleCollector = startIdleCollector(config.idleCollectMb, function idleCollected(t) {
+    deps.log.debug('idle collection', {
+      rssBeforeMb: Math.round(t.rssBefore / 2 ** 20),
+      floorMb: Math.round(t.floorBefore / 2 ** 20),
+      tookMs: Math.round(t.tookMs),
+    });
+  });
   deps.log.info('svc listening', { url, backends: `${deps.storage.backend}+${deps.kv.backend}`, models: deps.models.list().length });
 
   let stopping = false;
@@ -68,6 +76,7 @@ async function main() {
       process.exit(1);
     }
     stopping = true;
+    idleCollector.stop();
     // A shutdown that hangs (a pool that never closes) must not keep an orchestrator waiting for ever.
     setTimeout(
       () => {

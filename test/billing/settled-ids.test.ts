@@ -1,6 +1,7 @@
 import { expect, test } from 'bun:test';
 import { CURRENCIES } from '../../src/billing/mirror-init';
 import { SettledIds } from '../../src/billing/settled-ids';
+import { nextRequestId, requestIdKey } from '../../src/http/request-ids';
 
 test('settled ids keep their exact charge for at least the window and are dropped after two', () => {
   let now = 1_000_000;
@@ -27,4 +28,22 @@ test('settled ids keep their exact charge for at least the window and are droppe
   expect(ids.get('next')).toBeNull();
   expect(ids.get('later')).toBeNull();
   expect(ids.get('after-gap')).toEqual({ currency: 'USD', amount: 2 });
+});
+
+test("svc's own request ids and any other id are remembered apart, each with its own charge", () => {
+  const ids = new SettledIds(() => 0);
+  const own = nextRequestId();
+  const next = nextRequestId();
+  // The same characters with one changed, a foreign id of the same length, and a non-hex counter.
+  const foreign = ['x' + own.slice(1), own.slice(0, 10) + 'zzzzzzzz-SVC', own.replace('-SVC', '-CF1')];
+  ids.set(own, { currency: 'USD', amount: 7 }, 60_000);
+  for (const id of foreign) expect(ids.get(id)).toBeNull();
+  expect(ids.get(next)).toBeNull();
+  foreign.forEach((id, i) => ids.set(id, { currency: 'DIEM', amount: i + 1 }, 60_000));
+  expect(ids.get(own)).toEqual({ currency: 'USD', amount: 7 });
+  foreign.forEach((id, i) => expect(ids.get(id)).toEqual({ currency: 'DIEM', amount: i + 1 }));
+  // A copy of the id string (as a retried settlement would carry) finds the same charge.
+  expect(ids.get(`${own.slice(0, 5)}${own.slice(5)}`)).toEqual({ currency: 'USD', amount: 7 });
+  expect(requestIdKey(own)).toBeTypeOf('number');
+  expect(requestIdKey(foreign[1]!)).toBe(foreign[1]!);
 });
