@@ -6,12 +6,14 @@
  * I/O, so the figure moves only with src/responses' own code.
  *
  * Flags: --streams N (default 20000), --alloc (objects allocated per stream by JSC type, over a
- * window with no collection: bench/lib/alloc-window.ts).
+ * window with no collection: bench/lib/alloc-window.ts), --profile (JavaScriptCore's sampling
+ * profiler over the measured window; the CPU figure then includes the profiler's cost).
  */
 import { ResponsesStreamEncoder } from '../src/responses/stream-encoder';
 import { responseShell } from '../src/responses/response';
 import type { ChatChunk } from '../src/stream/wire';
 import { allocationWindow } from './lib/alloc-window';
+import { profileWindow } from './lib/window-profile';
 import { contentFrames, USAGE } from './servers/upstream-bytes';
 
 const argv = Bun.argv.slice(2);
@@ -55,7 +57,8 @@ if (argv.includes('--alloc')) {
 }
 Bun.gc(true);
 const cpu0 = process.cpuUsage();
-await run(streams);
+if (argv.includes('--profile')) await profileWindow(() => run(streams));
+else await run(streams);
 const cpu = process.cpuUsage(cpu0);
 const us = (cpu.user + cpu.system) / streams;
 process.stdout.write(`responses stream encoding (50 chunks, ${bytes} chars out): ${us.toFixed(2)} us CPU per stream, ${streams} streams\n`);

@@ -1,5 +1,5 @@
 import { urlCitations, type CitedSource, type UrlCitation } from './citations';
-import { DELTA_TYPES, deltaPayload, type DeltaKind } from './delta-events';
+import { DELTA_TYPES, deltaPayload, type DeltaKind } from './event-templates';
 import { ThinkSplitter, type SplitText } from './think-split';
 
 /** An `output_text` content part. */
@@ -24,7 +24,7 @@ export type OutputItem =
 export interface EventSink {
   /** Any event but a delta. */
   event(type: string, payload: Record<string, unknown>): void;
-  /** A delta of an open item's text, reasoning or arguments: one per chunk, the hot path (delta-events.ts). */
+  /** A delta of an open item's text, reasoning or arguments: one per chunk, the hot path (event-templates.ts). */
   delta(kind: DeltaKind, itemId: string, outputIndex: number, delta: string): void;
 }
 

@@ -1,7 +1,7 @@
-import { namedEventText, type StreamEncoder } from '../stream/encoder';
+import type { StreamEncoder } from '../stream/encoder';
 import type { ChatChunk } from '../stream/wire';
 import type { CitedSource } from './citations';
-import { DeltaTemplate, type DeltaKind } from './delta-events';
+import { DeltaTemplate, typedEventText, type DeltaKind } from './event-templates';
 import { OutputBuilder, type EventSink } from './output';
 import { incompleteDetails, responseUsage, type ResponseObject } from './response';
 
@@ -12,11 +12,12 @@ import { incompleteDetails, responseUsage, type ResponseObject } from './respons
  * svc's `cost`, or `response.failed` when the upstream broke mid-stream. Every event is a
  * named SSE event with a `sequence_number` counting from 0; there is no `[DONE]`. The
  * encoder is the builder's sink: a delta, one per chunk, is written from its item's
- * DeltaTemplate, every other event through namedEventText.
+ * DeltaTemplate, every other event by typedEventText.
  */
 export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
-  private sequence = 0;
-  private pending = '';
+  // Protected so that a test can check the templates against a plain encoder written over them.
+  protected sequence = 0;
+  protected pending = '';
   private finishReason: string | null = null;
   private readonly builder: OutputBuilder;
   /** The open item's delta text around the sequence number and the delta (one item streams at a time). */
@@ -73,7 +74,7 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
 
   /** Writes any event but a delta (the EventSink side, called by the builder). */
   event(type: string, payload: Record<string, unknown>): void {
-    this.pending += namedEventText(type, { type, sequence_number: this.sequence++, ...payload });
+    this.pending += typedEventText(type, this.sequence++, payload);
   }
 
   /** Writes a delta event of the open item (the EventSink side). */

@@ -1,13 +1,17 @@
 import { describe, expect, test } from 'bun:test';
-import { DELTA_TYPES, deltaPayload, type DeltaKind } from '../../src/responses/delta-events';
+import { DELTA_TYPES, deltaPayload, type DeltaKind } from '../../src/responses/event-templates';
 import type { ChatDelta } from '../../src/responses/output';
 import { responseShell } from '../../src/responses/response';
 import type { ResponsesRequest } from '../../src/responses/schema';
 import { ResponsesStreamEncoder } from '../../src/responses/stream-encoder';
+import { namedEventText } from '../../src/stream/encoder';
 import type { ChatChunk } from '../../src/stream/wire';
 
-/** The straightforward encoder: every delta an object, written by namedEventText like any other event. */
+/** The straightforward encoder: every event an object with its type and sequence number, written by namedEventText. */
 class PlainEncoder extends ResponsesStreamEncoder {
+  override event(type: string, payload: Record<string, unknown>): void {
+    this.pending += namedEventText(type, { type, sequence_number: this.sequence++, ...payload });
+  }
   override delta(kind: DeltaKind, itemId: string, outputIndex: number, delta: string): void {
     this.event(DELTA_TYPES[kind], deltaPayload(kind, itemId, outputIndex, delta));
   }

@@ -18,6 +18,26 @@ export function deltaPayload(kind: DeltaKind, itemId: string, outputIndex: numbe
 }
 
 const SEQUENCE = '"sequence_number":0';
+
+/** The text of a typed event before its sequence number and after its payload, by type. */
+const framing = new Map<string, { head: string; tail: string }>();
+
+/**
+ * A typed event's SSE text, `type` and `sequence_number` first, then the payload's fields:
+ * what namedEventText writes for `{ type, sequence_number, ...payload }`, without building
+ * that object. The text around the number is written once per type by namedEventText; the
+ * payload (never empty) is stringified alone and its opening brace dropped.
+ */
+export function typedEventText(type: string, sequence: number, payload: Record<string, unknown>): string {
+  let f = framing.get(type);
+  if (!f) {
+    const text = namedEventText(type, { type, sequence_number: 0 });
+    const at = text.indexOf(SEQUENCE) + SEQUENCE.length - 1;
+    f = { head: text.slice(0, at), tail: text.slice(at + 2) };
+    framing.set(type, f);
+  }
+  return f.head + sequence + ',' + JSON.stringify(payload).slice(1) + f.tail;
+}
 const DELTA = '"delta":""';
 
 /**
@@ -46,6 +66,20 @@ export class DeltaTemplate {
 
   /** The event's text: what namedEventText would write for this sequence number and delta. */
   text(sequence: number, delta: string): string {
-    return this.head + sequence + this.middle + JSON.stringify(delta) + this.tail;
+    return this.head + sequence + this.middle + jsonString(delta) + this.tail;
   }
+}
+
+/**
+ * A string as JSON.stringify writes it. A chunk's delta is a few characters and most need no
+ * escape: a scan and two quotes cost less than the native call. Anything JSON.stringify
+ * would escape (control characters, `"`, `\`, lone surrogates, so any surrogate) goes to it.
+ */
+export function jsonString(s: string): string {
+  if (s.length > 64) return JSON.stringify(s);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return '"' + s + '"';
 }
