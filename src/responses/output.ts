@@ -94,7 +94,11 @@ export class OutputBuilder {
   delta(d: ChatDelta): void {
     const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
     if (reasoning) this.reasoningText(reasoning);
-    if (typeof d.content === 'string' && d.content !== '') this.split(this.think.push(d.content));
+    const content = d.content;
+    if (typeof content === 'string' && content !== '') {
+      if (this.think.plain(content)) this.text(content);
+      else this.split(this.think.push(content));
+    }
     if (Array.isArray(d.tool_calls)) for (const call of d.tool_calls as ToolCallDelta[]) this.toolCall(call);
   }
 

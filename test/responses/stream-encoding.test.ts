@@ -4,6 +4,7 @@ import type { ChatDelta } from '../../src/responses/output';
 import { responseShell } from '../../src/responses/response';
 import type { ResponsesRequest } from '../../src/responses/schema';
 import { ResponsesStreamEncoder } from '../../src/responses/stream-encoder';
+import { ThinkSplitter } from '../../src/responses/think-split';
 import { namedEventText } from '../../src/stream/encoder';
 import type { ChatChunk } from '../../src/stream/wire';
 
@@ -81,4 +82,25 @@ describe('Responses delta events from templates', () => {
         expect(encode(ResponsesStreamEncoder, idBase, deltas, true)).toBe(encode(PlainEncoder, idBase, deltas, true));
       }
     });
+});
+
+describe('ThinkSplitter.plain', () => {
+  test('a piece it calls plain is what push returns as the answer, at every split', () => {
+    const texts = ['a <think>x</think>\n b < c', '<think>\n</think>  word', 'x</think>y <thin', 'no tags at all', '<<think>></think>>'];
+    let plainSeen = 0;
+    for (const text of texts)
+      for (let i = 0; i <= text.length; i++)
+        for (let j = i; j <= text.length; j++) {
+          const s = new ThinkSplitter();
+          for (const piece of [text.slice(0, i), text.slice(i, j), text.slice(j)]) {
+            const plain = s.plain(piece);
+            const out = s.push(piece);
+            if (plain) {
+              plainSeen++;
+              expect(out).toEqual({ thought: '', answer: piece });
+            }
+          }
+        }
+    expect(plainSeen).toBeGreaterThan(100);
+  });
 });
