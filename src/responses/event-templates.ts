@@ -18,6 +18,7 @@ export function deltaPayload(kind: DeltaKind, itemId: string, outputIndex: numbe
 }
 
 const SEQUENCE = '"sequence_number":0';
+const DELTA = '"delta":""';
 
 /** The text of a typed event before its sequence number and after its payload, by type. */
 const framing = new Map<string, { head: string; tail: string }>();
@@ -26,26 +27,27 @@ const framing = new Map<string, { head: string; tail: string }>();
  * A typed event's SSE text, `type` and `sequence_number` first, then the payload's fields:
  * what namedEventText writes for `{ type, sequence_number, ...payload }`, without building
  * that object. The text around the number is written once per type by namedEventText; the
- * payload (never empty) is stringified alone and its opening brace dropped.
+ * payload is stringified alone and its opening brace dropped.
  */
 export function typedEventText(type: string, sequence: number, payload: Record<string, unknown>): string {
   let f = framing.get(type);
   if (!f) {
     const text = namedEventText(type, { type, sequence_number: 0 });
     const at = text.indexOf(SEQUENCE) + SEQUENCE.length - 1;
-    f = { head: text.slice(0, at), tail: text.slice(at + 2) };
+    f = { head: text.slice(0, at), tail: text.slice(at + 2) }; // the tail after the number's `0}`
     framing.set(type, f);
   }
-  return f.head + sequence + ',' + JSON.stringify(payload).slice(1) + f.tail;
+  const json = JSON.stringify(payload);
+  return json === '{}' ? f.head + sequence + '}' + f.tail : f.head + sequence + ',' + json.slice(1) + f.tail;
 }
-const DELTA = '"delta":""';
 
 /**
  * The SSE text of one item's delta events cut around the two parts that vary, the sequence
  * number and the delta: written once per item by the one SSE encoder (namedEventText) with
- * placeholders, so a delta event costs a JSON string escape and a concatenation, not an
- * object and a JSON.stringify of it. JSON escapes quotes inside strings, so the
- * placeholders' unescaped text can only be the fields themselves.
+ * placeholders, so a delta event is a concatenation (the delta between the template's quotes,
+ * or JSON.stringify's escape of it when it needs one), not an object and a JSON.stringify of
+ * it. JSON escapes quotes inside strings, so the placeholders' unescaped text can only be the
+ * fields themselves.
  */
 export class DeltaTemplate {
   readonly itemId: string;

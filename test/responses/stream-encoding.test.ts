@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DELTA_TYPES, deltaPayload, type DeltaKind } from '../../src/responses/event-templates';
+import { DELTA_TYPES, deltaPayload, typedEventText, type DeltaKind } from '../../src/responses/event-templates';
 import type { ChatDelta } from '../../src/responses/output';
 import { responseShell } from '../../src/responses/response';
 import type { ResponsesRequest } from '../../src/responses/schema';
@@ -103,4 +103,11 @@ describe('ThinkSplitter.plain', () => {
         }
     expect(plainSeen).toBeGreaterThan(100);
   });
+});
+
+test('typedEventText writes what namedEventText writes for the spread object, an empty payload too', () => {
+  for (const payload of [{}, { a: 1 }, { s: 'q"\\', n: null, o: { x: [1] }, u: undefined }])
+    expect(typedEventText('response.test', 12, payload)).toBe(
+      namedEventText('response.test', { type: 'response.test', sequence_number: 12, ...payload }),
+    );
 });
