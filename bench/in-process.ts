@@ -9,7 +9,7 @@
  * --stream: the upstream reports no usage, so svc counts the tokens), --chunked (with --stream: the fake upstream
  * sends one SSE event per read, as a real upstream does, instead of the whole stream in one read, so per-chunk
  * costs show), --strip (stream with
- * strip_thinking_response), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
+ * strip_thinking_response), --responses (a streamed POST /responses over the same upstream stream: --no-usage and --chunked apply), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost), --alloc (the objects allocated per request,
@@ -38,7 +38,8 @@ const num = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[a
 const requests = num('--requests', 10_000);
 const concurrency = num('--concurrency', 16);
 const rate = num('--rate', 0);
-const stream = flag('--stream') || flag('--strip');
+const responses = flag('--responses');
+const stream = flag('--stream') || flag('--strip') || responses;
 const external = flag('--external');
 const embeddings = flag('--embeddings');
 
@@ -128,20 +129,22 @@ async function main() {
   const deps = await createDeps(config, { storage, kv, fetch: fakeFetch, meter: flag('--no-meter') ? NO_METER : undefined });
   const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
   const app = createApp(deps);
-  const body = embeddings
-    ? JSON.stringify({
-        model: BENCH_EMBED_MODEL,
-        input: 'The quick brown fox jumps over the lazy dog.',
-        ...(flag('--base64') ? { encoding_format: 'base64' } : {}),
-      })
-    : JSON.stringify({
-        model: BENCH_MODEL,
-        messages: [{ role: 'user', content: 'Say hello.' }],
-        max_tokens: 64,
-        ...(stream ? { stream: true } : {}),
-        ...(flag('--strip') ? { svc_parameters: { strip_thinking_response: true } } : {}),
-      });
-  const url = `http://localhost${config.basePath}${embeddings ? '/embeddings' : '/chat/completions'}`;
+  const body = responses
+    ? JSON.stringify({ model: BENCH_MODEL, input: 'Say hello.', max_output_tokens: 64, stream: true })
+    : embeddings
+      ? JSON.stringify({
+          model: BENCH_EMBED_MODEL,
+          input: 'The quick brown fox jumps over the lazy dog.',
+          ...(flag('--base64') ? { encoding_format: 'base64' } : {}),
+        })
+      : JSON.stringify({
+          model: BENCH_MODEL,
+          messages: [{ role: 'user', content: 'Say hello.' }],
+          max_tokens: 64,
+          ...(stream ? { stream: true } : {}),
+          ...(flag('--strip') ? { svc_parameters: { strip_thinking_response: true } } : {}),
+        });
+  const url = `http://localhost${config.basePath}${embeddings ? '/embeddings' : responses ? '/responses' : '/chat/completions'}`;
   async function one() {
     const res = await app.handle(
       new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }),
@@ -201,11 +204,13 @@ async function main() {
     ? flag('--base64')
       ? 'embeddings (base64)'
       : 'embeddings'
-    : flag('--strip')
-      ? 'stream+strip_thinking'
-      : stream
-        ? `stream (50 chunks${chunked ? ', one read each' : ', one read'}${flag('--no-usage') ? ', no usage' : ''})`
-        : 'JSON';
+    : responses
+      ? `/responses stream (50 chunks${chunked ? ', one read each' : ', one read'}${flag('--no-usage') ? ', no usage' : ''})`
+      : flag('--strip')
+        ? 'stream+strip_thinking'
+        : stream
+          ? `stream (50 chunks${chunked ? ', one read each' : ', one read'}${flag('--no-usage') ? ', no usage' : ''})`
+          : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   process.stdout.write(
     `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +

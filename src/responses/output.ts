@@ -1,4 +1,5 @@
 import { urlCitations, type CitedSource, type UrlCitation } from './citations';
+import { DELTA_TYPES, deltaPayload, type DeltaKind } from './event-templates';
 import { ThinkSplitter, type SplitText } from './think-split';
 
 /** An `output_text` content part. */
@@ -15,8 +16,31 @@ export type OutputItem =
   | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: null }
   | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'in_progress' | 'completed' };
 
-/** Receives each typed event (without `type` and `sequence_number`, which the encoder adds). */
+/**
+ * Receives each typed event (without `type` and `sequence_number`, which the encoder adds).
+ * A sink writes an event before it returns: the builder passes its live items, which later
+ * deltas change, instead of copies.
+ */
+export interface EventSink {
+  /** Any event but a delta. */
+  event(type: string, payload: Record<string, unknown>): void;
+  /** A delta of an open item's text, reasoning or arguments: one per chunk, the hot path (event-templates.ts). */
+  delta(kind: DeltaKind, itemId: string, outputIndex: number, delta: string): void;
+}
+
+/** The sink of a non-streamed answer, which reads only `output`. */
+export const NO_EVENTS: EventSink = { event() {}, delta() {} };
+
+/** Receives every event, deltas too, as a type and a payload: the plain form of a sink. */
 export type EmitEvent = (type: string, payload: Record<string, unknown>) => void;
+
+/** A sink that hands every event, deltas as their payload objects, to one function. */
+export function emitSink(emit: EmitEvent): EventSink {
+  return {
+    event: emit,
+    delta: (kind, itemId, outputIndex, delta) => emit(DELTA_TYPES[kind], deltaPayload(kind, itemId, outputIndex, delta)),
+  };
+}
 
 /** The chat delta fields the builder reads (a stream chunk's `delta`, or a whole message). */
 export interface ChatDelta {
@@ -44,7 +68,7 @@ type Open =
  * upstream's `reasoning_content`, or `<think>` blocks in its content) becomes a `reasoning`
  * item with a summary, text a `message` item with one `output_text` part (its `[REF]i[/REF]`
  * markers annotated as url_citations when the item closes), each tool call a
- * `function_call` item. Every change is also reported through `emit` as the typed event the
+ * `function_call` item. Every change is also reported to the `sink` as the typed event the
  * streaming API sends; a non-streamed answer passes a no-op and reads `output`.
  */
 export class OutputBuilder {
@@ -54,19 +78,27 @@ export class OutputBuilder {
   private readonly callItems = new Map<number, Open & { kind: 'call' }>();
   private readonly think = new ThinkSplitter();
   private count = 0;
+  private readonly sink: EventSink;
 
   constructor(
     private readonly idBase: string,
-    private readonly emit: EmitEvent,
+    /** Where the events go: the stream encoder, NO_EVENTS, or a plain function (emitSink). */
+    sink: EventSink | EmitEvent,
     /** The search results the answer may cite, read when a message closes. */
     private readonly sources: () => readonly CitedSource[] | undefined,
-  ) {}
+  ) {
+    this.sink = typeof sink === 'function' ? emitSink(sink) : sink;
+  }
 
   /** Takes one chat delta. */
   delta(d: ChatDelta): void {
     const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
     if (reasoning) this.reasoningText(reasoning);
-    if (typeof d.content === 'string' && d.content !== '') this.split(this.think.push(d.content));
+    const content = d.content;
+    if (typeof content === 'string' && content !== '') {
+      if (this.think.plain(content)) this.text(content);
+      else this.split(this.think.push(content));
+    }
     if (Array.isArray(d.tool_calls)) for (const call of d.tool_calls as ToolCallDelta[]) this.toolCall(call);
   }
 
@@ -102,13 +134,13 @@ export class OutputBuilder {
       const index = this.push(item);
       this.open = { kind: 'reasoning', index, item, text: '' };
       const part = { type: 'summary_text', text: '' };
-      this.emit('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part });
+      this.sink.event('response.reasoning_summary_part.added', { item_id: item.id, output_index: index, summary_index: 0, part });
       item.summary.push({ type: 'summary_text', text: '' });
     }
     const open = this.open;
     open.text += delta;
     open.item.summary[0]!.text = open.text;
-    this.emit('response.reasoning_summary_text.delta', { item_id: open.item.id, output_index: open.index, summary_index: 0, delta });
+    this.sink.delta('reasoning', open.item.id, open.index, delta);
   }
 
   private text(delta: string): void {
@@ -123,13 +155,13 @@ export class OutputBuilder {
       };
       const index = this.push(item);
       const part: OutputText = { type: 'output_text', text: '', annotations: [], logprobs: [] };
-      this.emit('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: { ...part } });
+      this.sink.event('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part });
       item.content.push(part);
       this.open = { kind: 'message', index, item, part };
     }
     const open = this.open;
     open.part.text += delta;
-    this.emit('response.output_text.delta', { item_id: open.item.id, output_index: open.index, content_index: 0, delta, logprobs: [] });
+    this.sink.delta('text', open.item.id, open.index, delta);
   }
 
   private toolCall(d: ToolCallDelta): void {
@@ -152,7 +184,7 @@ export class OutputBuilder {
     const delta = d.function?.arguments;
     if (delta) {
       call.item.arguments += delta;
-      this.emit('response.function_call_arguments.delta', { item_id: call.item.id, output_index: call.index, delta });
+      this.sink.delta('arguments', call.item.id, call.index, delta);
     }
   }
 
@@ -160,7 +192,7 @@ export class OutputBuilder {
   private push(item: OutputItem): number {
     const index = this.output.length;
     this.output.push(item);
-    this.emit('response.output_item.added', { output_index: index, item: structuredClone(item) });
+    this.sink.event('response.output_item.added', { output_index: index, item });
     return index;
   }
 
@@ -173,15 +205,15 @@ export class OutputBuilder {
     if (open.kind === 'reasoning') {
       const { item, index } = open;
       const part = { type: 'summary_text', text: open.text };
-      this.emit('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: open.text });
-      this.emit('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part });
-      this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
+      this.sink.event('response.reasoning_summary_text.done', { item_id: item.id, output_index: index, summary_index: 0, text: open.text });
+      this.sink.event('response.reasoning_summary_part.done', { item_id: item.id, output_index: index, summary_index: 0, part });
+      this.sink.event('response.output_item.done', { output_index: index, item });
       return;
     }
     const { item, index, part } = open;
     part.annotations = urlCitations(part.text, this.sources());
     part.annotations.forEach((annotation, annotation_index) =>
-      this.emit('response.output_text.annotation.added', {
+      this.sink.event('response.output_text.annotation.added', {
         item_id: item.id,
         output_index: index,
         content_index: 0,
@@ -189,22 +221,28 @@ export class OutputBuilder {
         annotation,
       }),
     );
-    this.emit('response.output_text.done', { item_id: item.id, output_index: index, content_index: 0, text: part.text, logprobs: [] });
-    this.emit('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part: structuredClone(part) });
+    this.sink.event('response.output_text.done', {
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      text: part.text,
+      logprobs: [],
+    });
+    this.sink.event('response.content_part.done', { item_id: item.id, output_index: index, content_index: 0, part });
     item.status = failed ? 'failed' : 'completed';
-    this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
+    this.sink.event('response.output_item.done', { output_index: index, item });
   }
 
   private closeCall(call: Open & { kind: 'call' }, failed: boolean): void {
     const { item, index } = call;
     call.done = true;
     if (!failed) item.status = 'completed';
-    this.emit('response.function_call_arguments.done', {
+    this.sink.event('response.function_call_arguments.done', {
       item_id: item.id,
       output_index: index,
       name: item.name,
       arguments: item.arguments,
     });
-    this.emit('response.output_item.done', { output_index: index, item: structuredClone(item) });
+    this.sink.event('response.output_item.done', { output_index: index, item });
   }
 }

@@ -1,6 +1,6 @@
 import type { ChatCompletion, ChatUsage } from '../stream/wire';
 import type { CitedSource } from './citations';
-import { OutputBuilder, type OutputItem } from './output';
+import { NO_EVENTS, OutputBuilder, type OutputItem } from './output';
 import type { ResponsesRequest } from './schema';
 
 /** Token usage as the Responses API reports it. */
@@ -85,11 +85,7 @@ export const citedSources = (echo: Record<string, unknown> | undefined) => echo?
 /** A non-streamed chat answer as the Response object (the same builder as the stream, with no events). */
 export function responseFromChat(shell: ResponseObject, answer: ChatAnswer, idBase: string): ResponseObject {
   const choice = answer.choices[0];
-  const builder = new OutputBuilder(
-    idBase,
-    () => {},
-    () => citedSources(answer.svc_parameters),
-  );
+  const builder = new OutputBuilder(idBase, NO_EVENTS, () => citedSources(answer.svc_parameters));
   if (choice) {
     const { content, reasoning_content, reasoning, tool_calls } = choice.message;
     builder.delta({

@@ -1,7 +1,8 @@
-import { namedEventText, type StreamEncoder } from '../stream/encoder';
+import type { StreamEncoder } from '../stream/encoder';
 import type { ChatChunk } from '../stream/wire';
 import type { CitedSource } from './citations';
-import { OutputBuilder } from './output';
+import { DeltaTemplate, typedEventText, type DeltaKind } from './event-templates';
+import { OutputBuilder, type EventSink } from './output';
 import { incompleteDetails, responseUsage, type ResponseObject } from './response';
 
 /**
@@ -9,31 +10,36 @@ import { incompleteDetails, responseUsage, type ResponseObject } from './respons
  * `response.created` and `response.in_progress`, the output items' events (OutputBuilder),
  * then `response.completed` (a cut answer says so in `incomplete_details`) carrying usage and
  * svc's `cost`, or `response.failed` when the upstream broke mid-stream. Every event is a
- * named SSE event with a `sequence_number` counting from 0; there is no `[DONE]`.
+ * named SSE event with a `sequence_number` counting from 0; there is no `[DONE]`. The
+ * encoder is the builder's sink: a delta, one per chunk, is written from its item's
+ * DeltaTemplate, every other event by typedEventText.
  */
-export class ResponsesStreamEncoder implements StreamEncoder {
-  private sequence = 0;
-  private pending = '';
+export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
+  // Protected so that a test can check the templates against a plain encoder written over them.
+  protected sequence = 0;
+  protected pending = '';
   private finishReason: string | null = null;
   private readonly builder: OutputBuilder;
+  /** The open item's delta text around the sequence number and the delta (one item streams at a time). */
+  private template: DeltaTemplate | null = null;
 
   constructor(
     private readonly shell: ResponseObject,
     idBase: string,
     sources: () => readonly CitedSource[] | undefined,
   ) {
-    this.builder = new OutputBuilder(idBase, (type, payload) => this.add(type, payload), sources);
+    this.builder = new OutputBuilder(idBase, this, sources);
   }
 
   start(): string {
-    this.add('response.created', { response: this.shell });
-    this.add('response.in_progress', { response: this.shell });
+    this.event('response.created', { response: this.shell });
+    this.event('response.in_progress', { response: this.shell });
     return this.take();
   }
 
   chunk(chunk: ChatChunk): string {
     // One choice: the Responses API has no `n`.
-    const choice = chunk.choices.find((c) => c.index === 0) ?? chunk.choices[0];
+    const choice = firstChoice(chunk.choices);
     if (!choice) return '';
     if (choice.delta) this.builder.delta(choice.delta);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -50,7 +56,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       usage: last?.usage ? responseUsage(last.usage) : null,
       ...(last?.cost ? { cost: last.cost } : {}),
     };
-    this.add('response.completed', { response });
+    this.event('response.completed', { response });
     return this.take();
   }
 
@@ -62,12 +68,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       output: this.builder.output,
       error: { code: 'server_error', message },
     };
-    this.add('response.failed', { response });
+    this.event('response.failed', { response });
     return this.take();
   }
 
-  private add(type: string, payload: Record<string, unknown>): void {
-    this.pending += namedEventText(type, { type, sequence_number: this.sequence++, ...payload });
+  /** Writes any event but a delta (the EventSink side, called by the builder). */
+  event(type: string, payload: Record<string, unknown>): void {
+    this.pending += typedEventText(type, this.sequence++, payload);
+  }
+
+  /** Writes a delta event of the open item (the EventSink side). */
+  delta(kind: DeltaKind, itemId: string, outputIndex: number, delta: string): void {
+    let template = this.template;
+    if (template?.itemId !== itemId) template = this.template = new DeltaTemplate(kind, itemId, outputIndex);
+    this.pending += template.text(this.sequence++, delta);
   }
 
   private take(): string {
@@ -75,4 +89,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.pending = '';
     return out;
   }
+}
+
+/** The choice at index 0 (or the first one): a loop, as this runs once per chunk. */
+function firstChoice(choices: ChatChunk['choices']): ChatChunk['choices'][number] | undefined {
+  for (let i = 0; i < choices.length; i++) if (choices[i]!.index === 0) return choices[i];
+  return choices[0];
 }

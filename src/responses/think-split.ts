@@ -22,6 +22,15 @@ export class ThinkSplitter {
   private skipSpace = false;
   private pending = '';
 
+  /**
+   * Whether a piece is answer text as it is, what `push` would return as the answer without
+   * holding anything back: no block open, nothing held or skipped, and no `<` to start a tag.
+   * Most chunks are; the caller then takes the piece itself and skips `push`.
+   */
+  plain(text: string): boolean {
+    return !this.inThink && !this.skipSpace && this.pending === '' && !text.includes('<');
+  }
+
   /** Feeds one piece; returns the thought and answer text that are certain so far. */
   push(text: string): SplitText {
     const s = this.pending + text;
