@@ -138,7 +138,7 @@ export function createChatHandler(
       const transformed = runner.transformRequest(active, upstreamReq, ctx);
       if (transformed) await transformed;
       if (stream) transforms = runner.streamTransforms(active, ctx);
-      routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), { cacheKey: body.prompt_cache_key });
+      routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), body.prompt_cache_key);
       // A stream waits for the upstream's first content (so failures, in-band ones before any
       // content included, stay JSON errors and retry) for one ping interval at most; after
       // that the headers go out and pings keep it alive.
