@@ -55,10 +55,11 @@ export function anthropic(o: AnthropicOptions): Provider {
       const body = JSON.stringify(messagesRequest(req, call.upstreamModel, defaultMaxTokens, sampling));
       const created = Math.floor(Date.now() / 1000);
       const init = { headers: req.stream ? { ...headers, accept: 'text/event-stream' } : headers, body };
-      return upstreamCall(o.fetch, url, init, call, async (res, abort, end) => {
-        if (req.stream) return { kind: 'stream', body: await translatedStream(res, anthropicStream(created), abort, end) };
+      return upstreamCall(o.fetch, url, init, call, async (res, attempt) => {
+        if (req.stream)
+          return { kind: 'stream', body: await translatedStream(res, anthropicStream(created), attempt.abort, () => attempt.end()) };
         const message = await responseJsonUpTo<Message>(res, limit);
-        end();
+        attempt.end();
         return { kind: 'json', body: completionOf(message, created) };
       });
     },

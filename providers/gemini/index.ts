@@ -47,10 +47,11 @@ export function gemini(o: GeminiOptions): Provider {
       const url = req.stream
         ? `${urlOf(call.upstreamModel, 'streamGenerateContent')}?alt=sse`
         : urlOf(call.upstreamModel, 'generateContent');
-      return upstreamCall(o.fetch, url, { headers, body }, call, async (res, abort, end) => {
-        if (req.stream) return { kind: 'stream', body: await translatedStream(res, geminiStream(created, id), abort, end) };
+      return upstreamCall(o.fetch, url, { headers, body }, call, async (res, attempt) => {
+        if (req.stream)
+          return { kind: 'stream', body: await translatedStream(res, geminiStream(created, id), attempt.abort, () => attempt.end()) };
         const answer = await responseJsonUpTo<GenerateContentAnswer>(res, limits.chat);
-        end();
+        attempt.end();
         return { kind: 'json', body: completionOf(answer, created, id) };
       });
     },
@@ -61,9 +62,9 @@ export function gemini(o: GeminiOptions): Provider {
         urlOf(call.upstreamModel, method),
         { headers, body: JSON.stringify(body) },
         call,
-        async (res, _abort, end) => {
+        async (res, attempt) => {
           const answer = await responseJsonUpTo<Parameters<typeof embeddingResult>[0]>(res, limits.embed);
-          end();
+          attempt.end();
           return embeddingResult(answer, req);
         },
       );
