@@ -161,10 +161,11 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
    * counts the request but gives back the tokens the limiter reserved.
    *
    * Not async: when the limits are cached, the mirrors ready and the store in memory, the
-   * ticket is made at once (an async function here cost its generator, promise and scopes on
-   * every request); any step that is a promise goes on in `openLater`.
+   * ticket is returned at once (an async function here cost its generator, promise and scopes
+   * on every request); any step that is a promise goes on in `openLater`. A refusal is a
+   * rejected promise either way.
    */
-  function open(input: MeterOpenInput): Promise<MeterTicket> {
+  function open(input: MeterOpenInput): MeterTicket | Promise<MeterTicket> {
     try {
       const caller = input.ctx.caller;
       if (!caller) throw unauthorized();
@@ -210,7 +211,7 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       // Throws the 429 of a refused count (no hold was taken).
       const admission = o.plan ? deps.limits.conclude(o.plan, reserved.rate!, o.reserve.requestId, headers) : NOTHING_COUNTED;
       try {
-        return Promise.resolve(ticketOf(o, reserved, headers, admission));
+        return ticketOf(o, reserved, headers, admission);
       } catch (error) {
         return givenBack(admission, error);
       }

@@ -128,7 +128,9 @@ export function createChatHandler(
     const estimatedPromptTokens = chatPromptTokens(body.messages);
 
     // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
-    await call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
+    // Awaited only when the meter had to wait: an `await` of nothing still suspends.
+    const reserving = call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
+    if (reserving) await reserving;
     let active: readonly AnyRequestPlugin[] = NO_PLUGINS;
     let transforms: ChunkTransformer[] = NO_TRANSFORMS;
     let routed: Promise<Routed<ProviderChatResult>>;

@@ -91,33 +91,35 @@ export class MeteredCall {
    * call), and sets the balance and rate-limit headers. Without a model, the route's
    * account-wide limit admits it and only the line items cost.
    */
-  reserve(estimate: CallEstimate): Promise<void> {
+  reserve(estimate: CallEstimate): Promise<void> | undefined {
     return this.open(null, this.ctx.path, undefined, estimate);
   }
 
   /**
-   * Opens the meter for `model` (or `endpoint`) with `estimate`, and takes its headers (not
-   * async: one `then` on the meter's promise). Arguments, not a target object: one object less a call.
+   * Opens the meter for `model` (or `endpoint`) with `estimate`, and takes its headers: at
+   * once when the meter answered at once (undefined then), else one `then` on its promise.
+   * Arguments, not a target object: one object less a call.
    */
   protected open(
     model: MeterOpenInput['model'],
     endpoint: string | undefined,
     priceAs: ModelEntry | undefined,
     estimate: CallEstimate,
-  ): Promise<void> {
-    return this.deps.meter
-      .open({
-        ctx: this.ctx.svc,
-        model,
-        endpoint,
-        priceAs,
-        estimatedPromptTokens: estimate.promptTokens,
-        maxCompletionTokens: estimate.completionTokens,
-        extras: estimate.extras ?? NO_EXTRAS,
-        holdUntil: estimate.holdUntil,
-        routeLimit: estimate.routeLimit,
-      })
-      .then(this.opened);
+  ): Promise<void> | undefined {
+    const ticket = this.deps.meter.open({
+      ctx: this.ctx.svc,
+      model,
+      endpoint,
+      priceAs,
+      estimatedPromptTokens: estimate.promptTokens,
+      maxCompletionTokens: estimate.completionTokens,
+      extras: estimate.extras ?? NO_EXTRAS,
+      holdUntil: estimate.holdUntil,
+      routeLimit: estimate.routeLimit,
+    });
+    if (ticket instanceof Promise) return ticket.then(this.opened);
+    this.opened(ticket);
+    return undefined;
   }
 
   /** Keeps the ticket and takes its headers (a property: one function per call, not a closure per `then`). */

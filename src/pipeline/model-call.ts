@@ -93,7 +93,7 @@ export class ModelCall extends MeteredCall {
   }
 
   /** Reserves against the model's rate limits (requests and tokens), at the prices of the dearest candidate. */
-  override reserve(estimate: CallEstimate): Promise<void> {
+  override reserve(estimate: CallEstimate): Promise<void> | undefined {
     const priceAs = this.candidates.length > 1 ? dearest(this.candidates, estimate) : this.model;
     return this.open(this.model, undefined, priceAs === this.model ? undefined : priceAs, estimate);
   }

@@ -115,7 +115,7 @@ export function walletAdmission<M extends UsageMeter>(
 
   return {
     ...meter,
-    // Not async: a key's call (most) is the meter's own promise, with no async step over it.
+    // Not async: a key's call (most) is the meter's own answer, with no async step over it.
     open(input) {
       const caller = input.ctx.caller;
       if (caller ? caller.via !== 'wallet' : !input.ctx.payment) return meter.open(input);
