@@ -158,7 +158,14 @@ export function createChatHandler(
       const transformed = runner.transformResponse(active, completion, ctx);
       const answer = transformed instanceof Promise ? await transformed : transformed;
       call.chargeBeforeHeaders(settled);
-      return { ...answer, model: call.answered.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
+      // The upstream's answer was parsed for this request alone, so it is completed in place
+      // (the same keys in the same order as a copy: `model` where it was, the rest appended);
+      // what a plugin returned may be shared, so it is copied.
+      const out = answer === completion ? answer : { ...answer };
+      out.model = call.answered.id;
+      out.cost = cost(settled);
+      out.svc_parameters = parameters.echo(ctx.params, ctx.echo);
+      return out;
     }
     return streamResponse({
       routed,
