@@ -66,7 +66,8 @@ export class MeteredCall {
     // Bun's idleTimeout must not cut a stream silent between pings, or a JSON answer slower
     // than it; the provider's timeoutMs bounds the wait instead.
     ctx.server?.timeout?.(ctx.request, 0);
-    ctx.request.signal?.addEventListener('abort', this.onClientGone, ONCE);
+    // The call is the listener (`handleEvent`): no closure per call.
+    ctx.request.signal?.addEventListener('abort', this, ONCE);
   }
 
   /** The request's context (request id, caller, start time). */
@@ -79,7 +80,10 @@ export class MeteredCall {
     return this.ctx.set.headers;
   }
 
-  private readonly onClientGone = () => this.abort.abort();
+  /** The client left: aborts the upstream call. */
+  handleEvent(): void {
+    this.abort.abort();
+  }
 
   /** Aborts the upstream call (the client left, or a stream's consumer cancelled). */
   cancel(): void {
@@ -117,16 +121,16 @@ export class MeteredCall {
       holdUntil: estimate.holdUntil,
       routeLimit: estimate.routeLimit,
     });
-    if (ticket instanceof Promise) return ticket.then(this.opened);
+    if (ticket instanceof Promise) return openedLater(this, ticket);
     this.opened(ticket);
     return undefined;
   }
 
-  /** Keeps the ticket and takes its headers (a property: one function per call, not a closure per `then`). */
-  private readonly opened = (ticket: MeterTicket): void => {
+  /** Keeps the ticket and takes its headers. */
+  opened(ticket: MeterTicket): void {
     this.ticket = ticket;
     Object.assign(this.ctx.set.headers, ticket.headers);
-  };
+  }
 
   /** Charges what was produced and releases the rest of the reservation; once. */
   settle(usage: MeteredUsage): Promise<SettledCost> {
@@ -167,6 +171,11 @@ export class MeteredCall {
    * garbage together, and an abort after the answer aborts nothing.
    */
   end(): void {
-    this.ctx.request.signal?.removeEventListener('abort', this.onClientGone);
+    this.ctx.request.signal?.removeEventListener('abort', this);
   }
+}
+
+/** A ticket the meter answered with a promise, taken when it comes (apart from `open`: its closure would give every call a scope). */
+function openedLater(call: MeteredCall, ticket: Promise<MeterTicket>): Promise<void> {
+  return ticket.then((t) => call.opened(t));
 }
