@@ -81,15 +81,16 @@ function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: num
 const NO_PLUGINS: readonly AnyRequestPlugin[] = [];
 const NO_TRANSFORMS: ChunkTransformer[] = [];
 
-/** Resolves once `p` settles or `ms` pass; null when the time ran out first. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  return new Promise<T | null>((resolve, reject) => {
-    const timer = setTimeout(() => resolve(null), ms);
-    p.then(
-      (v) => (clearTimeout(timer), resolve(v)),
-      (e) => (clearTimeout(timer), reject(e)),
-    );
-  });
+/**
+ * Resolves once `p` settles or `ms` pass (null when the time ran out first); the caller
+ * clears `timer` once it has the answer. The resolvers record is the waiter and its own
+ * functions are the callbacks: no executor, no closure per stream.
+ */
+function within<T>(p: Promise<T>, ms: number): PromiseWithResolvers<T | null> & { timer: ReturnType<typeof setTimeout> } {
+  const w = Promise.withResolvers<T | null>() as PromiseWithResolvers<T | null> & { timer: ReturnType<typeof setTimeout> };
+  w.timer = setTimeout(w.resolve, ms, null);
+  p.then(w.resolve, w.reject);
+  return w;
 }
 
 /**
@@ -144,7 +145,14 @@ export function createChatHandler(
       // A stream waits for the upstream's first content (so failures, in-band ones before any
       // content included, stay JSON errors and retry) for one ping interval at most; after
       // that the headers go out and pings keep it alive.
-      result = stream ? await within(routed, opts.pingIntervalMs) : await routed;
+      if (stream) {
+        const first = within(routed, opts.pingIntervalMs);
+        try {
+          result = await first.promise;
+        } finally {
+          clearTimeout(first.timer);
+        }
+      } else result = await routed;
     } catch (error) {
       return call.fail(error);
     }
