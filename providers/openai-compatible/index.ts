@@ -82,14 +82,12 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   function post<T>(
     path: string,
     body: JsonBody | FormData,
-    call: Parameters<typeof upstreamCall>[3],
+    call: CallOptions,
     decode: (res: Response) => Promise<T>,
   ): Promise<T> {
-    const init =
-      body instanceof FormData
-        ? { headers: auth, body: withModel(body, call.upstreamModel) }
-        : { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
-    return upstreamCall(o.fetch, `${base}${path}`, init, call, async (res, attempt) => {
+    const form = body instanceof FormData;
+    const sent = form ? withModel(body, call.upstreamModel) : JSON.stringify({ ...body, model: call.upstreamModel });
+    return upstreamCall(o.fetch, `${base}${path}`, form ? auth : jsonHeaders, sent, call, async (res, attempt) => {
       let answer: T;
       try {
         answer = await decode(res);
@@ -162,15 +160,15 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
     simulated: false,
     capabilities,
     chat(req: UpstreamChatRequest, call): Promise<ProviderChatResult> {
-      const init = { headers: req.stream ? sseHeaders : jsonHeaders, body: JSON.stringify({ ...req, model: call.upstreamModel }) };
-      return upstreamCall(o.fetch, chatUrl, init, call, req.stream ? readChatStream : readChatJson);
+      const body = JSON.stringify({ ...req, model: call.upstreamModel });
+      return upstreamCall(o.fetch, chatUrl, req.stream ? sseHeaders : jsonHeaders, body, call, req.stream ? readChatStream : readChatJson);
     },
     embed,
     images: (path, body, call) => post(`/images/${path}`, body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.images)),
     transcribe: (body, call) => post('/audio/transcriptions', body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.transcribe)),
     speech(body, call): Promise<BinaryResult> {
-      const init = { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
-      return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, attempt) => {
+      const sent = JSON.stringify({ ...body, model: call.upstreamModel });
+      return upstreamCall(o.fetch, `${base}/audio/speech`, jsonHeaders, sent, call, async (res, attempt) => {
         // The first chunk is read under the deadline (a failure before it is a retryable error);
         // the rest is passed on as the upstream sends it, counted against the size limit.
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();

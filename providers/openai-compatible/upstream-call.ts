@@ -81,14 +81,15 @@ function upstreamFirstByteTimeout(attempt: UpstreamAttempt, timeoutMs: number): 
 export async function upstreamCall<T>(
   doFetch: typeof fetch,
   url: string,
-  init: { headers: Record<string, string>; body: string | FormData },
+  headers: Record<string, string>,
+  body: string | FormData,
   call: CallOptions,
   read: (res: Response, attempt: UpstreamAttempt) => Promise<T>,
 ): Promise<T> {
   const attempt = new UpstreamAttempt(call);
   const timer = setTimeout(upstreamFirstByteTimeout, call.timeoutMs, attempt, call.timeoutMs);
   try {
-    const res = await doFetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: attempt.abort.signal });
+    const res = await doFetch(url, { method: 'POST', headers, body, signal: attempt.abort.signal });
     if (!res.ok) throw await statusError(res);
     return await read(res, attempt);
   } catch (error) {
