@@ -79,12 +79,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   }
 
   /** POSTs `body` with the replica's model name and returns the answer as `decode` reads it (under its size limit). */
-  function post<T>(
-    path: string,
-    body: JsonBody | FormData,
-    call: CallOptions,
-    decode: (res: Response) => Promise<T>,
-  ): Promise<T> {
+  function post<T>(path: string, body: JsonBody | FormData, call: CallOptions, decode: (res: Response) => Promise<T>): Promise<T> {
     const form = body instanceof FormData;
     const sent = form ? withModel(body, call.upstreamModel) : JSON.stringify({ ...body, model: call.upstreamModel });
     return upstreamCall(o.fetch, `${base}${path}`, form ? auth : jsonHeaders, sent, call, async (res, attempt) => {
