@@ -184,7 +184,7 @@ async function main() {
   if (flag('--alloc')) {
     const a = await allocationWindow(run, num('--alloc-requests', 400));
     process.stdout.write(
-      `allocated per request (${a.requests} requests, no collection in the window): ${a.objectsTotal} objects, ${a.extraBytes} bytes of extra memory\n` +
+      `allocated per request (${a.requests} requests, no collection in the window): ${a.objectsTotal} objects, ${a.heapBytes} bytes of JS heap, ${a.extraBytes} bytes of extra memory\n` +
         `objects per request: ${a.objects
           .slice(0, 25)
           .map(([t, c]) => `${t} ${c}`)

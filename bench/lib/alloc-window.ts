@@ -12,6 +12,14 @@ export interface AllocationWindow {
    * too few cycles to sum either.)
    */
   extraBytes: number;
+  /**
+   * Bytes of JavaScript heap per request: the growth of JSC's `heapCapacity` (the blocks its
+   * allocator took to hold the new cells; in 16 KB blocks, so a window of a few hundred
+   * requests rounds it to tens of bytes a request). Cells and their property storage; mimalloc's
+   * own count was tried and dropped: its net figure moved by ±20 KB a request with PGlite's
+   * and Bun's threads freeing in the window.
+   */
+  heapBytes: number;
   /** Objects allocated per request by JSC type name, the largest counts first. */
   objects: [string, number][];
 }
@@ -42,6 +50,7 @@ export async function allocationWindow(run: (n: number) => Promise<void>, n: num
       requests: size,
       objectsTotal: Math.round(objects.reduce((sum, [, c]) => sum + c, 0)),
       extraBytes: Math.round((after.extraMemorySize - before.extraMemorySize) / size),
+      heapBytes: Math.round((after.heapCapacity - before.heapCapacity) / size),
       objects,
     };
   }

@@ -54,11 +54,12 @@ export function anthropic(o: AnthropicOptions): Provider {
     chat(req: UpstreamChatRequest, call: CallOptions): Promise<ProviderChatResult> {
       const body = JSON.stringify(messagesRequest(req, call.upstreamModel, defaultMaxTokens, sampling));
       const created = Math.floor(Date.now() / 1000);
-      const init = { headers: req.stream ? { ...headers, accept: 'text/event-stream' } : headers, body };
-      return upstreamCall(o.fetch, url, init, call, async (res, abort, end) => {
-        if (req.stream) return { kind: 'stream', body: await translatedStream(res, anthropicStream(created), abort, end) };
+      const sent = req.stream ? { ...headers, accept: 'text/event-stream' } : headers;
+      return upstreamCall(o.fetch, url, sent, body, call, async (res, attempt) => {
+        if (req.stream)
+          return { kind: 'stream', body: await translatedStream(res, anthropicStream(created), attempt.abort, () => attempt.end()) };
         const message = await responseJsonUpTo<Message>(res, limit);
-        end();
+        attempt.end();
         return { kind: 'json', body: completionOf(message, created) };
       });
     },

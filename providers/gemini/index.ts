@@ -47,26 +47,21 @@ export function gemini(o: GeminiOptions): Provider {
       const url = req.stream
         ? `${urlOf(call.upstreamModel, 'streamGenerateContent')}?alt=sse`
         : urlOf(call.upstreamModel, 'generateContent');
-      return upstreamCall(o.fetch, url, { headers, body }, call, async (res, abort, end) => {
-        if (req.stream) return { kind: 'stream', body: await translatedStream(res, geminiStream(created, id), abort, end) };
+      return upstreamCall(o.fetch, url, headers, body, call, async (res, attempt) => {
+        if (req.stream)
+          return { kind: 'stream', body: await translatedStream(res, geminiStream(created, id), attempt.abort, () => attempt.end()) };
         const answer = await responseJsonUpTo<GenerateContentAnswer>(res, limits.chat);
-        end();
+        attempt.end();
         return { kind: 'json', body: completionOf(answer, created, id) };
       });
     },
     embed(req: UpstreamEmbeddingRequest, call: CallOptions): Promise<EmbeddingResult> {
       const { method, body } = embedCall(req, call.upstreamModel);
-      return upstreamCall(
-        o.fetch,
-        urlOf(call.upstreamModel, method),
-        { headers, body: JSON.stringify(body) },
-        call,
-        async (res, _abort, end) => {
-          const answer = await responseJsonUpTo<Parameters<typeof embeddingResult>[0]>(res, limits.embed);
-          end();
-          return embeddingResult(answer, req);
-        },
-      );
+      return upstreamCall(o.fetch, urlOf(call.upstreamModel, method), headers, JSON.stringify(body), call, async (res, attempt) => {
+        const answer = await responseJsonUpTo<Parameters<typeof embeddingResult>[0]>(res, limits.embed);
+        attempt.end();
+        return embeddingResult(answer, req);
+      });
     },
   };
 }

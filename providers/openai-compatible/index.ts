@@ -16,7 +16,7 @@ import type {
   UpstreamEmbeddingRequest,
 } from '../types';
 import { parseEmbeddingsAnswer } from './embeddings-answer';
-import { failureForStatus, upstreamCall } from './upstream-call';
+import { failureForStatus, upstreamCall, type UpstreamAttempt } from './upstream-call';
 
 /** What an OpenAI-compatible upstream needs: where it is, its key, and how to fetch. */
 export interface OpenAICompatibleOptions {
@@ -79,24 +79,17 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
   }
 
   /** POSTs `body` with the replica's model name and returns the answer as `decode` reads it (under its size limit). */
-  function post<T>(
-    path: string,
-    body: JsonBody | FormData,
-    call: Parameters<typeof upstreamCall>[3],
-    decode: (res: Response) => Promise<T>,
-  ): Promise<T> {
-    const init =
-      body instanceof FormData
-        ? { headers: auth, body: withModel(body, call.upstreamModel) }
-        : { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
-    return upstreamCall(o.fetch, `${base}${path}`, init, call, async (res, _abort, end) => {
+  function post<T>(path: string, body: JsonBody | FormData, call: CallOptions, decode: (res: Response) => Promise<T>): Promise<T> {
+    const form = body instanceof FormData;
+    const sent = form ? withModel(body, call.upstreamModel) : JSON.stringify({ ...body, model: call.upstreamModel });
+    return upstreamCall(o.fetch, `${base}${path}`, form ? auth : jsonHeaders, sent, call, async (res, attempt) => {
       let answer: T;
       try {
         answer = await decode(res);
       } catch (error) {
         throw readFailure(path, error);
       }
-      end();
+      attempt.end();
       return answer;
     });
   }
@@ -125,44 +118,52 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
     }
   }
 
+  const chatUrl = `${base}/chat/completions`;
+
+  /** A chat answer as JSON, under its size limit. Once per provider, not a closure per call. */
+  async function readChatJson(res: Response, attempt: UpstreamAttempt): Promise<ProviderChatResult> {
+    let body: ChatCompletion;
+    try {
+      body = await responseJsonUpTo<ChatCompletion>(res, limits.chat);
+    } catch (error) {
+      throw readFailure('/chat/completions', error);
+    }
+    attempt.end();
+    return { kind: 'json', body };
+  }
+
+  /** A chat stream, held until its first content (readOpening), then passed on as raw bytes. */
+  async function readChatStream(res: Response, attempt: UpstreamAttempt): Promise<ProviderChatResult> {
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    if (first.done) throw upstreamUnavailable('the upstream closed the stream before sending anything');
+    const direct: ByteReader = {
+      read: () => reader.read() as ReturnType<ByteReader['read']>,
+      cancel() {
+        attempt.abort.abort();
+        return reader.cancel().catch(() => {});
+      },
+    };
+    // The end learnt once from the reader, not checked on every read (a promise per chunk).
+    const end = () => attempt.end();
+    reader.closed.then(end, end);
+    return { kind: 'stream', body: prefetchedStream(await openingOf(first.value, direct), direct) };
+  }
+
   return {
     id: o.id,
     simulated: false,
     capabilities,
     chat(req: UpstreamChatRequest, call): Promise<ProviderChatResult> {
-      const init = { headers: req.stream ? sseHeaders : jsonHeaders, body: JSON.stringify({ ...req, model: call.upstreamModel }) };
-      return upstreamCall(o.fetch, `${base}/chat/completions`, init, call, async (res, abort, end) => {
-        if (!req.stream) {
-          let body: ChatCompletion;
-          try {
-            body = await responseJsonUpTo<ChatCompletion>(res, limits.chat);
-          } catch (error) {
-            throw readFailure('/chat/completions', error);
-          }
-          end();
-          return { kind: 'json', body };
-        }
-        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-        const first = await reader.read();
-        if (first.done) throw upstreamUnavailable('the upstream closed the stream before sending anything');
-        const direct: ByteReader = {
-          read: () => reader.read() as ReturnType<ByteReader['read']>,
-          cancel() {
-            abort.abort();
-            return reader.cancel().catch(() => {});
-          },
-        };
-        // The end learnt once from the reader, not checked on every read (a promise per chunk).
-        reader.closed.then(end, end);
-        return { kind: 'stream', body: prefetchedStream(await openingOf(first.value, direct), direct) };
-      });
+      const body = JSON.stringify({ ...req, model: call.upstreamModel });
+      return upstreamCall(o.fetch, chatUrl, req.stream ? sseHeaders : jsonHeaders, body, call, req.stream ? readChatStream : readChatJson);
     },
     embed,
     images: (path, body, call) => post(`/images/${path}`, body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.images)),
     transcribe: (body, call) => post('/audio/transcriptions', body, call, (res) => responseJsonUpTo<JsonBody>(res, limits.transcribe)),
     speech(body, call): Promise<BinaryResult> {
-      const init = { headers: jsonHeaders, body: JSON.stringify({ ...body, model: call.upstreamModel }) };
-      return upstreamCall(o.fetch, `${base}/audio/speech`, init, call, async (res, abort, end) => {
+      const sent = JSON.stringify({ ...body, model: call.upstreamModel });
+      return upstreamCall(o.fetch, `${base}/audio/speech`, jsonHeaders, sent, call, async (res, attempt) => {
         // The first chunk is read under the deadline (a failure before it is a retryable error);
         // the rest is passed on as the upstream sends it, counted against the size limit.
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -171,7 +172,9 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
         if (first.value.byteLength > limits.speech) throw speechTooLarge(o.log);
         const contentType = res.headers.get('content-type') ?? 'application/octet-stream';
         return {
-          body: prefetchedStream(first.value, cappedReader(reader, abort, limits.speech - first.value.byteLength, o.log), end),
+          body: prefetchedStream(first.value, cappedReader(reader, attempt.abort, limits.speech - first.value.byteLength, o.log), () =>
+            attempt.end(),
+          ),
           contentType,
         };
       });

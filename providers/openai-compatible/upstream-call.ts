@@ -39,38 +39,62 @@ export async function statusError(res: Response) {
 }
 
 /**
+ * One upstream call's wiring: the abort the fetch listens to, fired by the client's abort
+ * (the attempt is the listener: `handleEvent`) or by the deadline. A class, so a call
+ * allocates no listener, `end` or timer closure.
+ */
+export class UpstreamAttempt {
+  readonly abort = new AbortController();
+  timedOut = false;
+
+  constructor(private readonly call: CallOptions) {
+    if (call.signal.aborted) this.abort.abort(call.signal.reason);
+    else call.signal.addEventListener('abort', this, ONCE);
+  }
+
+  /** The client's abort. */
+  handleEvent(): void {
+    this.abort.abort(this.call.signal.reason);
+  }
+
+  /** Detaches the client's abort once the caller is done with the body. */
+  end(): void {
+    this.call.signal.removeEventListener('abort', this);
+  }
+}
+
+/** The deadline before the first byte (a function of the module: the timer gets the attempt as its argument, no closure). */
+function upstreamFirstByteTimeout(attempt: UpstreamAttempt, timeoutMs: number): void {
+  attempt.timedOut = true;
+  // A TimeoutError, not the plain AbortError a client's departure gives: /metrics counts
+  // the failure as reason="timeout".
+  attempt.abort.abort(new DOMException(`no first byte within ${timeoutMs} ms`, 'TimeoutError'));
+}
+
+/**
  * One upstream HTTP call until its first byte is in hand: the client's abort and the
  * replica's deadline are wired to the fetch, and every failure before the first byte becomes
  * the UpstreamFailure the router retries or the client sees. `read` runs under the same
- * deadline (a JSON body, or the first chunk of a stream); `end()` detaches the client's
- * abort once the caller is done with the body.
+ * deadline (a JSON body, or the first chunk of a stream); `attempt.end()` detaches the
+ * client's abort once the caller is done with the body.
  */
 export async function upstreamCall<T>(
   doFetch: typeof fetch,
   url: string,
-  init: { headers: Record<string, string>; body: string | FormData },
+  headers: Record<string, string>,
+  body: string | FormData,
   call: CallOptions,
-  read: (res: Response, abort: AbortController, end: () => void) => Promise<T>,
+  read: (res: Response, attempt: UpstreamAttempt) => Promise<T>,
 ): Promise<T> {
-  const abort = new AbortController();
-  const onClientAbort = () => abort.abort(call.signal.reason);
-  if (call.signal.aborted) abort.abort(call.signal.reason);
-  else call.signal.addEventListener('abort', onClientAbort, ONCE);
-  let timedOut = false;
-  const timer = setTimeout(function upstreamFirstByteTimeout() {
-    timedOut = true;
-    // A TimeoutError, not the plain AbortError a client's departure gives: /metrics counts
-    // the failure as reason="timeout".
-    abort.abort(new DOMException(`no first byte within ${call.timeoutMs} ms`, 'TimeoutError'));
-  }, call.timeoutMs);
-  const end = () => call.signal.removeEventListener('abort', onClientAbort);
+  const attempt = new UpstreamAttempt(call);
+  const timer = setTimeout(upstreamFirstByteTimeout, call.timeoutMs, attempt, call.timeoutMs);
   try {
-    const res = await doFetch(url, { method: 'POST', headers: init.headers, body: init.body, signal: abort.signal });
+    const res = await doFetch(url, { method: 'POST', headers, body, signal: attempt.abort.signal });
     if (!res.ok) throw await statusError(res);
-    return await read(res, abort, end);
+    return await read(res, attempt);
   } catch (error) {
-    end();
-    if (timedOut) throw upstreamTimeout(call.timeoutMs);
+    attempt.end();
+    if (attempt.timedOut) throw upstreamTimeout(call.timeoutMs);
     if (call.signal.aborted) throw error;
     if (error instanceof UpstreamFailure) throw error;
     throw upstreamUnavailable('the upstream could not be reached or sent a broken answer');

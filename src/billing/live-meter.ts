@@ -4,7 +4,7 @@ import type { Database } from '../db/database';
 import { unauthorized, type ServiceError } from '../http/errors';
 import type { Caller } from '../http/request-context';
 import type { KeyValueStore } from '../kv/store';
-import { headersOnly, type RateLimiter } from '../limits/types';
+import { headersOnly, type LimitPlan, type RateLimitAdmission, type RateLimiter } from '../limits/types';
 import type { Logger } from '../log';
 import type { ModelCatalog } from '../models/catalog';
 import { parseBillingConfig, type BillingConfig } from './config';
@@ -40,6 +40,16 @@ const WALLET_REPORT: Currency[] = ['USD', 'DIEM', 'USDC'];
 const NOTHING_COUNTED = headersOnly({});
 
 const hasLimit = (k: ApiKeyRecord) => k.limits.usd !== null || k.limits.diem !== null || k.limits.vcu !== null;
+
+/** A reservation being opened: what `open` knows before the store answers. */
+interface Opening {
+  input: MeterOpenInput;
+  caller: Caller;
+  key: ApiKeyRecord | null;
+  window: { start: number; ttlMs: number } | null;
+  plan: LimitPlan | null;
+  reserve: ReserveInput;
+}
 
 /**
  * The usage meter over the billing store: reservations and key limits checked atomically
@@ -149,47 +159,84 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
    * concurrency every round trip costs the process a sleep and a wake-up, which was most of
    * a request's CPU). A rate-limit refusal wins (429) and takes no hold; a balance refusal
    * counts the request but gives back the tokens the limiter reserved.
+   *
+   * Not async: when the limits are cached, the mirrors ready and the store in memory, the
+   * ticket is returned at once (an async function here cost its generator, promise and scopes
+   * on every request); any step that is a promise goes on in `openLater`. A refusal is a
+   * rejected promise either way.
    */
-  async function open(input: MeterOpenInput): Promise<MeterTicket> {
-    const caller = input.ctx.caller;
-    if (!caller) throw unauthorized();
-    const { model } = input;
-    const requestId = input.ctx.requestId;
-    const wallet = caller.via === 'wallet';
-    const key = wallet ? null : caller.apiKey;
-    const now = deps.now();
-    const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
-    const p = pricingOf(input.priceAs ?? model);
-    const maxUsd = openedReservationMicros(input);
-    const candidates = holdCandidates(caller, key, window, p, maxUsd);
-    const planned = deps.limits.plan(
-      caller,
-      model,
-      input.endpoint ?? 'unmetered',
-      input.estimatedPromptTokens + input.maxCompletionTokens,
-      input.routeLimit,
-    );
-    const plan = planned instanceof Promise ? await planned : planned;
-    const reserve: ReserveInput = {
-      accountId: caller.accountId,
-      requestId,
-      candidates,
-      report: wallet ? WALLET_REPORT : KEY_REPORT,
-      now,
-      expiresAt: input.holdUntil ?? now + cfg.holdTtlMs,
-      counterTtlMs: window?.ttlMs ?? 0,
-      rate: plan,
-    };
+  function open(input: MeterOpenInput): MeterTicket | Promise<MeterTicket> {
+    try {
+      const caller = input.ctx.caller;
+      if (!caller) throw unauthorized();
+      const { model } = input;
+      const wallet = caller.via === 'wallet';
+      const key = wallet ? null : caller.apiKey;
+      const now = deps.now();
+      const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
+      const p = pricingOf(input.priceAs ?? model);
+      const maxUsd = openedReservationMicros(input);
+      const candidates = holdCandidates(caller, key, window, p, maxUsd);
+      const planned = deps.limits.plan(
+        caller,
+        model,
+        input.endpoint ?? 'unmetered',
+        input.estimatedPromptTokens + input.maxCompletionTokens,
+        input.routeLimit,
+      );
+      const o: Opening = {
+        input,
+        caller,
+        key,
+        window,
+        plan: null,
+        reserve: {
+          accountId: caller.accountId,
+          requestId: input.ctx.requestId,
+          candidates,
+          report: wallet ? WALLET_REPORT : KEY_REPORT,
+          now,
+          expiresAt: input.holdUntil ?? now + cfg.holdTtlMs,
+          counterTtlMs: window?.ttlMs ?? 0,
+          rate: null,
+        },
+      };
+      if (planned instanceof Promise) return openLater(o, planned, undefined);
+      o.plan = o.reserve.rate = planned;
+      const init = ensure(caller, key, window, false);
+      if (init) return openLater(o, null, init);
+      const reserved = store.reserve(o.reserve);
+      if (reserved instanceof Promise || reserved.status !== 'held' || input.holdUntil !== undefined) return concluded(o, reserved);
+      const headers: Record<string, string> = {};
+      // Throws the 429 of a refused count (no hold was taken).
+      const admission = o.plan ? deps.limits.conclude(o.plan, reserved.rate!, o.reserve.requestId, headers) : NOTHING_COUNTED;
+      try {
+        return ticketOf(o, reserved, headers, admission);
+      } catch (error) {
+        return givenBack(admission, error);
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
 
-    const init = ensure(caller, key, window, false);
+  /** `open` from its first step that is a promise: the plan, or the mirrors' initialisation. */
+  async function openLater(o: Opening, planned: Promise<LimitPlan | null> | null, init: Promise<void> | undefined): Promise<MeterTicket> {
+    if (planned) {
+      o.plan = o.reserve.rate = await planned;
+      init = ensure(o.caller, o.key, o.window, false);
+    }
     if (init) await init;
-    // Awaited only when it is a promise: on the memory store it is a value, and an `await`
-    // of a value still suspends (3 to 5 objects a request).
-    const reserved = store.reserve(reserve);
+    return concluded(o, store.reserve(o.reserve));
+  }
+
+  /** The ticket of a reservation the store answered, or its refusal (the general case of `open`). */
+  async function concluded(o: Opening, reserved: ReserveResult | Promise<ReserveResult>): Promise<MeterTicket> {
+    const { caller, key, window, reserve } = o;
     let result = reserved instanceof Promise ? await reserved : reserved;
     const headers: Record<string, string> = {};
     // Throws the 429 of a refused count (no hold was taken).
-    const admission = plan ? deps.limits.conclude(plan, result.rate!, requestId, headers) : NOTHING_COUNTED;
+    const admission = o.plan ? deps.limits.conclude(o.plan, result.rate!, reserve.requestId, headers) : NOTHING_COUNTED;
     // The store kept the tokens with a hold, and with a missing mirror; it gave them back with a refusal.
     const tokensKept = result.status === 'held' || result.status === 'missing';
     try {
@@ -201,35 +248,51 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
         if (result.status === 'missing') throw new Error('billing: balance mirror missing after initialisation');
       }
       if (result.status !== 'held') {
-        const error = refusal(caller, result, candidates);
+        const error = refusal(caller, result, reserve.candidates);
         Object.assign(error.headers, headers);
         throw error;
       }
-      const balances: MeterTicket['balances'] = { usd: result.balances[0]!, diem: result.balances[1]! };
-      headers['x-svc-balance-usd'] = formatMicros(balances.usd);
-      headers['x-svc-balance-diem'] = formatMicros(balances.diem);
-      if (wallet) {
-        balances.usdc = result.balances[2]!;
-        headers['x-balance-remaining'] = formatMicros(balances.usdc);
-      }
-      const held = candidates[result.index]!;
-      const durable = input.holdUntil !== undefined;
-      if (durable) await keep({ requestId, caller, key, model, held, expiresAt: reserve.expiresAt });
-      return createTicket(ticketDeps, {
-        accountId: caller.accountId,
-        apiKeyId: key?.id ?? null,
-        keyPeriod: key?.limitPeriod ?? null,
-        model,
-        held,
-        admission,
-        shown: { headers, balances },
-        requestId,
-        durable,
-      });
+      const held = reserve.candidates[result.index]!;
+      if (o.input.holdUntil !== undefined)
+        await keep({ requestId: reserve.requestId, caller, key, model: o.input.model, held, expiresAt: reserve.expiresAt });
+      return ticketOf(o, result, headers, admission);
     } catch (error) {
       if (tokensKept) await admission.settleTokens(0);
       throw error;
     }
+  }
+
+  /** The error of a failed opening, once the tokens the limiter kept are given back. */
+  async function givenBack(admission: RateLimitAdmission, error: unknown): Promise<never> {
+    await admission.settleTokens(0);
+    throw error;
+  }
+
+  /** The ticket of a held reservation, with the balance headers. */
+  function ticketOf(
+    o: Opening,
+    result: Extract<ReserveResult, { status: 'held' }>,
+    headers: Record<string, string>,
+    admission: RateLimitAdmission,
+  ): MeterTicket {
+    const balances: MeterTicket['balances'] = { usd: result.balances[0]!, diem: result.balances[1]! };
+    headers['x-svc-balance-usd'] = formatMicros(balances.usd);
+    headers['x-svc-balance-diem'] = formatMicros(balances.diem);
+    if (o.caller.via === 'wallet') {
+      balances.usdc = result.balances[2]!;
+      headers['x-balance-remaining'] = formatMicros(balances.usdc);
+    }
+    return createTicket(ticketDeps, {
+      accountId: o.caller.accountId,
+      apiKeyId: o.key?.id ?? null,
+      keyPeriod: o.key?.limitPeriod ?? null,
+      model: o.input.model,
+      held: o.reserve.candidates[result.index]!,
+      admission,
+      shown: { headers, balances },
+      requestId: o.reserve.requestId,
+      durable: o.input.holdUntil !== undefined,
+    });
   }
 
   /** Records a reservation that outlives its request; if that fails, the hold is given back and the error thrown. */

@@ -76,7 +76,11 @@ export interface MeterTicket {
  * balances, since charges reach the database in batches.
  */
 export interface UsageMeter {
-  open(input: MeterOpenInput): Promise<MeterTicket>;
+  /**
+   * The ticket of an admitted reservation: at once when nothing had to wait (limits cached,
+   * mirrors ready, an in-memory store), else a promise. A refusal is always a rejected promise.
+   */
+  open(input: MeterOpenInput): MeterTicket | Promise<MeterTicket>;
   /** Live balances of an account in micro-units (charges not yet written already deducted). */
   balances(accountId: string): Promise<Partial<Record<Currency, number>>>;
   /** Credits an account: ledger entry and balance in one transaction, idempotent by requestId; false when already applied. */

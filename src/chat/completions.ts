@@ -81,15 +81,16 @@ function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: num
 const NO_PLUGINS: readonly AnyRequestPlugin[] = [];
 const NO_TRANSFORMS: ChunkTransformer[] = [];
 
-/** Resolves once `p` settles or `ms` pass; null when the time ran out first. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  return new Promise<T | null>((resolve, reject) => {
-    const timer = setTimeout(() => resolve(null), ms);
-    p.then(
-      (v) => (clearTimeout(timer), resolve(v)),
-      (e) => (clearTimeout(timer), reject(e)),
-    );
-  });
+/**
+ * Resolves once `p` settles or `ms` pass (null when the time ran out first); the caller
+ * clears `timer` once it has the answer. The resolvers record is the waiter and its own
+ * functions are the callbacks: no executor, no closure per stream.
+ */
+function within<T>(p: Promise<T>, ms: number): PromiseWithResolvers<T | null> & { timer: ReturnType<typeof setTimeout> } {
+  const w = Promise.withResolvers<T | null>() as PromiseWithResolvers<T | null> & { timer: ReturnType<typeof setTimeout> };
+  w.timer = setTimeout(w.resolve, ms, null);
+  p.then(w.resolve, w.reject);
+  return w;
 }
 
 /**
@@ -128,7 +129,9 @@ export function createChatHandler(
     const estimatedPromptTokens = chatPromptTokens(body.messages);
 
     // Reserved before the plugins so rate limits and balance are enforced before any paid work (search, scraping).
-    await call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
+    // Awaited only when the meter had to wait: an `await` of nothing still suspends.
+    const reserving = call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
+    if (reserving) await reserving;
     let active: readonly AnyRequestPlugin[] = NO_PLUGINS;
     let transforms: ChunkTransformer[] = NO_TRANSFORMS;
     let routed: Promise<Routed<ProviderChatResult>>;
@@ -138,11 +141,18 @@ export function createChatHandler(
       const transformed = runner.transformRequest(active, upstreamReq, ctx);
       if (transformed) await transformed;
       if (stream) transforms = runner.streamTransforms(active, ctx);
-      routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), { cacheKey: body.prompt_cache_key });
+      routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), body.prompt_cache_key);
       // A stream waits for the upstream's first content (so failures, in-band ones before any
       // content included, stay JSON errors and retry) for one ping interval at most; after
       // that the headers go out and pings keep it alive.
-      result = stream ? await within(routed, opts.pingIntervalMs) : await routed;
+      if (stream) {
+        const first = within(routed, opts.pingIntervalMs);
+        try {
+          result = await first.promise;
+        } finally {
+          clearTimeout(first.timer);
+        }
+      } else result = await routed;
     } catch (error) {
       return call.fail(error);
     }
@@ -156,7 +166,14 @@ export function createChatHandler(
       const transformed = runner.transformResponse(active, completion, ctx);
       const answer = transformed instanceof Promise ? await transformed : transformed;
       call.chargeBeforeHeaders(settled);
-      return { ...answer, model: call.answered.id, cost: cost(settled), svc_parameters: parameters.echo(ctx.params, ctx.echo) };
+      // The upstream's answer was parsed for this request alone, so it is completed in place
+      // (the same keys in the same order as a copy: `model` where it was, the rest appended);
+      // what a plugin returned may be shared, so it is copied.
+      const out = answer === completion ? answer : { ...answer };
+      out.model = call.answered.id;
+      out.cost = cost(settled);
+      out.svc_parameters = parameters.echo(ctx.params, ctx.echo);
+      return out;
     }
     return streamResponse({
       routed,

@@ -6,7 +6,7 @@ import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
 import { UpstreamStreamError } from '../stream/chunks';
 import { byteReader, readerStream, type ByteReader } from '../stream/prefetched';
-import { proxyStream, type StreamOutcome } from '../stream/proxy';
+import { proxyStream, type ProxyStreamOptions, type StreamOutcome } from '../stream/proxy';
 import type { StreamEncoder } from '../stream/encoder';
 import { textTokens } from '../pipeline/tokens';
 import { cost, metered } from './settle';
@@ -82,7 +82,37 @@ function countedUsage(s: StreamResponseInput, outcome: StreamOutcome): ChatUsage
  * charged ends with its usage and cost, then the error and `[DONE]`.
  */
 export function streamResponse(s: StreamResponseInput): Response {
-  async function finish(outcome: StreamOutcome): Promise<ChatChunk | null> {
+  if (!s.result) s.routed.catch(() => {}); // its failure is reported in-band, not unhandled
+  return new Response(proxyStream(new ChatStreamOptions(s)), { headers: SSE_HEADERS });
+}
+
+/**
+ * What the proxy is given for a chat stream: a class, so its two callbacks are methods on
+ * the prototype (the proxy calls them as `o.finish`, `o.abortUpstream`), not closures per stream.
+ */
+class ChatStreamOptions implements ProxyStreamOptions {
+  readonly upstream: ReadableStream<Uint8Array>;
+  readonly transforms: ChunkTransformer[];
+  readonly leading: ChatChunk[];
+  readonly pingIntervalMs: number;
+  readonly idleTimeoutMs: number | undefined;
+  readonly encoder: StreamEncoder | undefined;
+
+  constructor(private readonly s: StreamResponseInput) {
+    this.upstream = s.result ? streamBody(s.result) : deferredUpstream(s.routed);
+    this.transforms = s.transforms;
+    this.leading = s.ctx.leadingChunks;
+    this.pingIntervalMs = s.pingIntervalMs;
+    this.idleTimeoutMs = s.idleTimeoutMs;
+    this.encoder = s.encoder;
+  }
+
+  abortUpstream(): void {
+    this.s.call.cancel();
+  }
+
+  async finish(outcome: StreamOutcome): Promise<ChatChunk | null> {
+    const { s } = this;
     s.call.end();
     const result = s.result ?? (await s.routed.catch(() => null));
     if (!result) {
@@ -115,17 +145,4 @@ export function streamResponse(s: StreamResponseInput): Response {
     };
     return { ...base, usage, cost: charged };
   }
-
-  if (!s.result) s.routed.catch(() => {}); // its failure is reported in-band, not unhandled
-  const body = proxyStream({
-    upstream: s.result ? streamBody(s.result) : deferredUpstream(s.routed),
-    transforms: s.transforms,
-    leading: s.ctx.leadingChunks,
-    pingIntervalMs: s.pingIntervalMs,
-    idleTimeoutMs: s.idleTimeoutMs,
-    abortUpstream: () => s.call.cancel(),
-    finish,
-    encoder: s.encoder,
-  });
-  return new Response(body, { headers: SSE_HEADERS });
 }

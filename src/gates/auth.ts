@@ -85,16 +85,32 @@ export function authGate(deps: AuthDeps) {
     throw unauthorized('Authentication failed: missing Authorization header');
   }
 
+  /** The authenticated caller on the request's context. */
+  function admit(svc: RequestContext, set: { headers: Record<string, string | number> }, caller: Caller | null): void {
+    svc.caller = caller;
+    // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
+    // sign-ins have nothing to refresh), so authenticated responses say so.
+    if (caller) set.headers['x-auth-refreshed'] = 'false';
+  }
+
+  async function admitLater(
+    svc: RequestContext,
+    set: { headers: Record<string, string | number> },
+    caller: Promise<Caller | null>,
+  ): Promise<void> {
+    admit(svc, set, await caller);
+  }
+
   return new Elysia({ name: 'svc.gate.auth' }).use(requestContext).macro({
     authenticate: (access: Access) => ({
       // The transform phase runs before body validation, so an anonymous caller learns
       // nothing about a route's schema and a credential flood costs no validation work.
-      async transform({ request, svc, set }) {
+      // Not async: a key the cache holds authenticates with no promise; Elysia awaits this
+      // hook whatever it returns (its source returns a call), so the slow path's promise is awaited.
+      transform: function authenticateCaller({ request, svc, set }) {
         const caller = authenticate(request, svc, access);
-        svc.caller = caller instanceof Promise ? await caller : caller;
-        // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
-        // sign-ins have nothing to refresh), so authenticated responses say so.
-        if (svc.caller) set.headers['x-auth-refreshed'] = 'false';
+        if (!(caller instanceof Promise)) return admit(svc, set, caller);
+        return admitLater(svc, set, caller);
       },
     }),
   });

@@ -82,22 +82,43 @@ function readsNatively(res: Response, maxBytes: number): boolean {
   throw new BodyTooLarge(maxBytes);
 }
 
+/** UTF-8 text of read bytes; a function of the module, so a read's `then` takes no closure. */
+const utf8Text = (bytes: Uint8Array): string => UTF8.decode(bytes);
+const utf8Json = (bytes: Uint8Array): unknown => JSON.parse(UTF8.decode(bytes));
+
+/**
+ * Reads `res` natively when its declared length allows, else counted as it arrives and
+ * finished by `then`. Not async: a body read natively (the usual answer, which declares its
+ * length) costs no async step of its own, a counted one a `then`. A refusal before reading
+ * (a declared length over the limit) is a rejection, as from an async function.
+ */
+function readUpTo<T>(res: Response, maxBytes: number, native: (res: Response) => Promise<T>, then: (bytes: Uint8Array) => T): Promise<T> {
+  try {
+    if (readsNatively(res, maxBytes)) return native(res);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return readStreamUpTo(res.body, maxBytes).then(then);
+}
+
+const nativeBytes = (res: Response) => res.bytes() as Promise<Uint8Array<ArrayBuffer>>;
+const asBytes = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
+const nativeText = (res: Response) => res.text();
+const nativeJson = (res: Response) => res.json();
+
 /** A response body's bytes, at most `maxBytes` (BodyTooLarge past it). */
-export async function responseBytesUpTo(res: Response, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
-  if (readsNatively(res, maxBytes)) return res.bytes() as Promise<Uint8Array<ArrayBuffer>>;
-  return readStreamUpTo(res.body, maxBytes);
+export function responseBytesUpTo(res: Response, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  return readUpTo(res, maxBytes, nativeBytes, asBytes);
 }
 
 /** A response body as UTF-8 text, at most `maxBytes` (BodyTooLarge past it). */
-export async function responseTextUpTo(res: Response, maxBytes: number): Promise<string> {
-  if (readsNatively(res, maxBytes)) return res.text();
-  return UTF8.decode(await readStreamUpTo(res.body, maxBytes));
+export function responseTextUpTo(res: Response, maxBytes: number): Promise<string> {
+  return readUpTo(res, maxBytes, nativeText, utf8Text);
 }
 
 /** A response body parsed as JSON, at most `maxBytes` (BodyTooLarge past it). */
-export async function responseJsonUpTo<T>(res: Response, maxBytes: number): Promise<T> {
-  if (readsNatively(res, maxBytes)) return res.json() as Promise<T>;
-  return JSON.parse(UTF8.decode(await readStreamUpTo(res.body, maxBytes))) as T;
+export function responseJsonUpTo<T>(res: Response, maxBytes: number): Promise<T> {
+  return readUpTo(res, maxBytes, nativeJson, utf8Json) as Promise<T>;
 }
 
 /** The first `maxBytes` of a response body as text, the rest cancelled unread ('' when it cannot be read): for error details. */

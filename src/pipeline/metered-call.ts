@@ -66,7 +66,8 @@ export class MeteredCall {
     // Bun's idleTimeout must not cut a stream silent between pings, or a JSON answer slower
     // than it; the provider's timeoutMs bounds the wait instead.
     ctx.server?.timeout?.(ctx.request, 0);
-    ctx.request.signal?.addEventListener('abort', this.onClientGone, ONCE);
+    // The call is the listener (`handleEvent`): no closure per call.
+    ctx.request.signal?.addEventListener('abort', this, ONCE);
   }
 
   /** The request's context (request id, caller, start time). */
@@ -79,7 +80,10 @@ export class MeteredCall {
     return this.ctx.set.headers;
   }
 
-  private readonly onClientGone = () => this.abort.abort();
+  /** The client left: aborts the upstream call. */
+  handleEvent(): void {
+    this.abort.abort();
+  }
 
   /** Aborts the upstream call (the client left, or a stream's consumer cancelled). */
   cancel(): void {
@@ -91,40 +95,42 @@ export class MeteredCall {
    * call), and sets the balance and rate-limit headers. Without a model, the route's
    * account-wide limit admits it and only the line items cost.
    */
-  reserve(estimate: CallEstimate): Promise<void> {
+  reserve(estimate: CallEstimate): Promise<void> | undefined {
     return this.open(null, this.ctx.path, undefined, estimate);
   }
 
   /**
-   * Opens the meter for `model` (or `endpoint`) with `estimate`, and takes its headers (not
-   * async: one `then` on the meter's promise). Arguments, not a target object: one object less a call.
+   * Opens the meter for `model` (or `endpoint`) with `estimate`, and takes its headers: at
+   * once when the meter answered at once (undefined then), else one `then` on its promise.
+   * Arguments, not a target object: one object less a call.
    */
   protected open(
     model: MeterOpenInput['model'],
     endpoint: string | undefined,
     priceAs: ModelEntry | undefined,
     estimate: CallEstimate,
-  ): Promise<void> {
-    return this.deps.meter
-      .open({
-        ctx: this.ctx.svc,
-        model,
-        endpoint,
-        priceAs,
-        estimatedPromptTokens: estimate.promptTokens,
-        maxCompletionTokens: estimate.completionTokens,
-        extras: estimate.extras ?? NO_EXTRAS,
-        holdUntil: estimate.holdUntil,
-        routeLimit: estimate.routeLimit,
-      })
-      .then(this.opened);
+  ): Promise<void> | undefined {
+    const ticket = this.deps.meter.open({
+      ctx: this.ctx.svc,
+      model,
+      endpoint,
+      priceAs,
+      estimatedPromptTokens: estimate.promptTokens,
+      maxCompletionTokens: estimate.completionTokens,
+      extras: estimate.extras ?? NO_EXTRAS,
+      holdUntil: estimate.holdUntil,
+      routeLimit: estimate.routeLimit,
+    });
+    if (ticket instanceof Promise) return openedLater(this, ticket);
+    this.opened(ticket);
+    return undefined;
   }
 
-  /** Keeps the ticket and takes its headers (a property: one function per call, not a closure per `then`). */
-  private readonly opened = (ticket: MeterTicket): void => {
+  /** Keeps the ticket and takes its headers. */
+  opened(ticket: MeterTicket): void {
     this.ticket = ticket;
     Object.assign(this.ctx.set.headers, ticket.headers);
-  };
+  }
 
   /** Charges what was produced and releases the rest of the reservation; once. */
   settle(usage: MeteredUsage): Promise<SettledCost> {
@@ -165,6 +171,11 @@ export class MeteredCall {
    * garbage together, and an abort after the answer aborts nothing.
    */
   end(): void {
-    this.ctx.request.signal?.removeEventListener('abort', this.onClientGone);
+    this.ctx.request.signal?.removeEventListener('abort', this);
   }
+}
+
+/** A ticket the meter answered with a promise, taken when it comes (apart from `open`: its closure would give every call a scope). */
+function openedLater(call: MeteredCall, ticket: Promise<MeterTicket>): Promise<void> {
+  return ticket.then((t) => call.opened(t));
 }

@@ -93,7 +93,7 @@ export class ModelCall extends MeteredCall {
   }
 
   /** Reserves against the model's rate limits (requests and tokens), at the prices of the dearest candidate. */
-  override reserve(estimate: CallEstimate): Promise<void> {
+  override reserve(estimate: CallEstimate): Promise<void> | undefined {
     const priceAs = this.candidates.length > 1 ? dearest(this.candidates, estimate) : this.model;
     return this.open(this.model, undefined, priceAs === this.model ? undefined : priceAs, estimate);
   }
@@ -103,16 +103,30 @@ export class ModelCall extends MeteredCall {
     return super.settle(this.answered === this.model ? usage : { ...usage, model: this.answered });
   }
 
+  /** The request's `prompt_cache_key` while routing: the call is its own route options (no options object or closure a call). */
+  cacheKey: string | undefined = undefined;
+
+  /** Shows the replica being tried (the router header of a call that fails later). */
+  onAttempt(replicaId: string): void {
+    this.ctx.set.headers['x-svc-model-router'] = replicaId;
+  }
+
   /**
    * Calls `capability` on a replica of the model: least loaded, or by `cacheKey`, and on to
    * the next replica on a retryable failure before the first byte; when all of them failed
-   * so, on to the next fallback model. Sets the headers of the model being tried.
+   * so, on to the next fallback model. Sets the headers of the model being tried. Without
+   * fallbacks (most calls) the router's promise is returned as it is: no async step.
    */
-  async route<C extends Capability, T>(capability: C, invoke: Invoke<C, T>, opts: { cacheKey?: string } = {}): Promise<Routed<T>> {
+  route<C extends Capability, T>(capability: C, invoke: Invoke<C, T>, cacheKey?: string): Promise<Routed<T>> {
+    this.cacheKey = cacheKey;
+    if (this.candidates.length > 1) return this.routeWithFallbacks(capability, invoke);
+    Object.assign(this.ctx.set.headers, modelHeaders(this.model));
+    return this.deps.router.call(this.model, capability, invoke, this);
+  }
+
+  /** `route` over the candidates in order, each model's headers replacing the previous one's. */
+  private async routeWithFallbacks<C extends Capability, T>(capability: C, invoke: Invoke<C, T>): Promise<Routed<T>> {
     const headers = this.ctx.set.headers;
-    const onAttempt = (id: string) => {
-      headers['x-svc-model-router'] = id;
-    };
     let shown: Record<string, string> | null = null;
     for (let i = 0; ; i++) {
       const model = this.candidates[i] as ModelEntry;
@@ -120,7 +134,7 @@ export class ModelCall extends MeteredCall {
       shown = modelHeaders(model);
       Object.assign(headers, shown);
       try {
-        const routed = await this.deps.router.call(model, capability, invoke, { signal: this.signal, cacheKey: opts.cacheKey, onAttempt });
+        const routed = await this.deps.router.call(model, capability, invoke, this);
         this.answered = model;
         return routed;
       } catch (error) {

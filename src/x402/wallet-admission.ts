@@ -1,6 +1,6 @@
 import { parseWalletsConfig } from '../auth/wallet-config';
 import { parseBillingConfig } from '../billing/config';
-import type { MeterTicket, UsageMeter } from '../billing/meter';
+import type { MeterOpenInput, MeterTicket, UsageMeter } from '../billing/meter';
 import { toMicros } from '../billing/money';
 import { openedReservationMicros } from '../billing/pricing';
 import { walletPaymentRequired, type WalletChallengeConfig } from '../billing/payment-required';
@@ -53,65 +53,73 @@ export function walletAdmission<M extends UsageMeter>(
     if ((await kv.incrBy(key, -1)) < 0) await kv.del(key);
   }
 
+  /** A wallet's call, or a payment without credentials. */
+  async function openPaid(input: MeterOpenInput): Promise<MeterTicket> {
+    const caller = input.ctx.caller;
+    const payment = input.ctx.payment;
+    // No credentials and no payment: the 402 asks for a payment that covers this call.
+    if (!caller && payment) throw await payment.required(openedReservationMicros(input));
+    if (caller?.via !== 'wallet') return meter.open(input);
+    await grantStakingCredit?.(caller);
+    const balance = (await meter.balances(caller.accountId)).USDC ?? 0;
+    const reserved = openedReservationMicros(input);
+    // A signed-in wallet whose balance covers the call spends it; the payment is not settled.
+    const pays = payment !== undefined && payment.amountMicros > 0 && !(payment.signedIn && balance >= Math.max(reserved, minimumMicros));
+    if (pays && payment.amountMicros < Math.max(reserved, minimumPaymentMicros)) throw await payment.required(reserved);
+    if (!pays && balance < minimumMicros)
+      throw walletPaymentRequired({
+        balanceMicros: balance,
+        neededMicros: minimumMicros,
+        minimumTopUpUsd,
+        basePath: config.basePath,
+        config,
+        nowMs: now(),
+      });
+    const key = `x402:inflight:${caller.accountId}`;
+    if ((await kv.incrBy(key, 1, SLOT_TTL_MS)) > limit) {
+      await giveBack(key);
+      throw paymentError(429, 'X402_CONCURRENCY_LIMIT', `At most ${limit} requests of one wallet may run at once`, {
+        'retry-after': '1',
+      });
+    }
+    let ticket: MeterTicket;
+    try {
+      // Settled and credited once the call is admitted, then served from that balance.
+      if (pays) await payment.settle();
+      ticket = await meter.open(input);
+    } catch (error) {
+      await giveBack(key);
+      throw error;
+    }
+    let slot: Promise<void> | null = null;
+    const done = () => (slot ??= giveBack(key));
+    return {
+      balances: ticket.balances,
+      headers: ticket.headers,
+      async settle(usage) {
+        try {
+          return await ticket.settle(usage);
+        } finally {
+          await done();
+        }
+      },
+      async release() {
+        try {
+          await ticket.release();
+        } finally {
+          await done();
+        }
+      },
+    };
+  }
+
   return {
     ...meter,
-    async open(input) {
+    // Not async: a key's call (most) is the meter's own answer, with no async step over it.
+    open(input) {
       const caller = input.ctx.caller;
-      const payment = input.ctx.payment;
-      // No credentials and no payment: the 402 asks for a payment that covers this call.
-      if (!caller && payment) throw await payment.required(openedReservationMicros(input));
-      if (caller?.via !== 'wallet') return meter.open(input);
-      await grantStakingCredit?.(caller);
-      const balance = (await meter.balances(caller.accountId)).USDC ?? 0;
-      const reserved = openedReservationMicros(input);
-      // A signed-in wallet whose balance covers the call spends it; the payment is not settled.
-      const pays = payment !== undefined && payment.amountMicros > 0 && !(payment.signedIn && balance >= Math.max(reserved, minimumMicros));
-      if (pays && payment.amountMicros < Math.max(reserved, minimumPaymentMicros)) throw await payment.required(reserved);
-      if (!pays && balance < minimumMicros)
-        throw walletPaymentRequired({
-          balanceMicros: balance,
-          neededMicros: minimumMicros,
-          minimumTopUpUsd,
-          basePath: config.basePath,
-          config,
-          nowMs: now(),
-        });
-      const key = `x402:inflight:${caller.accountId}`;
-      if ((await kv.incrBy(key, 1, SLOT_TTL_MS)) > limit) {
-        await giveBack(key);
-        throw paymentError(429, 'X402_CONCURRENCY_LIMIT', `At most ${limit} requests of one wallet may run at once`, {
-          'retry-after': '1',
-        });
-      }
-      let ticket: MeterTicket;
-      try {
-        // Settled and credited once the call is admitted, then served from that balance.
-        if (pays) await payment.settle();
-        ticket = await meter.open(input);
-      } catch (error) {
-        await giveBack(key);
-        throw error;
-      }
-      let slot: Promise<void> | null = null;
-      const done = () => (slot ??= giveBack(key));
-      return {
-        balances: ticket.balances,
-        headers: ticket.headers,
-        async settle(usage) {
-          try {
-            return await ticket.settle(usage);
-          } finally {
-            await done();
-          }
-        },
-        async release() {
-          try {
-            await ticket.release();
-          } finally {
-            await done();
-          }
-        },
-      };
+      if (caller ? caller.via !== 'wallet' : !input.ctx.payment) return meter.open(input);
+      return openPaid(input);
     },
   };
 }

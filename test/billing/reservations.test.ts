@@ -29,7 +29,7 @@ for (const backend of BACKENDS) {
     afterAll(() => t.close());
 
     const ctx = (): RequestContext => ({ requestId: `req-${backend.name}-${++n}-${clock.now}`, startedAt: performance.now(), caller });
-    const openJob = (meter: UsageMeter, usd: number, holdUntil?: number) =>
+    const openJob = async (meter: UsageMeter, usd: number, holdUntil?: number) =>
       meter.open({
         ctx: ctx(),
         model: null,
