@@ -16,9 +16,20 @@ export async function insertJob(db: Database, job: NewMediaJob): Promise<void> {
   await db.insert(mediaJobs).values(job);
 }
 
+const prepareFindJob = (db: Database) =>
+  db
+    .select()
+    .from(mediaJobs)
+    .where(eq(mediaJobs.id, sql.placeholder('id')))
+    .prepare('svc_find_job');
+/** findJob's statement, built once per database: every retrieve poll runs it, and drizzle rebuilt its SQL each time. */
+const findJobStatements = new WeakMap<Database, ReturnType<typeof prepareFindJob>>();
+
 /** The job with this queue id, or null. */
 export async function findJob(db: Database, id: string): Promise<MediaJob | null> {
-  const [row] = await db.select().from(mediaJobs).where(eq(mediaJobs.id, id));
+  let statement = findJobStatements.get(db);
+  if (!statement) findJobStatements.set(db, (statement = prepareFindJob(db)));
+  const [row] = await statement.execute({ id });
   return row ?? null;
 }
 
