@@ -42,6 +42,9 @@ export type QueuedJob = Pick<NewMediaJob, (typeof QUEUED)[number]>;
 type Slots<K extends string> = { [P in K]: Placeholder<P> };
 const slotsOf = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as Slots<K>;
 
+/** Values for `set` that hold placeholders: drizzle binds them at run time with each column's encoder, as it would a value, though its type names only values and SQL there. */
+const settingSlots = (values: Record<string, unknown>) => values as Partial<NewMediaJob>;
+
 const insertStatement = perDatabase((db) => db.insert(mediaJobs).values(slotsOf(QUEUED)).prepare('svc_insert_job'));
 
 /** Records a job the provider accepted. */
@@ -91,13 +94,18 @@ export async function claimDue(db: Database, owner: string, now: number, leaseMs
     .returning();
 }
 
-/** Gives a still-running job back with its next poll time; false when the lease was lost meanwhile. */
-export async function reschedule(db: Database, job: MediaJob, owner: string, nextPollAt: number): Promise<boolean> {
-  const rows = await db
+const rescheduleStatement = perDatabase((db) =>
+  db
     .update(mediaJobs)
-    .set({ leaseOwner: null, leaseUntil: null, nextPollAt: new Date(nextPollAt) })
-    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner)))
-    .returning({ id: mediaJobs.id });
+    .set(settingSlots({ leaseOwner: null, leaseUntil: null, ...slotsOf(['nextPollAt'] as const) }))
+    .where(and(eq(mediaJobs.id, sql.placeholder('id')), eq(mediaJobs.leaseOwner, sql.placeholder('owner'))))
+    .returning({ id: mediaJobs.id })
+    .prepare('svc_reschedule_job'),
+);
+
+/** Gives a still-running job back with its next poll time (every pending poll); false when the lease was lost meanwhile. */
+export async function reschedule(db: Database, job: MediaJob, owner: string, nextPollAt: number): Promise<boolean> {
+  const rows = await rescheduleStatement(db).execute({ id: job.id, owner, nextPollAt: new Date(nextPollAt) });
   return rows.length > 0;
 }
 
@@ -116,12 +124,10 @@ const ENDED = ['status', 'error', 'outcome', 'mediaKey', 'mediaType', 'mediaByte
 /** How a job ended: its state, why (failed), whether charged or refunded, its media (completed), when. */
 export type JobEnd = Pick<NewMediaJob, 'status' | 'error' | 'outcome' | 'mediaKey' | 'mediaType' | 'mediaBytes'> & { finishedAt: number };
 
-// drizzle takes placeholders in `set` at run time (each bound with its column's encoder, as a
-// value would be) though its type names only values and SQL there.
 const finishStatement = perDatabase((db) =>
   db
     .update(mediaJobs)
-    .set({ ...slotsOf(ENDED), leaseOwner: null, leaseUntil: null } as unknown as Partial<NewMediaJob>)
+    .set(settingSlots({ ...slotsOf(ENDED), leaseOwner: null, leaseUntil: null }))
     .where(
       and(eq(mediaJobs.id, sql.placeholder('id')), eq(mediaJobs.leaseOwner, sql.placeholder('owner')), eq(mediaJobs.status, 'PROCESSING')),
     )
