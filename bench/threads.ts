@@ -13,11 +13,12 @@
  * --own-redis gives each svc a fresh redis-server (bench/lib/private-redis.ts).
  */
 import { startBaseline } from './lib/baseline';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { summariseProfile } from './lib/cpu-profile';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from './load/http-load';
-import { killAll, statCpuMicros } from './lib/proc';
+import { killAll, threadCpu } from './lib/proc';
 import { BODIES } from './lib/targets';
 import { backingServices } from './lib/backing-cpu';
 import { startSvc, svcEnvFromProcess } from './servers/svc';
@@ -36,18 +37,6 @@ const runs = Number(opt('--runs', '1'));
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const svcEnv = svcEnvFromProcess();
 const ownRedis = argv.includes('--own-redis');
-
-/** CPU (µs) of every thread of `pid`, by thread name (threads of the same name summed). */
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim().replace(/\d+$/, '#');
-      out.set(name, (out.get(name) ?? 0) + statCpuMicros(`/proc/${pid}/task/${tid}/stat`));
-    } catch {}
-  }
-  return out;
-}
 
 type Backing = Awaited<ReturnType<typeof backingServices>>;
 
@@ -97,47 +86,7 @@ async function main() {
   } finally {
     killAll();
   }
-  if (profileDir) summariseProfile(profileDir);
-}
-
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] };
-
-/** Self and total samples by function over the last `seconds` of svc's profile (the measured window, shutdown excluded). */
-function summariseProfile(dir: string) {
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) return console.log(`no profile written in ${dir}`);
-  const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
-  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const label = (n: ProfileNode) =>
-    `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url ? `${n.callFrame.url.replace(process.cwd() + '/', '')}:${n.callFrame.lineNumber + 1}` : '[native]'}`;
-  const times: number[] = [];
-  let t = 0;
-  for (const d of prof.timeDeltas) times.push((t += d));
-  const end = times[times.length - 1]! - 300_000;
-  const start = end - seconds * 1e6;
-  const self = new Map<string, number>();
-  const total = new Map<string, number>();
-  let n = 0;
-  prof.samples.forEach((id, i) => {
-    if (times[i]! < start || times[i]! > end) return;
-    let node = byId.get(id);
-    if (!node || ['(idle)', '(program)', '(root)'].includes(node.callFrame.functionName)) return;
-    n++;
-    self.set(label(node), (self.get(label(node)) ?? 0) + 1);
-    const seen = new Set<string>();
-    for (; node; node = byId.get(parent.get(node.id) ?? -1)) seen.add(label(node));
-    for (const l of seen) total.set(l, (total.get(l) ?? 0) + 1);
-  });
-  for (const [title, m] of [
-    ['self', self],
-    ['total', total],
-  ] as const) {
-    console.log(`\n${title} (of ${n} busy samples)`);
-    for (const [name, c] of [...m].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 40)))
-      console.log(`${((c / n) * 100).toFixed(1).padStart(6)}%  ${name}`);
-  }
+  if (profileDir) summariseProfile(profileDir, seconds);
 }
 
 await main();

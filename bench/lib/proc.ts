@@ -186,3 +186,15 @@ export function withTimeout<T>(what: string, ms: number, p: Promise<T>): Promise
   });
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
+
+/** CPU (µs) of every thread of `pid`, by thread name (threads of the same name summed). */
+export function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim().replace(/\d+$/, '#');
+      out.set(name, (out.get(name) ?? 0) + statCpuMicros(`/proc/${pid}/task/${tid}/stat`));
+    } catch {}
+  }
+  return out;
+}

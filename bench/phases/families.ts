@@ -48,7 +48,7 @@ export interface FamiliesResult {
 const JOBS = { concurrency: 32, pollMs: 100 };
 
 /** Runs the jobs client for `durationS` against `target` and divides the proxy's CPU by the jobs it finished. */
-async function measureJobs(target: Target, routes: FamilyRoutes, durationS: number): Promise<JobsLoad> {
+export async function measureJobs(target: Target, routes: FamilyRoutes, durationS: number): Promise<JobsLoad> {
   const spec = { ...routes.jobs, headers: target.headers, submit: FAMILY_BODIES.job, model: BENCH_VIDEO_MODEL, durationS, ...JOBS };
   const before = cpuMicros(target.pid);
   const child = startChild('jobs client', [process.execPath, 'bench/load/jobs-client.ts', JSON.stringify(spec)]);

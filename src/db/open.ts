@@ -4,6 +4,7 @@ import { lazyModule } from '../lifecycle/lazy-module';
 import type { Database, Storage } from './database';
 import { withDeadlines } from './deadline';
 import { createPgliteInChild, needsFirstStart } from './first-start';
+import { parseOnce } from './pglite-parsers';
 import * as schema from './schema';
 
 // Each driver is loaded only by the backend that uses it (~5 MB of RSS each, idle).
@@ -72,6 +73,7 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | 
   const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir, postgresqlconf: PGLITE_SETTINGS });
   opts.onStep?.('starting the embedded database engine (PGlite)');
   await client.waitReady;
+  parseOnce(client);
   const db = drizzle(client, { schema });
   opts.onStep?.('applying migrations');
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });

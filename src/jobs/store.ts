@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql, type Placeholder } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { mediaJobs } from '../db/schema';
 
@@ -11,14 +11,58 @@ export type JobStatus = MediaJob['status'];
 
 const rowsOf = <R>(result: unknown): R[] => (Array.isArray(result) ? result : (result as { rows: R[] }).rows) as R[];
 
-/** Records a job the provider accepted. */
-export async function insertJob(db: Database, job: NewMediaJob): Promise<void> {
-  await db.insert(mediaJobs).values(job);
+/** A statement built once per database: drizzle otherwise rebuilds its SQL on every call (~65 µs each on PGlite). */
+function perDatabase<S>(build: (db: Database) => S): (db: Database) => S {
+  const built = new WeakMap<Database, S>();
+  return (db) => {
+    let statement = built.get(db);
+    if (!statement) built.set(db, (statement = build(db)));
+    return statement;
+  };
 }
 
-/** The job with this queue id, or null. */
+/** The columns a queued job is written with (the others keep their defaults). */
+const QUEUED = [
+  'id',
+  'kind',
+  'accountId',
+  'modelId',
+  'requestId',
+  'charges',
+  'providerId',
+  'upstreamModel',
+  'upstreamId',
+  'status',
+  'nextPollAt',
+  'deadlineAt',
+  'createdAt',
+] as const;
+/** A job the provider accepted, as svc records it. */
+export type QueuedJob = Pick<NewMediaJob, (typeof QUEUED)[number]>;
+type Slots<K extends string> = { [P in K]: Placeholder<P> };
+const slotsOf = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, sql.placeholder(k)])) as Slots<K>;
+
+/** Values for `set` that hold placeholders: drizzle binds them at run time with each column's encoder, as it would a value, though its type names only values and SQL there. */
+const settingSlots = (values: Record<string, unknown>) => values as Partial<NewMediaJob>;
+
+const insertStatement = perDatabase((db) => db.insert(mediaJobs).values(slotsOf(QUEUED)).prepare('svc_insert_job'));
+
+/** Records a job the provider accepted. */
+export async function insertJob(db: Database, job: QueuedJob): Promise<void> {
+  await insertStatement(db).execute(job);
+}
+
+const findStatement = perDatabase((db) =>
+  db
+    .select()
+    .from(mediaJobs)
+    .where(eq(mediaJobs.id, sql.placeholder('id')))
+    .prepare('svc_find_job'),
+);
+
+/** The job with this queue id, or null (every retrieve poll runs it). */
 export async function findJob(db: Database, id: string): Promise<MediaJob | null> {
-  const [row] = await db.select().from(mediaJobs).where(eq(mediaJobs.id, id));
+  const [row] = await findStatement(db).execute({ id });
   return row ?? null;
 }
 
@@ -50,13 +94,18 @@ export async function claimDue(db: Database, owner: string, now: number, leaseMs
     .returning();
 }
 
-/** Gives a still-running job back with its next poll time; false when the lease was lost meanwhile. */
-export async function reschedule(db: Database, job: MediaJob, owner: string, nextPollAt: number): Promise<boolean> {
-  const rows = await db
+const rescheduleStatement = perDatabase((db) =>
+  db
     .update(mediaJobs)
-    .set({ leaseOwner: null, leaseUntil: null, nextPollAt: new Date(nextPollAt) })
-    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner)))
-    .returning({ id: mediaJobs.id });
+    .set(settingSlots({ leaseOwner: null, leaseUntil: null, ...slotsOf(['nextPollAt'] as const) }))
+    .where(and(eq(mediaJobs.id, sql.placeholder('id')), eq(mediaJobs.leaseOwner, sql.placeholder('owner'))))
+    .returning({ id: mediaJobs.id })
+    .prepare('svc_reschedule_job'),
+);
+
+/** Gives a still-running job back with its next poll time (every pending poll); false when the lease was lost meanwhile. */
+export async function reschedule(db: Database, job: MediaJob, owner: string, nextPollAt: number): Promise<boolean> {
+  const rows = await rescheduleStatement(db).execute({ id: job.id, owner, nextPollAt: new Date(nextPollAt) });
   return rows.length > 0;
 }
 
@@ -70,18 +119,35 @@ export async function renewLease(db: Database, job: MediaJob, owner: string, unt
   return rows.length > 0;
 }
 
-/** Ends a job under `owner`'s lease (completed with its media, or failed/refused); false when the lease was lost. */
-export async function finishJob(
-  db: Database,
-  job: MediaJob,
-  owner: string,
-  end: Pick<NewMediaJob, 'status' | 'error' | 'outcome' | 'mediaKey' | 'mediaType' | 'mediaBytes'> & { finishedAt: number },
-): Promise<boolean> {
-  const rows = await db
+/** The columns a job ends with. */
+const ENDED = ['status', 'error', 'outcome', 'mediaKey', 'mediaType', 'mediaBytes', 'finishedAt'] as const;
+/** How a job ended: its state, why (failed), whether charged or refunded, its media (completed), when. */
+export type JobEnd = Pick<NewMediaJob, 'status' | 'error' | 'outcome' | 'mediaKey' | 'mediaType' | 'mediaBytes'> & { finishedAt: number };
+
+const finishStatement = perDatabase((db) =>
+  db
     .update(mediaJobs)
-    .set({ ...end, finishedAt: new Date(end.finishedAt), leaseOwner: null, leaseUntil: null })
-    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner), eq(mediaJobs.status, 'PROCESSING')))
-    .returning({ id: mediaJobs.id });
+    .set(settingSlots({ ...slotsOf(ENDED), leaseOwner: null, leaseUntil: null }))
+    .where(
+      and(eq(mediaJobs.id, sql.placeholder('id')), eq(mediaJobs.leaseOwner, sql.placeholder('owner')), eq(mediaJobs.status, 'PROCESSING')),
+    )
+    .returning({ id: mediaJobs.id })
+    .prepare('svc_finish_job'),
+);
+
+/** Ends a job under `owner`'s lease (completed with its media, or failed/refused); false when the lease was lost. */
+export async function finishJob(db: Database, job: MediaJob, owner: string, end: JobEnd): Promise<boolean> {
+  const rows = await finishStatement(db).execute({
+    id: job.id,
+    owner,
+    status: end.status,
+    error: end.error ?? null,
+    outcome: end.outcome ?? null,
+    mediaKey: end.mediaKey ?? null,
+    mediaType: end.mediaType ?? null,
+    mediaBytes: end.mediaBytes ?? null,
+    finishedAt: new Date(end.finishedAt),
+  });
   return rows.length > 0;
 }
 
