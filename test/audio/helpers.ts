@@ -2,27 +2,15 @@ import { Mp3Encoder } from '@breezystack/lamejs';
 import { eq } from 'drizzle-orm';
 import { ledgerLines } from '../../src/db/schema';
 import type { TestApp } from '../helpers/app';
+import { wavFile } from '../../providers/simulator/wav';
 
-/** A 16-bit mono PCM WAV of `seconds` of a 440 Hz tone at `rate` Hz, written by hand (the format is 44 bytes of header). */
+/** A 16-bit mono PCM WAV of `seconds` of a 440 Hz tone at `rate` Hz (the simulator's WAV writer). */
 export function toneWav(seconds: number, rate = 16_000): Uint8Array<ArrayBuffer> {
-  const samples = Math.round(seconds * rate);
-  const view = new DataView(new ArrayBuffer(44 + samples * 2));
-  const ascii = (at: number, s: string) => [...s].forEach((c, i) => view.setUint8(at + i, c.charCodeAt(0)));
-  ascii(0, 'RIFF');
-  view.setUint32(4, 36 + samples * 2, true);
-  ascii(8, 'WAVE');
-  ascii(12, 'fmt ');
-  view.setUint32(16, 16, true);
-  view.setUint16(20, 1, true);
-  view.setUint16(22, 1, true);
-  view.setUint32(24, rate, true);
-  view.setUint32(28, rate * 2, true);
-  view.setUint16(32, 2, true);
-  view.setUint16(34, 16, true);
-  ascii(36, 'data');
-  view.setUint32(40, samples * 2, true);
-  for (let i = 0; i < samples; i++) view.setInt16(44 + i * 2, Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), true);
-  return new Uint8Array(view.buffer);
+  const samples = Float32Array.from(
+    { length: Math.round(seconds * rate) },
+    (_, i) => (8000 / 32767) * Math.sin((2 * Math.PI * 440 * i) / rate),
+  );
+  return wavFile(samples, rate);
 }
 
 /** `seconds` of a tone as MP3 (lamejs), for the routes that take MP3. */
