@@ -1,3 +1,4 @@
+import { DecimalSum } from './decimal-sum';
 import type { LedgerCharge } from './ledger-row';
 
 /** One `usage_daily` row a batch appends: a (account, day, model, SKU, key, currency) group's sums. */
@@ -14,17 +15,11 @@ export interface DailySum {
 }
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
+const DAY_MS = 86_400_000;
 
-/** `a + b` for exact decimal strings (no float): both scaled to the longer fraction as BigInt. */
-export function addDecimals(a: string, b: string): string {
-  const fa = a.split('.')[1]?.length ?? 0;
-  const fb = b.split('.')[1]?.length ?? 0;
-  const scale = Math.max(fa, fb);
-  const scaled = (v: string, f: number) => BigInt(v.replace('.', '') + '0'.repeat(scale - f));
-  const sum = scaled(a, fa) + scaled(b, fb);
-  if (scale === 0) return sum.toString();
-  const digits = (sum < 0n ? -sum : sum).toString().padStart(scale + 1, '0');
-  return `${sum < 0n ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+/** A group's sums while a batch is grouped; `units` is an exact running sum. */
+interface DailyGroup extends Omit<DailySum, 'units'> {
+  units: DecimalSum;
 }
 
 /**
@@ -33,26 +28,36 @@ export function addDecimals(a: string, b: string): string {
  * lines (a statement trigger doing that cost a PGlite ledger row 2.2-2.5 times its CPU, on
  * svc's own thread). The grouping is the one the migration's backfill and the delete trigger
  * use: the UTC day, the model (or the first line's SKU), the SKU, the key ('' for none) and
- * the currency; units that are not plain decimals count as 0.
+ * the currency; units that are not plain decimals count as 0. A batch spans a day or two, so
+ * the day's string is made once per day, not per charge.
  */
 export function dailySums(rows: readonly LedgerCharge[]): DailySum[] {
-  const groups = new Map<string, DailySum>();
+  const groups = new Map<string, DailyGroup>();
+  let dayNumber = NaN;
+  let day = '';
   for (const c of rows) {
-    const day = new Date(c.at).toISOString().slice(0, 10);
+    const n = Math.floor(c.at / DAY_MS);
+    if (n !== dayNumber) {
+      dayNumber = n;
+      day = new Date(n * DAY_MS).toISOString().slice(0, 10);
+    }
     const modelKey = c.modelId ?? c.lines[0]?.sku ?? '';
     const apiKey = c.apiKeyId ?? '';
     for (const line of c.lines) {
       const sku = line.sku ?? '';
       const key = `${c.accountId}\u0000${day}\u0000${modelKey}\u0000${sku}\u0000${apiKey}\u0000${c.currency}`;
-      const units = typeof line.units === 'string' && DECIMAL.test(line.units) ? line.units : '0';
-      const group = groups.get(key);
-      if (group) {
-        group.amount += line.amount ?? 0;
-        group.units = addDecimals(group.units, units);
-      } else groups.set(key, { accountId: c.accountId, day, modelKey, sku, apiKey, currency: c.currency, amount: line.amount ?? 0, units });
+      let group = groups.get(key);
+      if (!group) {
+        group = { accountId: c.accountId, day, modelKey, sku, apiKey, currency: c.currency, amount: 0, units: new DecimalSum() };
+        groups.set(key, group);
+      }
+      group.amount += line.amount ?? 0;
+      if (typeof line.units === 'string' && DECIMAL.test(line.units)) group.units.add(line.units);
     }
   }
-  return [...groups.values()];
+  const sums: DailySum[] = [];
+  for (const g of groups.values()) sums.push({ ...g, units: g.units.toString() });
+  return sums;
 }
 
 /** The statement that appends `sums` (one JSON parameter) to `usage_daily`. */
