@@ -103,7 +103,8 @@ try {
         const json = await measureLoad(target, BODIES.json, { connections: 50, durationS: half, rate });
         const stream = await measureLoad(target, BODIES.stream, { connections: 50, durationS: loadS - half || 1, rate });
         clearInterval(sampler);
-        const ended = Date.now();
+        // The last request's completion, not the end of the ledger's drain after it (measureLoad waits for that).
+        const ended = Date.now() - (performance.now() - stream.endedAt);
         // The event loop's longest stall in the quiet 10 s (the idle collection's pause shows here).
         const metricsUrl = `${new URL(svc.url).origin}/metrics`;
         const delayBefore = await scrapeDelay(metricsUrl);

@@ -157,7 +157,8 @@ async function main() {
         withTimeout(`throughput ${t.name}`, 120_000, throughputPhases(t, bodies, d, up)),
       );
       if (r) data.throughput[t.name] = r;
-      rssReads.set(t.name, rss.after(10_000));
+      // From the last request's completion, not from the end of the ledger's drain that follows it.
+      rssReads.set(t.name, rss.after(10_000, r?.rps256.endedAt));
     }
 
     if (!short)

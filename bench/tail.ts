@@ -10,6 +10,7 @@
  * measurement (with svc's ledger backlog at its end), then median and min per target, the
  * svc / bare ratio, and p99 / mean latency (mean = 64 / requests/s by Little's law).
  */
+import { scrapeBacklog } from './lib/ledger-backlog';
 import { startBaseline } from './lib/baseline';
 import { runLoad, type LoadResult } from './load/http-load';
 import { delayBetween, scrapeDelay, type EventLoopWindow } from './lib/event-loop';
@@ -44,14 +45,6 @@ interface Sample {
   backlog: number | null;
 }
 
-async function ledgerBacklog(metricsUrl: string): Promise<number | null> {
-  const text = await fetch(metricsUrl)
-    .then((r) => r.text())
-    .catch(() => '');
-  const m = /^svc_ledger_backlog (\S+)$/m.exec(text);
-  return m ? Number(m[1]) : null;
-}
-
 async function measure(t: Target, connections: number, rate?: number): Promise<Sample> {
   const before = await scrapeDelay(t.metricsUrl);
   const cpu0 = cpuMicros(t.pid);
@@ -65,7 +58,7 @@ async function measure(t: Target, connections: number, rate?: number): Promise<S
   });
   const cpuUs = (cpuMicros(t.pid) - cpu0) / Math.max(1, load.requests - load.non2xx);
   const loop = delayBetween(before, await scrapeDelay(t.metricsUrl));
-  return { load, loop, cpuUs, backlog: await ledgerBacklog(t.metricsUrl) };
+  return { load, loop, cpuUs, backlog: await scrapeBacklog(t.metricsUrl) };
 }
 
 const line = (name: string, phase: string, s: Sample) =>

@@ -23,6 +23,7 @@ import { BODIES } from './lib/targets';
 import { backingServices } from './lib/backing-cpu';
 import { startSvc, svcEnvFromProcess } from './servers/svc';
 import { startPrivateRedis } from './lib/private-redis';
+import { ledgerSettled } from './lib/ledger-backlog';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
@@ -40,12 +41,15 @@ const ownRedis = argv.includes('--own-redis');
 
 type Backing = Awaited<ReturnType<typeof backingServices>>;
 
-async function measure(name: string, pid: number, url: string, headers: Record<string, string>, backing?: Backing) {
+async function measure(name: string, pid: number, url: string, headers: Record<string, string>, backing?: Backing, metricsUrl?: string) {
   await runLoad({ url, headers, body, connections: 16, durationS: 5 }); // warm-up at full speed
   await Bun.sleep(2000);
+  // The warm-up's ledger backlog is written before the window, this window's rows inside it.
+  await ledgerSettled(metricsUrl);
   const before = threadCpu(pid);
   const backingBefore = await backing?.read();
   const load = await runLoad({ url, headers, body, connections: 16, durationS: seconds, rate });
+  await ledgerSettled(metricsUrl);
   const after = threadCpu(pid);
   const ok = load.requests - load.non2xx;
   const rows = [...after].map(([t, v]) => [t, (v - (before.get(t) ?? 0)) / ok] as const).filter(([, v]) => v > 0.5);
@@ -76,7 +80,14 @@ async function main() {
         const backing = svc.databaseUrl ? await backingServices(redisUrl!, svc.databaseUrl) : undefined;
         try {
           const name = `svc ${backend}${dirs.length > 1 ? ` ${cwd}` : ''}`;
-          await measure(name, svc.child.pid, `${svc.url}${path}`, { authorization: `Bearer ${svc.key}` }, backing);
+          await measure(
+            name,
+            svc.child.pid,
+            `${svc.url}${path}`,
+            { authorization: `Bearer ${svc.key}` },
+            backing,
+            `${new URL(svc.url).origin}/metrics`,
+          );
         } finally {
           backing?.close();
           await svc.close();

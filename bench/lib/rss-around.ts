@@ -10,12 +10,15 @@ export interface RssAroundLoad {
 
 const MB = 1024 * 1024;
 
-/** Reads `pid`'s RSS now; `after(ms)` reads it again `ms` from when it is called (the load's end). */
+/**
+ * Reads `pid`'s RSS now; `after(ms, from)` reads it again `ms` after `from` (`performance.now()`
+ * when the load's last request completed; when it is called, without one).
+ */
 export function rssAround(pid: number) {
   const before = rssBytes(pid);
   return {
-    async after(ms: number): Promise<RssAroundLoad> {
-      await Bun.sleep(ms);
+    async after(ms: number, from = performance.now()): Promise<RssAroundLoad> {
+      await Bun.sleep(Math.max(0, from + ms - performance.now()));
       const after = rssBytes(pid);
       return {
         beforeMB: Math.round(before / MB),

@@ -1,6 +1,7 @@
 import { runLoad, type LoadResult, type LoadSpec } from '../load/http-load';
 import { delayBetween, scrapeDelay, type EventLoopWindow } from '../lib/event-loop';
 import { cpuMicros } from '../lib/proc';
+import { ledgerSettled } from '../lib/ledger-backlog';
 import { round } from '../lib/stats';
 import type { Target, UpstreamControl } from '../lib/targets';
 import type { BackingCpu } from '../lib/backing-cpu';
@@ -11,23 +12,37 @@ export interface MeasuredLoad extends LoadResult {
   cpuPerRequestUs: number | null;
   /** Share of responses that were not 2xx or failed; a phase above 1 % is not trusted. */
   failureRate: number;
+  /** `performance.now()` when the last request completed (before the ledger's drain). */
+  endedAt: number;
+  /** How long svc's ledger took after the load to write the phase's settlements (0 for a target without a ledger). */
+  ledgerDrainMs: number;
 }
 
-/** Runs one autocannon phase against `target` and divides its CPU time by the requests served. */
+/**
+ * Runs one autocannon phase against `target` and divides its CPU time by the requests served.
+ * The window starts once svc's ledger has written what earlier phases left, and ends once it
+ * has written this phase's settlements (bench/lib/ledger-backlog.ts), so each request is charged
+ * its own ledger row exactly once.
+ */
 export async function measureLoad(
   target: Target,
   body: string,
   opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate'>,
   url = target.chatUrl,
 ): Promise<MeasuredLoad> {
+  await ledgerSettled(target.metricsUrl);
   const before = cpuMicros(target.pid);
   const r = await runLoad({ url, headers: { 'content-type': 'application/json', ...target.headers }, body, ...opts });
+  const endedAt = performance.now();
+  await ledgerSettled(target.metricsUrl);
   const cpu = cpuMicros(target.pid) - before;
   const ok = r.requests - r.non2xx;
   return {
     ...r,
     cpuPerRequestUs: ok > 0 ? round(cpu / ok, 1) : null,
     failureRate: r.requests + r.errors > 0 ? round((r.non2xx + r.errors) / (r.requests + r.errors), 4) : 1,
+    endedAt,
+    ledgerDrainMs: Math.round(performance.now() - endedAt),
   };
 }
 

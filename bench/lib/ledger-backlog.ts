@@ -1,0 +1,28 @@
+/**
+ * Waits until svc's ledger has written every settlement it holds (`svc_ledger_backlog` 0 on its
+ * /metrics), so a measured phase is charged for its own ledger rows and for no earlier phase's.
+ * Why: at full speed svc serves requests faster than the embedded ledger writes them (the
+ * writer gets about a third of the thread, src/billing/slice-pacer.ts), and the warm-up's
+ * backlog was written during the next fixed-rate phase, which then reported 150-245 µs per
+ * JSON request run to run for the same tree. A target without the gauge (the bare proxy, a
+ * peer) returns at once. Polls every 100 ms: a scrape costs svc well under a millisecond.
+ */
+export async function ledgerSettled(metricsUrl: string | undefined, timeoutMs = 60_000): Promise<void> {
+  if (!metricsUrl) return;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const backlog = await scrapeBacklog(metricsUrl);
+    if (backlog === null || backlog === 0) return;
+    if (performance.now() > deadline) throw new Error(`svc's ledger still held ${backlog} settlements after ${timeoutMs} ms`);
+    await Bun.sleep(100);
+  }
+}
+
+/** The `svc_ledger_backlog` gauge, or null when the target does not report it. */
+export async function scrapeBacklog(metricsUrl: string): Promise<number | null> {
+  const text = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })
+    .then((r) => r.text())
+    .catch(() => '');
+  const m = /^svc_ledger_backlog (\S+)$/m.exec(text);
+  return m ? Number(m[1]) : null;
+}
