@@ -45,11 +45,11 @@ async function measure(name: string, pid: number, url: string, headers: Record<s
   await runLoad({ url, headers, body, connections: 16, durationS: 5 }); // warm-up at full speed
   await Bun.sleep(2000);
   // The warm-up's ledger backlog is written before the window, this window's rows inside it.
-  await ledgerSettled(metricsUrl);
+  const warmDrainMs = await ledgerSettled(metricsUrl);
   const before = threadCpu(pid);
   const backingBefore = await backing?.read();
   const load = await runLoad({ url, headers, body, connections: 16, durationS: seconds, rate });
-  await ledgerSettled(metricsUrl);
+  const drainMs = await ledgerSettled(metricsUrl);
   const after = threadCpu(pid);
   const ok = load.requests - load.non2xx;
   const rows = [...after].map(([t, v]) => [t, (v - (before.get(t) ?? 0)) / ok] as const).filter(([, v]) => v > 0.5);
@@ -57,6 +57,7 @@ async function measure(name: string, pid: number, url: string, headers: Record<s
   const total = rows.reduce((s, [, v]) => s + v, 0);
   console.log(`${name}: ${total.toFixed(1)} µs CPU per request (${ok} ok, ${load.non2xx} non-2xx, p99 ${load.latencyMs.p99} ms)`);
   for (const [t, v] of rows) console.log(`  ${t.padEnd(20)} ${v.toFixed(1)}`);
+  if (metricsUrl) console.log(`  ledger drain: ${warmDrainMs} ms after the warm-up (before the window), ${drainMs} ms after the window`);
   if (backing && backingBefore) await backing.report(backingBefore, ok);
 }
 

@@ -6,13 +6,15 @@
  * backlog was written during the next fixed-rate phase, which then reported 150-245 µs per
  * JSON request run to run for the same tree. A target without the gauge (the bare proxy, a
  * peer) returns at once. Polls every 100 ms: a scrape costs svc well under a millisecond.
+ * Returns how long it waited, in ms.
  */
-export async function ledgerSettled(metricsUrl: string | undefined, timeoutMs = 60_000): Promise<void> {
-  if (!metricsUrl) return;
-  const deadline = performance.now() + timeoutMs;
+export async function ledgerSettled(metricsUrl: string | undefined, timeoutMs = 60_000): Promise<number> {
+  if (!metricsUrl) return 0;
+  const started = performance.now();
+  const deadline = started + timeoutMs;
   for (;;) {
     const backlog = await scrapeBacklog(metricsUrl);
-    if (backlog === null || backlog === 0) return;
+    if (backlog === null || backlog === 0) return Math.round(performance.now() - started);
     if (performance.now() > deadline) throw new Error(`svc's ledger still held ${backlog} settlements after ${timeoutMs} ms`);
     await Bun.sleep(100);
   }

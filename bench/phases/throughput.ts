@@ -16,6 +16,8 @@ export interface MeasuredLoad extends LoadResult {
   endedAt: number;
   /** How long svc's ledger took after the load to write the phase's settlements (0 for a target without a ledger). */
   ledgerDrainMs: number;
+  /** How long the phase waited, before its window, for the ledger to write what earlier phases left. */
+  priorDrainMs: number;
 }
 
 /**
@@ -30,11 +32,11 @@ export async function measureLoad(
   opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate'>,
   url = target.chatUrl,
 ): Promise<MeasuredLoad> {
-  await ledgerSettled(target.metricsUrl);
+  const priorDrainMs = await ledgerSettled(target.metricsUrl);
   const before = cpuMicros(target.pid);
   const r = await runLoad({ url, headers: { 'content-type': 'application/json', ...target.headers }, body, ...opts });
   const endedAt = performance.now();
-  await ledgerSettled(target.metricsUrl);
+  const ledgerDrainMs = await ledgerSettled(target.metricsUrl);
   const cpu = cpuMicros(target.pid) - before;
   const ok = r.requests - r.non2xx;
   return {
@@ -42,7 +44,8 @@ export async function measureLoad(
     cpuPerRequestUs: ok > 0 ? round(cpu / ok, 1) : null,
     failureRate: r.requests + r.errors > 0 ? round((r.non2xx + r.errors) / (r.requests + r.errors), 4) : 1,
     endedAt,
-    ledgerDrainMs: Math.round(performance.now() - endedAt),
+    ledgerDrainMs,
+    priorDrainMs,
   };
 }
 
