@@ -1,17 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
-import type { Database } from '../db/database';
+import type { PGlite } from '@electric-sql/pglite';
 import { APPEND_DAILY_SUMS, dailySums } from './daily-rollup';
 import type { LedgerCharge } from './ledger-row';
 import type { SlicePacer } from './slice-pacer';
 
 const COLUMNS =
   'account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at';
-
-/** The PGlite client beneath a drizzle database, or null on postgres.js. */
-export function pgliteOf(db: Database): PGlite | null {
-  const client = (db as unknown as { $client?: unknown }).$client;
-  return client instanceof PGlite ? client : null;
-}
 
 /** A CSV field: quoted (quotes doubled), so commas, quotes and newlines survive; null is the unquoted empty field COPY reads as NULL. */
 const text = (v: string | null) => (v === null ? '' : v.includes('"') ? `"${v.replaceAll('"', '""')}"` : `"${v}"`);

@@ -1,3 +1,4 @@
+import { markEmbedded } from './embedded-client';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { lazyModule } from '../lifecycle/lazy-module';
@@ -74,6 +75,7 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | 
   opts.onStep?.('starting the embedded database engine (PGlite)');
   await client.waitReady;
   parseOnce(client);
+  markEmbedded(client);
   const db = drizzle(client, { schema });
   opts.onStep?.('applying migrations');
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { pgliteOf } from '../../src/billing/ledger-copy';
+import { pgliteOf } from '../../src/db/embedded-client';
 import type { LedgerCharge } from '../../src/billing/ledger-row';
 import { writeLedgerBatch } from '../../src/billing/ledger-writer';
 import type { Storage } from '../../src/db/database';

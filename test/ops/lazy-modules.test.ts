@@ -22,10 +22,11 @@ const LOADED_ON_FIRST_USE = [
   '@x402/extensions',
   '@x402/core/server',
   '@x402/core/http',
-  // The Postgres driver, on the embedded backend (PGlite's module stays: the ledger writer's
-  // `instanceof PGlite` needs it on both).
+  // Each database's driver, loaded by the backend that opens it (src/db/open.ts): PGlite's
+  // JavaScript is RSS a Postgres deployment does not need (src/db/embedded-client.ts).
   'postgres',
   'drizzle-orm/postgres-js',
+  '@electric-sql/pglite',
   'drizzle-orm/pglite',
   // Audio: the upload reader and the simulator's MP3 encoder.
   'music-metadata',
