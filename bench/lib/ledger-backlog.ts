@@ -1,12 +1,12 @@
 /**
  * Waits until svc's ledger has written every settlement it holds (`svc_ledger_backlog` 0 on its
- * /metrics), so a measured phase is charged for its own ledger rows and for no earlier phase's.
- * Why: at full speed svc serves requests faster than the embedded ledger writes them (the
- * writer gets about a third of the thread, src/billing/slice-pacer.ts), and the warm-up's
- * backlog was written during the next fixed-rate phase, which then reported 150-245 µs per
- * JSON request run to run for the same tree. A target without the gauge (the bare proxy, a
- * peer) returns at once. Polls every 100 ms: a scrape costs svc well under a millisecond.
- * Returns how long it waited, in ms.
+ * /metrics), so a measured phase is charged for its own ledger rows and for no earlier phase's:
+ * at full speed svc can serve requests faster than the embedded ledger writes them (the writer
+ * gets about a third of the thread, src/billing/slice-pacer.ts), and a backlog left by one phase
+ * would be written, and counted, in the next. Measured on the bench's own sequence, the wait
+ * before a phase is a few ms and the one after it 100-220 ms (the writer's next tick). A target
+ * without the gauge (the bare proxy, a peer) returns at once. Polls every 100 ms: a scrape costs
+ * svc well under a millisecond. Returns how long it waited, in ms.
  */
 export async function ledgerSettled(metricsUrl: string | undefined, timeoutMs = 60_000): Promise<number> {
   if (!metricsUrl) return 0;
