@@ -60,6 +60,20 @@ describe('the idle collector', () => {
     expect(s.state.collections).toBe(0);
   });
 
+  test("by default, an idle svc's own background work (~20 ms of CPU a second) counts as quiet and 60 ms a second does not", () => {
+    const s = scripted();
+    const tick = idleCollector(s.readings, { growthBytes: 32 * MB });
+    s.state.rss = 400 * MB;
+    for (let i = 0; i < 5; i++) {
+      s.state.cpu += 60_000;
+      expect(tick().collected).toBe(false);
+    }
+    s.state.cpu += 25_000;
+    expect(tick().collected).toBe(false);
+    s.state.cpu += 25_000;
+    expect(tick().collected).toBe(true);
+  });
+
   test('the growth is measured from the lowest RSS since the last collection', () => {
     const s = scripted();
     s.state.rss = 300 * MB;
