@@ -332,7 +332,11 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
     },
     async written(charges) {
       const byAccount = new Map<string, string[]>();
-      for (const c of charges) byAccount.set(c.accountId, [...(byAccount.get(c.accountId) ?? []), c.requestId]);
+      for (const c of charges) {
+        const ids = byAccount.get(c.accountId);
+        if (ids) ids.push(c.requestId);
+        else byAccount.set(c.accountId, [c.requestId]);
+      }
       // One HDEL per account, sent in the same tick (Bun pipelines them).
       await Promise.all([...byAccount].map(([accountId, ids]) => redis.send('HDEL', [keysOf(accountId).unwritten, ...ids])));
     },
