@@ -1,6 +1,7 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { SseEvent } from '../../src/stream/events';
 import type { ChatChunk } from '../../src/stream/wire';
+import { upstreamRejected } from '../errors';
 import { eventObject, StreamEventError, type StreamTranslator } from '../translate/stream';
 import { finishReasonOf, usageOf, type AnthropicUsage } from './answer';
 
@@ -8,6 +9,8 @@ type Delta = ChatChunk['choices'][number]['delta'];
 
 /** Anthropic error types that mean "try again elsewhere" rather than "this request is wrong". */
 const AT_CAPACITY = new Set(['overloaded_error', 'rate_limit_error']);
+/** Anthropic error types that mean "this request is wrong", with the status their HTTP form has. */
+const REQUEST_ERRORS: Record<string, number | undefined> = { invalid_request_error: 400, request_too_large: 413 };
 
 /**
  * Anthropic's Messages stream as chat-completions chunks, one event at a time: text deltas
@@ -83,7 +86,15 @@ export function anthropicStream(created: number): StreamTranslator {
         return;
       case 'error': {
         const type = e.error?.type ?? 'api_error';
-        throw new StreamEventError(`The upstream failed: ${e.error?.message ?? type}`, AT_CAPACITY.has(type));
+        const detail = e.error?.message ?? type;
+        // Before any content, a request Anthropic refuses is the client's to change (400, 413), as
+        // the same refusal as an HTTP status would be; mid-stream every error is in-band.
+        const refused = REQUEST_ERRORS[type];
+        throw new StreamEventError(
+          `The upstream failed: ${detail}`,
+          AT_CAPACITY.has(type),
+          refused === undefined ? undefined : upstreamRejected(refused, detail),
+        );
       }
       default:
       // ping, content_block_stop and event kinds added later carry nothing for a chat client.

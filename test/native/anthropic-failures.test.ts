@@ -80,6 +80,23 @@ describe('Anthropic upstream errors before the first byte: a clear status, nothi
       expect(`${errorAfterEvents}: ${(await nothingCharged(() => chat({ stream: true }))).status}`).toBe(`${errorAfterEvents}: 503`);
     }
   });
+  test("an invalid_request_error or request_too_large event before any content: 400 or 413 with the upstream's reason, nothing charged", async () => {
+    // An account of its own: the file's other tests share the default key's 20 requests a minute.
+    const a = await freshAccount(t);
+    const before = await balanceMicros(t, a.adminKey);
+    for (const [errorType, status] of [
+      ['invalid_request_error', 400],
+      ['request_too_large', 413],
+      ['api_error', 502],
+    ] as const) {
+      up.set({ errorAfterEvents: 1, errorType });
+      const res = await chat({ stream: true }, a.inferenceKey);
+      const body = await res.json();
+      expect(`${errorType}: ${res.status}`).toBe(`${errorType}: ${status}`);
+      if (status !== 502) expect(body.error).toBe(`The upstream rejected the request: fixture says ${errorType}`);
+    }
+    expect(await balanceMicros(t, a.adminKey)).toBe(before);
+  });
 });
 
 describe('Anthropic streams that fail mid-way: an in-band error, charged only for what was delivered', () => {
