@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { hashSecret } from '../auth/api-keys';
 import { bearerToken } from '../auth/bearer';
 import type { AppDeps } from '../deps';
-import type { RequestContext } from '../http/request-context';
+import type { Caller, RequestContext } from '../http/request-context';
 import { createAbuseGuard, parseAbuseGuardConfig, type AbuseGuard, type AbuseIdentity } from '../limits/abuse-guard';
 import { endpointId } from '../limits/types';
 import { requestContext } from './request-id';
@@ -24,6 +24,25 @@ export function abuseGuardOf(deps: AppDeps): AbuseGuard {
     guards.set(deps, guard);
   }
   return guard;
+}
+
+/**
+ * Refuses `caller` (429, the guard's block body, a FAILED_REQUESTS refusal logged) while its
+ * account is blocked: one map lookup. Run right after authentication (the `abuseGuard` route
+ * option), and by x402 pay-per-call once a payment's payer is known, before it is settled.
+ */
+export function refuseIfAccountBlocked(deps: AppDeps, caller: Caller, path: string): void {
+  const guard = abuseGuardOf(deps);
+  const until = guard.accountBlockedUntil(caller.accountId);
+  if (until === 0) return;
+  deps.limits.log.record({
+    accountId: caller.accountId,
+    apiKeyId: caller.apiKey?.id ?? null,
+    modelId: endpointId(path),
+    tier: caller.tier,
+    type: 'FAILED_REQUESTS',
+  });
+  throw guard.refusal(until);
 }
 
 /** The credential a request presents (bearer or wallet sign-in header), as sent. */
@@ -130,18 +149,7 @@ export function abuseGuardGate(deps: AppDeps, serverOf: () => ServerLike | null 
       .macro({
         abuseGuard: {
           transform: function refuseBlockedAccount({ path, svc }) {
-            const caller = svc.caller;
-            if (!caller) return;
-            const until = guard.accountBlockedUntil(caller.accountId);
-            if (until === 0) return;
-            deps.limits.log.record({
-              accountId: caller.accountId,
-              apiKeyId: caller.apiKey?.id ?? null,
-              modelId: endpointId(path),
-              tier: caller.tier,
-              type: 'FAILED_REQUESTS',
-            });
-            throw guard.refusal(until);
+            if (svc.caller) refuseIfAccountBlocked(deps, svc.caller, path);
           },
         },
       })

@@ -5,6 +5,7 @@ import { PaymentForCall } from '../x402/call-payment';
 import { discoveryFor } from '../x402/discovery';
 import { decodePayment, paymentHeader } from '../x402/payment-payload';
 import { x402Of } from '../x402/service';
+import { refuseIfAccountBlocked } from './abuse-guard';
 import { requestContext } from './request-id';
 import type { RequestContext } from '../http/request-context';
 
@@ -29,10 +30,17 @@ function paymentInfo(deps: AppDeps): Record<string, unknown> {
   };
 }
 
-/** Verifies an offered payment (its payer becomes the caller), or refuses a call without one that must pay first. */
-async function takePayment(payment: PaymentForCall, svc: RequestContext, pricing: PayPerCall): Promise<void> {
-  if (payment.offered) svc.caller = await payment.verify(svc.caller);
-  else if (pricing === 'minimum' && !svc.caller) throw await payment.required(0);
+/**
+ * Verifies an offered payment (its payer becomes the caller), or refuses a call without one
+ * that must pay first. A payer whose account the abuse guard blocked is refused here, before
+ * the meter settles the payment: the guard's own check ran before the payer was known.
+ */
+async function takePayment(deps: AppDeps, payment: PaymentForCall, svc: RequestContext, pricing: PayPerCall, path: string): Promise<void> {
+  if (payment.offered) {
+    const caller = await payment.verify(svc.caller);
+    refuseIfAccountBlocked(deps, caller, path);
+    svc.caller = caller;
+  } else if (pricing === 'minimum' && !svc.caller) throw await payment.required(0);
 }
 
 /**
@@ -61,10 +69,10 @@ export function x402PaymentGate(deps: AppDeps, listenPort: () => number | undefi
         svc.payment = new PaymentForCall(x402, discovery, request, set.headers, header === null ? null : decodePayment(header), signedIn);
       },
       // Not async: a request without a payment (nearly all) takes no async step here.
-      beforeHandle: function verifyPayment({ svc }) {
+      beforeHandle: function verifyPayment({ svc, path }) {
         const payment = svc.payment;
         if (!(payment instanceof PaymentForCall)) return;
-        return takePayment(payment, svc, pricing);
+        return takePayment(deps, payment, svc, pricing, path);
       },
     }),
   });

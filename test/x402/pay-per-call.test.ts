@@ -372,4 +372,19 @@ describe('x402 pay-per-call with the abuse guard on', () => {
     await abuseGuardOf(s.t.deps).idle();
     expect((await chatFrom('10.8.8.8', llama)).status).toBe(429);
   });
+
+  test("a payer whose wallet account is blocked is refused with the guard's 429 before its payment is settled", async () => {
+    const { account } = newPayer();
+    const pay = wrapFetchWithPayment(appFetch(s.t), new x402Client().register('eip155:*', new ExactEvmScheme(account))) as typeof fetch;
+    expect((await pay(`${ORIGIN}/api/v1/chat/completions`, post(llama))).status).toBe(200);
+    const [row] = await s.t.deps.storage.db.select().from(accounts).where(eq(accounts.walletAddress, account.address.toLowerCase()));
+    const guard = abuseGuardOf(s.t.deps);
+    for (let i = 0; i < 4; i++) await guard.countFailure(`a:${row!.id}`);
+    expect(guard.accountBlockedUntil(row!.id)).toBeGreaterThan(Date.now());
+    const settles = s.facilitator.settleCalls.length;
+    const res = await pay(`${ORIGIN}/api/v1/chat/completions`, post(llama));
+    expect(res.status).toBe(429);
+    expect((await res.json()).error).toContain('Too many failed attempts');
+    expect(s.facilitator.settleCalls.length).toBe(settles);
+  });
 });
