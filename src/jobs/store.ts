@@ -73,7 +73,14 @@ export async function findJob(db: Database, id: string): Promise<MediaJob | null
  * worker polls a job at a time, and a crashed worker's jobs come back when its lease ends.
  */
 export async function claimDue(db: Database, owner: string, now: number, leaseMs: number, limit: number): Promise<MediaJob[]> {
-  const at = new Date(now);
+  // `at` is compared in the WHERE clause, where drizzle applies no column encoder to a placeholder: sent as text.
+  return claimStatement(db).execute({ owner, at: new Date(now).toISOString(), leaseUntil: new Date(now + leaseMs), limit });
+}
+
+// Prepared: the runner claims once per poll interval on every instance, idle or not, and
+// drizzle rebuilt this statement's SQL on every call.
+const claimStatement = perDatabase((db) => {
+  const at = sql.placeholder('at');
   const due = db
     .select({ id: mediaJobs.id })
     .from(mediaJobs)
@@ -85,14 +92,17 @@ export async function claimDue(db: Database, owner: string, now: number, leaseMs
       ),
     )
     .orderBy(asc(mediaJobs.nextPollAt))
-    .limit(limit)
+    .limit(sql.placeholder('limit'))
     .for('update', { skipLocked: true });
   return db
     .update(mediaJobs)
-    .set({ leaseOwner: owner, leaseUntil: new Date(now + leaseMs), polls: sql`${mediaJobs.polls} + 1` })
+    .set(
+      settingSlots({ leaseOwner: sql.placeholder('owner'), leaseUntil: sql.placeholder('leaseUntil'), polls: sql`${mediaJobs.polls} + 1` }),
+    )
     .where(and(inArray(mediaJobs.id, due), eq(mediaJobs.status, 'PROCESSING')))
-    .returning();
-}
+    .returning()
+    .prepare('svc_claim_jobs');
+});
 
 const rescheduleStatement = perDatabase((db) =>
   db
