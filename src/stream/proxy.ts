@@ -52,7 +52,8 @@ type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
 interface Source {
   reader: ByteReader;
   take(r: ReadResult, write: (b: Uint8Array) => void): boolean;
-  outcome(): Omit<StreamOutcome, 'aborted'>;
+  /** A new outcome (not aborted) for `finish` to complete. */
+  outcome(): StreamOutcome;
   cancel(): void;
 }
 
@@ -60,6 +61,37 @@ const INCOMPLETE = 'The upstream stream ended before it was complete';
 
 /** Default upstream idle timeout of a stream (config `streamIdleTimeoutMs`). */
 export const STREAM_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * The zero-copy path's outcome. The content events forwarded are counted only when read
+ * (`forwarded`, or the fallback count past its cap): a stream with a usage report never needs them.
+ */
+class TapOutcome implements StreamOutcome {
+  readonly usage: ChatUsage | null;
+  readonly usageChunk: ChatChunk | null;
+  error: string | null;
+  aborted = false;
+
+  constructor(
+    private readonly tap: UsageTap,
+    private readonly kept: ForwardedText,
+  ) {
+    this.usage = tap.usage;
+    this.usageChunk = tap.usageChunk;
+    this.error = tapError(tap);
+  }
+
+  get forwarded(): number {
+    return this.tap.events;
+  }
+
+  forwardedText() {
+    return this.kept.content(this.tap.events);
+  }
+}
+
+/** Why a tapped stream failed: the upstream's in-band error, or an end without `[DONE]` or usage. */
+const tapError = (tap: UsageTap) => tap.upstreamError ?? (tap.sawDone || tap.usage ? null : INCOMPLETE);
 
 /** Zero-copy: upstream bytes pass through the tap unchanged. */
 function tapSource(upstream: ReadableStream<Uint8Array>): Source {
@@ -72,7 +104,7 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
     take(r, write) {
       // Every region the tap writes is content events (it withholds usage and [DONE]): kept by reference.
       keep ??= (region) => {
-        kept.keepBytes(region, tap.events);
+        kept.keepBytes(region, tap);
         write(region);
       };
       if (r.done) {
@@ -82,13 +114,7 @@ function tapSource(upstream: ReadableStream<Uint8Array>): Source {
       tap.push(r.value, keep);
       return true;
     },
-    outcome: () => ({
-      usage: tap.usage,
-      usageChunk: tap.usageChunk,
-      forwarded: tap.events,
-      forwardedText: () => kept.content(tap.events),
-      error: tap.upstreamError ?? (tap.sawDone || tap.usage ? null : INCOMPLETE),
-    }),
+    outcome: () => new TapOutcome(tap, kept),
     cancel: () => void reader.cancel().catch(() => {}),
   };
 }
@@ -135,7 +161,7 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
         out = '';
       }
     },
-    outcome: () => ({ usage, usageChunk, forwarded, forwardedText: () => kept.content(), error: null }),
+    outcome: () => ({ usage, usageChunk, forwarded, forwardedText: () => kept.content(), error: null, aborted: false }),
     cancel: () => void reader.cancel().catch(() => {}),
   };
 
@@ -215,13 +241,16 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
     keepAlive?.stop();
     const outcome = source.outcome();
     const usage = outcome.usage;
+    // Completed in place (its `forwarded` may be a getter a spread would read).
+    outcome.error = error ?? outcome.error;
+    outcome.aborted = aborted;
     tracked.ended({
       promptTokens: usage?.prompt_tokens ?? null,
       completionTokens: usage?.completion_tokens ?? null,
-      error: error ?? outcome.error,
+      error: outcome.error,
       aborted,
     });
-    return o.finish({ ...outcome, error: error ?? outcome.error, aborted });
+    return o.finish(outcome);
   }
 
   /**
