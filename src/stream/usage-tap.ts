@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatUsage } from './wire';
 import { carriesContent, classifyEvent } from './chunks';
-import { SseDecoder } from './events';
+import { SseDecoder, type SseEvent } from './events';
 import { encodeEvent } from './encoder';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
@@ -9,6 +9,9 @@ const CRLF2 = ascii('\r\n\r\n');
 const USAGE_KEY = ascii('"usage"');
 const DONE_MARK = ascii('[DONE]');
 const ERROR_KEY = ascii('"error"');
+/** Decodes a tap's tail: one for every stream, as a tail is decoded whole and synchronously. */
+const tailDecoder = new SseDecoder();
+
 /** Forwarded bytes held uncounted at most (references to the upstream's own buffers). */
 const LAZY_COUNT_BYTES = 64 * 1024;
 // The two chunks without output that upstreams send: the role-only opening one and the closing one.
@@ -152,23 +155,27 @@ export class UsageTap {
       this.forwardAsIs(region.subarray(0, cut + 2), out);
       region = region.subarray(cut + 2);
     }
-    // The rare path, about once per stream: decode just the tail.
-    const decoder = new SseDecoder();
-    const events = [...decoder.push(region), ...decoder.end()];
-    for (const event of events) {
-      const e = classifyEvent(event);
-      if (!e) continue;
-      if (e.kind === 'done') this.sawDone = true;
-      else if (e.kind === 'usage') {
-        this.usage = e.usage;
-        this.usageChunk = e.chunk;
-      } else if (e.kind === 'error') {
-        this.upstreamError = e.message;
-      } else {
-        if (e.usage) this.usage = e.usage;
-        if (carriesContent(e.chunk)) this.counted++;
-        out(encodeEvent(e.chunk));
-      }
+    // The rare path, about once per stream: decode just the tail, whole, before anything is
+    // written (so the shared decoder is left empty, SseDecoder.end resets it, whatever a write does).
+    const events = tailDecoder.push(region);
+    const last = tailDecoder.end();
+    for (const event of events) this.take(event, out);
+    for (const event of last) this.take(event, out);
+  }
+
+  private take(event: SseEvent, out: (b: Uint8Array) => void) {
+    const e = classifyEvent(event);
+    if (!e) return;
+    if (e.kind === 'done') this.sawDone = true;
+    else if (e.kind === 'usage') {
+      this.usage = e.usage;
+      this.usageChunk = e.chunk;
+    } else if (e.kind === 'error') {
+      this.upstreamError = e.message;
+    } else {
+      if (e.usage) this.usage = e.usage;
+      if (carriesContent(e.chunk)) this.counted++;
+      out(encodeEvent(e.chunk));
     }
   }
 }
