@@ -47,6 +47,23 @@ async function openingOf(first: Uint8Array, reader: ByteReader): Promise<Uint8Ar
   }
 }
 
+/** A chat stream's native reader as the proxy reads it (one object, no closures per stream); a cancel also aborts the call. */
+class ChatStreamReader implements ByteReader {
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly attempt: UpstreamAttempt,
+  ) {}
+
+  read(): ReturnType<ByteReader['read']> {
+    return this.reader.read() as ReturnType<ByteReader['read']>;
+  }
+
+  cancel(): Promise<void> {
+    this.attempt.abort.abort();
+    return this.reader.cancel().catch(() => {});
+  }
+}
+
 /** The capabilities whose OpenAI paths this adapter knows. */
 export const OPENAI_CAPABILITIES: readonly Capability[] = ['chat', 'embed', 'images', 'speech', 'transcribe'];
 
@@ -137,13 +154,7 @@ export function openAICompatible(o: OpenAICompatibleOptions): Provider {
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const first = await reader.read();
     if (first.done) throw upstreamUnavailable('the upstream closed the stream before sending anything');
-    const direct: ByteReader = {
-      read: () => reader.read() as ReturnType<ByteReader['read']>,
-      cancel() {
-        attempt.abort.abort();
-        return reader.cancel().catch(() => {});
-      },
-    };
+    const direct = new ChatStreamReader(reader, attempt);
     // The end learnt once from the reader, not checked on every read (a promise per chunk).
     const end = () => attempt.end();
     reader.closed.then(end, end);

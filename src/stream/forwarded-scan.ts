@@ -14,6 +14,20 @@ const indexOf = (b: Uint8Array, needle: Uint8Array | number, from: number): numb
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
 const nextKey = new Int32Array(KEYS.length);
+// The text's bytes are gathered in one buffer for every stream (the scan and its decode are
+// synchronous), grown to the largest count up to SCRATCH_MAX: a buffer the size of the
+// forwarded bytes per stream was most of a counted stream's allocation, for a text a few
+// percent of that size. A larger count (a read far past the kept text's cap) gets its own.
+const SCRATCH_MAX = 256 * 1024;
+let scratch = new Uint8Array(16 * 1024);
+
+/** A buffer of at least `size` bytes to gather the text in. */
+function gatherBuffer(size: number): Uint8Array {
+  if (size <= scratch.length) return scratch;
+  const buffer = new Uint8Array(size);
+  if (size <= SCRATCH_MAX) scratch = buffer;
+  return buffer;
+}
 
 /**
  * Appends to `out` (from `at`) the string values of KEYS in `b` (whole events, checked by
@@ -109,10 +123,10 @@ function linesAreEvents(b: Uint8Array): boolean {
  * call's `name` and `arguments`, in order, as chunkText collects them. Every line must be a
  * single-line `data: {...}` event or a comment; anything else (multi-line data, `event:`
  * fields, a value that is neither a string nor null) returns null, and the caller decodes the
- * events instead. One buffer for the whole text, one UTF-8 decode.
+ * events instead. One shared buffer for the whole text, one UTF-8 decode.
  */
 export function scanForwardedText(regions: readonly Uint8Array[], totalBytes: number): string | null {
-  const out = new Uint8Array(totalBytes);
+  const out = gatherBuffer(totalBytes);
   let at = 0;
   for (const b of regions) {
     if (!linesAreEvents(b)) return null;

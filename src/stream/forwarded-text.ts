@@ -40,12 +40,16 @@ export class ForwardedText {
   /** The zero-copy path's event count when the cap was reached (-1: not reached). */
   private eventsAtCap = -1;
 
-  /** Keeps a forwarded byte region of the zero-copy path; `eventsSoFar` counts the content events forwarded, this region's included. */
-  keepBytes(region: Uint8Array, eventsSoFar: number): void {
+  /**
+   * Keeps a forwarded byte region of the zero-copy path; `forwarded.events` counts the content
+   * events forwarded, this region's included (read only when the cap is reached: the count is
+   * taken on demand).
+   */
+  keepBytes(region: Uint8Array, forwarded: { readonly events: number }): void {
     if (this.eventsAtCap >= 0) return;
     this.regions.push(region);
     this.bytes += region.length;
-    if (this.bytes >= FORWARDED_TEXT_CAP) this.eventsAtCap = eventsSoFar;
+    if (this.bytes >= FORWARDED_TEXT_CAP) this.eventsAtCap = forwarded.events;
   }
 
   /** Keeps the text of a forwarded chunk of the decoded path. */

@@ -14,12 +14,29 @@ export interface IdleWatch {
   onIdle(): void;
 }
 
-interface Pinged {
-  wrote: boolean;
-  read: boolean;
-  silentTicks: number;
-  idle: IdleWatch | null;
-  write: (bytes: Uint8Array) => void;
+/** A stream's keep-alive: the ticker's record and the proxy's handle in one object (methods, not closures per stream). */
+class Pinged implements KeepAlive {
+  wrote = true;
+  read = true;
+  silentTicks = 0;
+
+  constructor(
+    private readonly ticker: Ticker,
+    readonly write: (bytes: Uint8Array) => void,
+    public idle: IdleWatch | null,
+  ) {}
+
+  touch() {
+    this.wrote = true;
+  }
+
+  upstream() {
+    this.read = true;
+  }
+
+  stop() {
+    this.ticker.delete(this);
+  }
 }
 
 /**
@@ -80,18 +97,7 @@ export function startKeepAlive(intervalMs: number, write: (bytes: Uint8Array) =>
     ticker = new Ticker(intervalMs);
     tickers.set(intervalMs, ticker);
   }
-  const stream: Pinged = { wrote: true, read: true, silentTicks: 0, idle, write };
+  const stream = new Pinged(ticker, write, idle);
   ticker.add(stream);
-  const owner = ticker;
-  return {
-    touch() {
-      stream.wrote = true;
-    },
-    upstream() {
-      stream.read = true;
-    },
-    stop() {
-      owner.delete(stream);
-    },
-  };
+  return stream;
 }

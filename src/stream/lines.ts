@@ -3,6 +3,9 @@
  * character split across network chunks intact, and a `\r` at the end of a chunk is held so
  * that a `\r\n` split across chunks still counts as one line break (openai-node's LineDecoder).
  */
+/** The streaming decode's options, shared: an object literal per call is an allocation per chunk. */
+const STREAMING: TextDecodeOptions = { stream: true };
+
 export class LineDecoder {
   private readonly text = new TextDecoder();
   private partial = '';
@@ -11,7 +14,7 @@ export class LineDecoder {
 
   /** Feeds bytes; returns the lines completed by them, without their terminators. */
   decode(bytes: Uint8Array): string[] {
-    let s = this.text.decode(bytes, { stream: true });
+    let s = this.text.decode(bytes, STREAMING);
     if (s.length === 0) return [];
     if (this.skipLF) {
       this.skipLF = false;
@@ -39,10 +42,11 @@ export class LineDecoder {
     return lines;
   }
 
-  /** Ends the input; returns the last unterminated line, if any. */
+  /** Ends the input; returns the last unterminated line, if any. The decoder is then as new. */
   flush(): string[] {
     const rest = this.partial + this.text.decode();
     this.partial = '';
+    this.skipLF = false;
     return rest.length > 0 ? [rest] : [];
   }
 }

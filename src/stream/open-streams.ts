@@ -26,31 +26,46 @@ const byBody = new WeakMap<ReadableStream<Uint8Array>, OpenStream>();
 let emptied: (() => void)[] = [];
 reportOpenStreams(() => open.size);
 
+/** What a tracked stream is ended with at the shutdown deadline. */
+export interface StreamEnder {
+  /** Ends the stream now with an in-band error event and settles it. */
+  endNow(message: string): Promise<void>;
+}
+
+/** A registered stream: the access log's handle and the proxy's, in one object per stream. */
+class Tracked implements OpenStream, TrackedStream {
+  private result: StreamEnd | null = null;
+  private listener: ((end: StreamEnd) => void) | null = null;
+
+  constructor(private readonly ender: StreamEnder) {}
+
+  endNow(message: string): Promise<void> {
+    return this.ender.endNow(message);
+  }
+
+  onEnd(fn: (end: StreamEnd) => void): void {
+    if (this.result) fn(this.result);
+    else this.listener = fn;
+  }
+
+  ended(end: StreamEnd): void {
+    if (this.result) return;
+    this.result = end;
+    open.delete(this);
+    this.listener?.(end);
+    if (open.size === 0) for (const resolve of emptied.splice(0)) resolve();
+  }
+}
+
 /**
  * Registers a streaming body: counted in `svc_open_streams`, found by the access log from
  * the response body, and ended by `endOpenStreams` at the shutdown deadline.
  */
-export function trackOpenStream(body: ReadableStream<Uint8Array>, endNow: (message: string) => Promise<void>): TrackedStream {
-  let result: StreamEnd | null = null;
-  let listener: ((end: StreamEnd) => void) | null = null;
-  const stream: OpenStream = {
-    endNow,
-    onEnd(fn) {
-      if (result) fn(result);
-      else listener = fn;
-    },
-  };
+export function trackOpenStream(body: ReadableStream<Uint8Array>, ender: StreamEnder): TrackedStream {
+  const stream = new Tracked(ender);
   open.add(stream);
   byBody.set(body, stream);
-  return {
-    ended(end) {
-      if (result) return;
-      result = end;
-      open.delete(stream);
-      listener?.(end);
-      if (open.size === 0) for (const resolve of emptied.splice(0)) resolve();
-    },
-  };
+  return stream;
 }
 
 /** The open stream whose response body is `body`, if the proxy made it. */

@@ -33,8 +33,20 @@ function nextEventEnd(bytes: Uint8Array, from: number): number {
 
 /** Whether a chunk only opens the stream: a role or an empty delta, no content and no finish. */
 export function onlyOpens(chunk: ChatChunk): boolean {
-  return !carriesContent(chunk) && chunk.choices.every((c) => !c.finish_reason);
+  if (carriesContent(chunk)) return false;
+  for (const choice of chunk.choices) if (choice.finish_reason) return false;
+  return true;
 }
+
+/** Whether `bytes` up to `end` close an event with its blank line (LF LF, or LF CR LF). */
+function endsEvent(bytes: Uint8Array, end: number): boolean {
+  return end >= 2 && bytes[end - 1] === 10 && (bytes[end - 2] === 10 || (end >= 3 && bytes[end - 2] === 13 && bytes[end - 3] === 10));
+}
+
+// Whole events are decoded by one decoder for every stream: an event that ends with its blank
+// line leaves it empty (no partial line, character or event). An event split across reads
+// needs a stream's own decoder, which then decodes the rest of its opening.
+const wholeEvents = new SseDecoder();
 
 function joined(pieces: Uint8Array[], size: number): Uint8Array {
   if (pieces.length === 1) return pieces[0] as Uint8Array;
@@ -56,7 +68,7 @@ function joined(pieces: Uint8Array[], size: number): Uint8Array {
  * stream's end it stops holding. Only the opening is decoded: later chunks pass untouched.
  */
 export async function readOpening(first: Uint8Array, reader: ByteReader, maxBytes = MAX_OPENING_BYTES): Promise<Uint8Array> {
-  const decoder = new SseDecoder();
+  let decoder: SseDecoder | null = null;
   const held: Uint8Array[] = [];
   let size = 0;
   for (let piece = first; ;) {
@@ -66,7 +78,9 @@ export async function readOpening(first: Uint8Array, reader: ByteReader, maxByte
     // decoded past the event that decides.
     for (let at = 0; at < piece.byteLength;) {
       const end = nextEventEnd(piece, at);
-      for (const event of decoder.push(at === 0 && end === piece.byteLength ? piece : piece.subarray(at, end))) {
+      const bytes = at === 0 && end === piece.byteLength ? piece : piece.subarray(at, end);
+      if (!decoder && !endsEvent(piece, end)) decoder = new SseDecoder();
+      for (const event of (decoder ?? wholeEvents).push(bytes)) {
         const meaning = classifyEvent(event);
         if (meaning === null) continue;
         // A malformed event (no status) is left to the proxy, as it was before any hold.

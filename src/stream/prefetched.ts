@@ -14,25 +14,43 @@ const PREFETCHED = Symbol('svc.stream.prefetched');
  * can learn the end otherwise (a native reader's `closed`) leaves it out and saves a promise per chunk.
  */
 export function prefetchedStream(first: Uint8Array, reader: ByteReader, onEnd?: () => void): ReadableStream<Uint8Array> {
-  let pending: Uint8Array | null = first;
-  // One function for every read, and `then` rather than an async wrapper: no frame to resume
-  // and no closure per chunk on the hot path.
-  const seen = (r: Awaited<ReturnType<ByteReader['read']>>) => {
-    if (r.done) onEnd!();
-    return r;
-  };
-  return readerStream({
-    read() {
-      if (pending) {
-        const value = pending;
-        pending = null;
-        return Promise.resolve({ done: false as const, value });
-      }
-      return onEnd ? reader.read().then(seen) : reader.read();
-    },
-    cancel: () => reader.cancel(),
-  });
+  return readerStream(new Prefetched(first, reader, onEnd));
 }
+
+/** `prefetchedStream`'s reader: one object per stream, its methods on the prototype. */
+class Prefetched implements ByteReader {
+  // One function for every read, and `then` rather than an async wrapper: no frame to resume
+  // and no closure per chunk on the hot path. Made only when there is an `onEnd`.
+  private readonly seen: ((r: ReadResult) => ReadResult) | null;
+
+  constructor(
+    private pending: Uint8Array | null,
+    private readonly reader: ByteReader,
+    onEnd?: () => void,
+  ) {
+    this.seen = onEnd
+      ? function seen(r) {
+          if (r.done) onEnd();
+          return r;
+        }
+      : null;
+  }
+
+  read(): Promise<ReadResult> {
+    const value = this.pending;
+    if (value) {
+      this.pending = null;
+      return Promise.resolve({ done: false as const, value });
+    }
+    return this.seen ? this.reader.read().then(this.seen) : this.reader.read();
+  }
+
+  cancel(): Promise<void> {
+    return this.reader.cancel();
+  }
+}
+
+type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
 
 /** The source of a `readerStream`: its methods on the prototype, so a stream allocates no closures for them. */
 class DirectSource implements UnderlyingDefaultSource<Uint8Array> {

@@ -1,12 +1,9 @@
 import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
-import { carriesContent, classifyEvent, UpstreamStreamError } from './chunks';
+import { UpstreamStreamError } from './chunks';
 import { chatEncoder, utf8, type StreamEncoder } from './encoder';
-import { SseDecoder } from './events';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
-import { trackOpenStream } from './open-streams';
-import { byteReader, type ByteReader } from './prefetched';
-import { UsageTap } from './usage-tap';
-import { ForwardedText } from './forwarded-text';
+import { trackOpenStream, type TrackedStream } from './open-streams';
+import { tapSource, transformSource, type Sink, type Source } from './sources';
 
 /** How a proxied stream ended, handed to metering exactly once. */
 export interface StreamOutcome {
@@ -42,125 +39,8 @@ export interface ProxyStreamOptions {
   encoder?: StreamEncoder;
 }
 
-type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
-
-/**
- * The upstream as the proxy reads it: the loop awaits `reader.read()` itself and hands each
- * result to `take` (synchronous: no async frame or promise of its own per chunk); `take`
- * returns false once the upstream has ended.
- */
-interface Source {
-  reader: ByteReader;
-  take(r: ReadResult, write: (b: Uint8Array) => void): boolean;
-  outcome(): Omit<StreamOutcome, 'aborted'>;
-  cancel(): void;
-}
-
-const INCOMPLETE = 'The upstream stream ended before it was complete';
-
 /** Default upstream idle timeout of a stream (config `streamIdleTimeoutMs`). */
 export const STREAM_IDLE_TIMEOUT_MS = 60_000;
-
-/** Zero-copy: upstream bytes pass through the tap unchanged. */
-function tapSource(upstream: ReadableStream<Uint8Array>): Source {
-  const reader = byteReader(upstream);
-  const tap = new UsageTap();
-  const kept = new ForwardedText();
-  let keep: ((region: Uint8Array) => void) | null = null;
-  return {
-    reader,
-    take(r, write) {
-      // Every region the tap writes is content events (it withholds usage and [DONE]): kept by reference.
-      keep ??= (region) => {
-        kept.keepBytes(region, tap.events);
-        write(region);
-      };
-      if (r.done) {
-        tap.finish(keep);
-        return false;
-      }
-      tap.push(r.value, keep);
-      return true;
-    },
-    outcome: () => ({
-      usage: tap.usage,
-      usageChunk: tap.usageChunk,
-      forwarded: tap.events,
-      forwardedText: () => kept.content(tap.events),
-      error: tap.upstreamError ?? (tap.sawDone || tap.usage ? null : INCOMPLETE),
-    }),
-    cancel: () => void reader.cancel().catch(() => {}),
-  };
-}
-
-/**
- * Decode once, run the plugin transforms, encode once. Each upstream read is decoded, every
- * content chunk goes through the transformers synchronously (stage i emits into stage i+1,
- * the last stage encodes and writes), and the proxy flushes once per read, as on the
- * zero-copy path, instead of once per chunk.
- */
-function transformSource(upstream: ReadableStream<Uint8Array>, transformers: ChunkTransformer[], encoder: StreamEncoder): Source {
-  const reader = byteReader(upstream);
-  const decoder = new SseDecoder();
-  let usage: ChatUsage | null = null;
-  let usageChunk: ChatChunk | null = null;
-  let sawDone = false;
-  let forwarded = 0;
-  const kept = new ForwardedText();
-  // The events of one upstream read are gathered as text and encoded and written once: a
-  // write per chunk cost more than the plugins themselves (docs/perf-notes/2026-11-24.md, "Profile and fixes").
-  let out = '';
-  const stages: ((chunk: ChatChunk) => void)[] = [];
-  stages[transformers.length] = function gatherChunk(chunk) {
-    if (carriesContent(chunk)) {
-      forwarded++;
-      kept.keepChunk(chunk);
-    }
-    out += encoder.chunk(chunk);
-  };
-  for (let i = transformers.length - 1; i >= 0; i--) {
-    const transformer = transformers[i]!;
-    const next = stages[i + 1]!;
-    stages[i] = (chunk) => transformer.transform(chunk, next);
-  }
-  const first = stages[0]!;
-
-  return {
-    reader,
-    take(r, write) {
-      try {
-        return consume(r);
-      } finally {
-        if (out !== '') write(utf8.encode(out));
-        out = '';
-      }
-    },
-    outcome: () => ({ usage, usageChunk, forwarded, forwardedText: () => kept.content(), error: null }),
-    cancel: () => void reader.cancel().catch(() => {}),
-  };
-
-  function consume({ done, value }: ReadResult): boolean {
-    const events = done ? decoder.end() : decoder.push(value);
-    for (const event of events) {
-      const e = classifyEvent(event);
-      if (!e || sawDone) continue;
-      if (e.kind === 'done') sawDone = true;
-      else if (e.kind === 'error') throw new UpstreamStreamError(e.message);
-      else if (e.kind === 'usage') {
-        usage = e.usage;
-        usageChunk = e.chunk;
-      } else {
-        if (e.usage) usage = e.usage;
-        first(e.chunk);
-      }
-    }
-    if (!done && !sawDone) return true;
-    if (!sawDone && !usage) throw new UpstreamStreamError(INCOMPLETE);
-    // What a transformer still holds (a partial tag) goes through the later stages.
-    for (let i = 0; i < transformers.length; i++) transformers[i]!.flush?.(stages[i + 1]!);
-    return false;
-  }
-}
 
 /**
  * The client-facing body of a streaming chat (DESIGN "Streams", STYLE "Streaming lifecycle"):
@@ -171,57 +51,87 @@ function transformSource(upstream: ReadableStream<Uint8Array>, transformers: Chu
  * `finish` runs exactly once on every path.
  */
 export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
-  let controller!: ReadableStreamDirectController;
-  let keepAlive: KeepAlive | null = null;
-  let closed = false;
-  let finished = false;
-  let ended: Promise<void> | null = null;
-  let drain: Promise<number> | null = null;
-  const encoder = o.encoder ?? chatEncoder;
-  const source = o.transforms.length > 0 || o.encoder ? transformSource(o.upstream, o.transforms, encoder) : tapSource(o.upstream);
+  const proxy = new StreamProxy(o);
+  const body = new ReadableStream(proxy as unknown as UnderlyingDefaultSource<Uint8Array>);
+  proxy.tracked = trackOpenStream(body, proxy);
+  return body;
+}
 
-  function write(bytes: Uint8Array) {
+/**
+ * One proxied stream, and the source of its Bun direct stream (`type`, `pull`, `cancel`):
+ * bytes are written straight to the socket, one JS hop per chunk instead of a queue per
+ * ReadableStream layer (measured: as fast as piping the upstream body). Its steps are methods
+ * on the prototype, not a dozen closures and their scope per stream.
+ */
+class StreamProxy implements Sink {
+  readonly type = 'direct';
+  /** The open-stream registration: reports the end to the access log and shutdown. */
+  tracked!: TrackedStream;
+  private controller: ReadableStreamDirectController | null = null;
+  private keepAlive: KeepAlive | null = null;
+  private closed = false;
+  private finished = false;
+  private ended: Promise<void> | null = null;
+  private drain: Promise<number> | null = null;
+  private readonly encoder: StreamEncoder;
+  private readonly source: Source;
+
+  constructor(private readonly o: ProxyStreamOptions) {
+    this.encoder = o.encoder ?? chatEncoder;
+    this.source = o.transforms.length > 0 || o.encoder ? transformSource(o.upstream, o.transforms, this.encoder) : tapSource(o.upstream);
+  }
+
+  write(bytes: Uint8Array): void {
     // Nothing to send (an encoder that writes nothing for a chunk): Bun's write would return 0,
     // which below means the client has gone.
-    if (closed || bytes.length === 0) return;
-    const n = controller.write(bytes);
+    if (this.closed || bytes.length === 0) return;
+    const n = this.controller!.write(bytes);
     // 0 means the client has gone away: stop as a cancel would.
-    if (n === 0) return void gone();
-    if (typeof n !== 'number') drain = n;
-    keepAlive?.touch();
+    if (n === 0) return void this.gone();
+    if (typeof n !== 'number') this.drain = n;
+    this.keepAlive?.touch();
   }
 
   /** Pushes buffered bytes out now (SSE must not wait for a buffer to fill) and honours backpressure. */
-  async function flush() {
-    if (closed) return;
-    controller.flush();
-    if (drain) {
-      const pending = drain;
-      drain = null;
+  private async flush() {
+    if (this.closed) return;
+    this.controller!.flush();
+    if (this.drain) {
+      const pending = this.drain;
+      this.drain = null;
       await pending;
     }
   }
 
-  function close() {
-    if (closed) return;
-    closed = true;
-    keepAlive?.stop();
-    controller.close();
+  /** A keep-alive ping, sent at once. */
+  private ping(bytes: Uint8Array) {
+    this.write(bytes);
+    void this.flush();
   }
 
-  async function finish(aborted: boolean, error: string | null): Promise<ChatChunk | null> {
-    if (finished) return null;
-    finished = true;
-    keepAlive?.stop();
-    const outcome = source.outcome();
+  private close() {
+    if (this.closed) return;
+    this.closed = true;
+    this.keepAlive?.stop();
+    this.controller!.close();
+  }
+
+  private async finish(aborted: boolean, error: string | null): Promise<ChatChunk | null> {
+    if (this.finished) return null;
+    this.finished = true;
+    this.keepAlive?.stop();
+    const outcome = this.source.outcome();
     const usage = outcome.usage;
-    tracked.ended({
+    // Completed in place (its `forwarded` may be a getter a spread would read).
+    outcome.error = error ?? outcome.error;
+    outcome.aborted = aborted;
+    this.tracked.ended({
       promptTokens: usage?.prompt_tokens ?? null,
       completionTokens: usage?.completion_tokens ?? null,
-      error: error ?? outcome.error,
+      error: outcome.error,
       aborted,
     });
-    return o.finish({ ...outcome, error: error ?? outcome.error, aborted });
+    return this.o.finish(outcome);
   }
 
   /**
@@ -229,89 +139,84 @@ export function proxyStream(o: ProxyStreamOptions): ReadableStream<Uint8Array> {
    * upstream) waits for the first: Bun ends a direct stream when its pull returns, so the loop
    * must not return while the first end is still settling and writing.
    */
-  function end(error: string | null): Promise<void> {
-    ended ??= endOnce(error);
-    return ended;
+  private end(error: string | null): Promise<void> {
+    this.ended ??= this.endOnce(error);
+    return this.ended;
   }
 
-  async function endOnce(error: string | null) {
-    const failure = error ?? source.outcome().error;
+  private async endOnce(error: string | null) {
+    const failure = error ?? this.source.failure();
     if (failure) {
       // Settled before the end, so what it cost (the route's usage chunk) goes out ahead of the error.
-      const charged = await finish(false, failure);
-      if (charged) write(utf8.encode(encoder.chunk(charged)));
-      write(utf8.encode(encoder.error(failure)));
-      close();
+      const charged = await this.finish(false, failure);
+      if (charged) this.write(utf8.encode(this.encoder.chunk(charged)));
+      this.write(utf8.encode(this.encoder.error(failure)));
+      this.close();
       return;
     }
-    const last = await finish(false, null);
-    write(utf8.encode(encoder.end(last)));
-    close();
+    const last = await this.finish(false, null);
+    this.write(utf8.encode(this.encoder.end(last)));
+    this.close();
   }
 
   /** The upstream went silent: stop waiting for it and end the stream, charged for what was forwarded. */
-  async function idle(ms: number) {
-    if (closed) return;
-    o.abortUpstream();
-    source.cancel();
-    await end(`The upstream sent nothing for ${Math.round(ms / 1000)} s; the stream was ended`);
+  private async idle(ms: number) {
+    if (this.closed) return;
+    this.o.abortUpstream();
+    this.source.cancel();
+    await this.end(`The upstream sent nothing for ${Math.round(ms / 1000)} s; the stream was ended`);
   }
 
-  async function gone() {
-    if (closed && finished) return;
-    closed = true;
-    keepAlive?.stop();
-    o.abortUpstream();
-    source.cancel();
-    await finish(true, null);
+  private async gone() {
+    if (this.closed && this.finished) return;
+    this.closed = true;
+    this.keepAlive?.stop();
+    this.o.abortUpstream();
+    this.source.cancel();
+    await this.finish(true, null);
   }
 
-  // A Bun direct stream: bytes are written straight to the socket, one JS hop per chunk
-  // instead of a queue per ReadableStream layer (measured: as fast as piping the upstream body).
-  const direct = {
-    type: 'direct' as const,
-    async pull(c: ReadableStreamDirectController) {
-      if (closed) return;
-      controller = c;
-      const idleMs = o.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
-      keepAlive = startKeepAlive(
-        o.pingIntervalMs,
-        (b) => {
-          write(b);
-          void flush();
-        },
-        { ticks: Math.max(1, Math.ceil(idleMs / o.pingIntervalMs)), onIdle: () => void idle(idleMs) },
-      );
-      const head = encoder.start();
-      if (head) write(utf8.encode(head));
-      for (const chunk of o.leading) write(utf8.encode(encoder.chunk(chunk)));
-      try {
-        if (o.leading.length > 0 || head) await flush();
-        while (!closed && source.take(await source.reader.read(), write)) {
-          keepAlive.upstream();
-          // flush() inlined: an async call per chunk is a promise per chunk, and backpressure is rare.
-          if (closed) continue;
-          controller.flush();
-          if (drain) await flush();
-        }
-        if (!closed) await end(null);
-      } catch (error) {
-        if (closed) return;
-        const message = error instanceof UpstreamStreamError ? error.message : 'The upstream connection failed during the stream';
-        await end(message);
+  async pull(c: ReadableStreamDirectController): Promise<void> {
+    if (this.closed) return;
+    this.controller = c;
+    const { o, encoder, source } = this;
+    const idleMs = o.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
+    const keepAlive = startKeepAlive(o.pingIntervalMs, (b) => this.ping(b), {
+      ticks: Math.max(1, Math.ceil(idleMs / o.pingIntervalMs)),
+      onIdle: () => void this.idle(idleMs),
+    });
+    this.keepAlive = keepAlive;
+    const head = encoder.start();
+    if (head) this.write(utf8.encode(head));
+    for (const chunk of o.leading) this.write(utf8.encode(encoder.chunk(chunk)));
+    try {
+      if (o.leading.length > 0 || head) await this.flush();
+      while (!this.closed && source.take(await source.reader.read(), this)) {
+        keepAlive.upstream();
+        // flush() inlined: an async call per chunk is a promise per chunk, and backpressure is rare.
+        if (this.closed) continue;
+        c.flush();
+        if (this.drain) await this.flush();
       }
-    },
-    cancel: () => gone(),
-  };
-  const body = new ReadableStream(direct as unknown as UnderlyingDefaultSource<Uint8Array>);
-  // Shutdown past its deadline: an in-band error and [DONE], settled for what was sent, then the upstream is cut.
-  const tracked = trackOpenStream(body, async function endAtShutdown(message) {
-    if (closed) return;
-    if (!controller) return gone();
-    const ending = end(message);
-    o.abortUpstream();
-    source.cancel();
+      if (!this.closed) await this.end(null);
+    } catch (error) {
+      if (this.closed) return;
+      const message = error instanceof UpstreamStreamError ? error.message : 'The upstream connection failed during the stream';
+      await this.end(message);
+    }
+  }
+
+  cancel(): Promise<void> {
+    return this.gone();
+  }
+
+  /** Shutdown past its deadline: an in-band error and [DONE], settled for what was sent, then the upstream is cut. */
+  async endNow(message: string): Promise<void> {
+    if (this.closed) return;
+    if (!this.controller) return this.gone();
+    const ending = this.end(message);
+    this.o.abortUpstream();
+    this.source.cancel();
     await ending;
-  });
-  return body;
+  }
 }

@@ -1,6 +1,6 @@
 import type { ChatChunk, ChatUsage } from './wire';
 import { carriesContent, classifyEvent } from './chunks';
-import { SseDecoder } from './events';
+import { SseDecoder, type SseEvent } from './events';
 import { encodeEvent } from './encoder';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
@@ -9,6 +9,11 @@ const CRLF2 = ascii('\r\n\r\n');
 const USAGE_KEY = ascii('"usage"');
 const DONE_MARK = ascii('[DONE]');
 const ERROR_KEY = ascii('"error"');
+/** Decodes a tap's tail: one for every stream, as a tail is decoded whole and synchronously. */
+const tailDecoder = new SseDecoder();
+
+/** Forwarded bytes held uncounted at most (references to the upstream's own buffers). */
+const LAZY_COUNT_BYTES = 64 * 1024;
 // The two chunks without output that upstreams send: the role-only opening one and the closing one.
 const EMPTY_MARKS = ['"content":""', '"content": ""', '"delta":{}', '"delta": {}'].map(ascii);
 
@@ -78,13 +83,29 @@ export class UsageTap {
   usage: ChatUsage | null = null;
   /** The chunk that carried it, to re-emit with `cost`. */
   usageChunk: ChatChunk | null = null;
-  /** Events with output (content, reasoning, tool calls) forwarded so far: the completion-token estimate when the stream breaks. */
-  events = 0;
   /** Whether the upstream ended its stream properly with `[DONE]`. */
   sawDone = false;
   /** Set when the upstream reported an error in-band. Not forwarded here: the proxy ends the stream with svc's own error event and `[DONE]`. */
   upstreamError: string | null = null;
   private rest: Uint8Array | null = null;
+  private counted = 0;
+  // Forwarded regions whose content events are not counted yet: a stream whose upstream reports
+  // usage and ends well never needs the count (the byte searches were ~3 % of a stream's
+  // samples), so it is taken when asked, or once these hold LAZY_COUNT_BYTES.
+  private uncounted: Uint8Array[] | null = null;
+  private uncountedBytes = 0;
+
+  /** Events with output (content, reasoning, tool calls) forwarded so far: the completion-token estimate when the stream breaks. */
+  get events(): number {
+    if (this.uncounted) this.countNow();
+    return this.counted;
+  }
+
+  private countNow() {
+    for (const region of this.uncounted!) this.counted += countContentEvents(region);
+    this.uncounted = null;
+    this.uncountedBytes = 0;
+  }
 
   /** Feeds upstream bytes; `out` receives what may go to the client now. */
   push(bytes: Uint8Array, out: (b: Uint8Array) => void): void {
@@ -117,38 +138,44 @@ export class UsageTap {
     this.forward(ended, out);
   }
 
+  /** Writes whole content events as they came; their count is taken later (`events`). */
+  private forwardAsIs(region: Uint8Array, out: (b: Uint8Array) => void) {
+    (this.uncounted ??= []).push(region);
+    this.uncountedBytes += region.length;
+    if (this.uncountedBytes >= LAZY_COUNT_BYTES) this.countNow();
+    out(region);
+  }
+
   private forward(region: Uint8Array, out: (b: Uint8Array) => void) {
     const special = firstSpecial(region);
-    if (special < 0) {
-      this.events += countContentEvents(region);
-      out(region);
-      return;
-    }
+    if (special < 0) return this.forwardAsIs(region, out);
     // Events before the special one go out as their original bytes; only the rest is decoded.
     const cut = lastIndexOf(region, LF2, special);
     if (cut >= 0) {
-      const head = region.subarray(0, cut + 2);
-      this.events += countContentEvents(head);
-      out(head);
+      this.forwardAsIs(region.subarray(0, cut + 2), out);
       region = region.subarray(cut + 2);
     }
-    // The rare path, about once per stream: decode just the tail.
-    const decoder = new SseDecoder();
-    const events = [...decoder.push(region), ...decoder.end()];
-    for (const event of events) {
-      const e = classifyEvent(event);
-      if (!e) continue;
-      if (e.kind === 'done') this.sawDone = true;
-      else if (e.kind === 'usage') {
-        this.usage = e.usage;
-        this.usageChunk = e.chunk;
-      } else if (e.kind === 'error') {
-        this.upstreamError = e.message;
-      } else {
-        if (e.usage) this.usage = e.usage;
-        if (carriesContent(e.chunk)) this.events++;
-        out(encodeEvent(e.chunk));
-      }
+    // The rare path, about once per stream: decode just the tail, whole, before anything is
+    // written (so the shared decoder is left empty, SseDecoder.end resets it, whatever a write does).
+    const events = tailDecoder.push(region);
+    const last = tailDecoder.end();
+    for (const event of events) this.take(event, out);
+    for (const event of last) this.take(event, out);
+  }
+
+  private take(event: SseEvent, out: (b: Uint8Array) => void) {
+    const e = classifyEvent(event);
+    if (!e) return;
+    if (e.kind === 'done') this.sawDone = true;
+    else if (e.kind === 'usage') {
+      this.usage = e.usage;
+      this.usageChunk = e.chunk;
+    } else if (e.kind === 'error') {
+      this.upstreamError = e.message;
+    } else {
+      if (e.usage) this.usage = e.usage;
+      if (carriesContent(e.chunk)) this.counted++;
+      out(encodeEvent(e.chunk));
     }
   }
 }

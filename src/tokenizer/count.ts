@@ -14,15 +14,24 @@ let scratch = new Uint8Array(1024);
 let bounds = new Int32Array(1025);
 let pairRanks = new Int32Array(1025);
 const NONE = 0x7fffffff;
+// Sticky: every position of a text starts a piece (each character falls in one of the pattern's
+// alternatives: letters, digits, whitespace, anything else), so the pieces are contiguous and
+// `test` from the previous piece's end finds the next one without a match array or its string.
+// `SPLIT` (a search) only covers a position where that would not hold.
+const PIECE = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'uy');
 const SPLIT = new RegExp(O200K_TOKEN_SPLIT_REGEX);
 
-/** The UTF-8 bytes of `piece` in `scratch` (grown as needed); returns their length. */
-function encodePiece(piece: string): number {
-  const n = piece.length;
+/**
+ * The UTF-8 bytes of `text` from `from` to `to` in `scratch` (grown as needed); returns their
+ * length. ASCII is copied from the text in place; only a piece with other characters is sliced
+ * out to be encoded.
+ */
+function encodePiece(text: string, from = 0, to = text.length): number {
+  const n = to - from;
   if (n * 3 > scratch.length) scratch = new Uint8Array(n * 3);
   for (let i = 0; i < n; i++) {
-    const c = piece.charCodeAt(i);
-    if (c >= 0x80) return encoder.encodeInto(piece, scratch).written;
+    const c = text.charCodeAt(from + i);
+    if (c >= 0x80) return encoder.encodeInto(from === 0 && to === text.length ? text : text.slice(from, to), scratch).written;
     scratch[i] = c;
   }
   return n;
@@ -203,12 +212,17 @@ function pieceTokens(t: RankTable, len: number): number {
   return len <= SHORT_PIECE_BYTES ? shortPieceTokens(t, len) : longPieceTokens(t, len);
 }
 
-/**
- * Tokens of one piece of any length (sliced past MAX_PIECE_UNITS, never inside a surrogate
- * pair). A slice equal to the one before it (a run of one character) reuses its count.
- */
+/** Tokens of one piece of any length (sliced past MAX_PIECE_UNITS). */
 function anyPieceTokens(t: RankTable, piece: string): number {
   if (piece.length <= MAX_PIECE_UNITS) return pieceTokens(t, encodePiece(piece));
+  return longRunTokens(t, piece);
+}
+
+/**
+ * Tokens of a piece longer than MAX_PIECE_UNITS, in slices of it (never inside a surrogate
+ * pair). A slice equal to the one before it (a run of one character) reuses its count.
+ */
+function longRunTokens(t: RankTable, piece: string): number {
   let n = 0;
   let previous = '';
   let previousTokens = 0;
@@ -234,9 +248,23 @@ function anyPieceTokens(t: RankTable, piece: string): number {
  */
 export function countO200k(text: string): number {
   const t = o200k();
-  // One shared global regex, restarted per count: a count runs to its end synchronously.
+  // Shared regexes, restarted per count: a count runs to its end synchronously.
+  const piece = PIECE;
+  let n = 0;
+  for (let from = 0; from < text.length;) {
+    piece.lastIndex = from;
+    if (!piece.test(text)) return n + searchedTokens(t, text, from);
+    const to = piece.lastIndex;
+    n += to - from <= MAX_PIECE_UNITS ? pieceTokens(t, encodePiece(text, from, to)) : longRunTokens(t, text.slice(from, to));
+    from = to;
+  }
+  return n;
+}
+
+/** Tokens of `text` from `from` by searching for each piece (tiktoken's own loop). */
+function searchedTokens(t: RankTable, text: string, from: number): number {
   const split = SPLIT;
-  split.lastIndex = 0;
+  split.lastIndex = from;
   let n = 0;
   for (let m = split.exec(text); m !== null; m = split.exec(text)) n += anyPieceTokens(t, m[0]);
   return n;
