@@ -1,6 +1,6 @@
 /**
  * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --embeddings | --long-json] [--profile]
- * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis]`:
+ * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis] [--warm S]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
@@ -10,7 +10,8 @@
  * passes environment to svc. On redis+postgres it also prints the Redis server's and svc's
  * Postgres backends' CPU per request and Redis's commands per request (bench/lib/backing-cpu.ts).
  * --cwd runs svc from each checkout in turn, --runs times (a before/after, interleaved);
- * --own-redis gives each svc a fresh redis-server (bench/lib/private-redis.ts).
+ * --own-redis gives each svc a fresh redis-server (bench/lib/private-redis.ts). --warm: seconds of
+ * full-speed warm-up before the window (default 5).
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync } from 'node:fs';
@@ -35,6 +36,7 @@ const body = embeddings ? BODIES.embeddings : argv.includes('--stream') ? BODIES
 const path = embeddings ? '/embeddings' : '/chat/completions';
 const dirs = opt('--cwd', process.cwd()).split(',');
 const runs = Number(opt('--runs', '1'));
+const warmS = Number(opt('--warm', '5'));
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const svcEnv = svcEnvFromProcess();
 const ownRedis = argv.includes('--own-redis');
@@ -42,7 +44,7 @@ const ownRedis = argv.includes('--own-redis');
 type Backing = Awaited<ReturnType<typeof backingServices>>;
 
 async function measure(name: string, pid: number, url: string, headers: Record<string, string>, backing?: Backing, metricsUrl?: string) {
-  await runLoad({ url, headers, body, connections: 16, durationS: 5 }); // warm-up at full speed
+  await runLoad({ url, headers, body, connections: 16, durationS: warmS }); // warm-up at full speed
   await Bun.sleep(2000);
   // The warm-up's ledger backlog is written before the window, this window's rows inside it.
   const warmDrainMs = await ledgerSettled(metricsUrl);
