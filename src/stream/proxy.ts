@@ -3,23 +3,9 @@ import { UpstreamStreamError } from './chunks';
 import { chatEncoder, utf8, type StreamEncoder } from './encoder';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
 import { trackOpenStream, type TrackedStream } from './open-streams';
-import { tapSource, transformSource, type Sink, type Source } from './sources';
+import { tapSource, transformSource, type Sink, type Source, type StreamOutcome } from './sources';
 
-/** How a proxied stream ended, handed to metering exactly once. */
-export interface StreamOutcome {
-  /** The upstream's usage report, when it sent one before the end. */
-  usage: ChatUsage | null;
-  /** The chunk that carried the usage report, to re-emit with `cost`. */
-  usageChunk: ChatChunk | null;
-  /** Chunks with output that reached the client. */
-  forwarded: number;
-  /** The content text that reached the client (decoded on demand): what an upstream without usage is billed for. */
-  forwardedText(): { text: string; chunksPastCap: number };
-  /** Why the stream failed mid-way, or null. */
-  error: string | null;
-  /** The client went away before the end. */
-  aborted: boolean;
-}
+export type { StreamOutcome };
 
 /** What the chat route plugs into a proxied stream. */
 export interface ProxyStreamOptions {

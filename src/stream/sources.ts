@@ -1,11 +1,26 @@
 import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
-import type { StreamOutcome } from './proxy';
 import { carriesContent, classifyEvent, UpstreamStreamError } from './chunks';
 import { utf8, type StreamEncoder } from './encoder';
 import { SseDecoder } from './events';
 import { byteReader, type ByteReader } from './prefetched';
 import { UsageTap } from './usage-tap';
 import { ForwardedText } from './forwarded-text';
+
+/** How a proxied stream ended, handed to metering exactly once. */
+export interface StreamOutcome {
+  /** The upstream's usage report, when it sent one before the end. */
+  usage: ChatUsage | null;
+  /** The chunk that carried the usage report, to re-emit with `cost`. */
+  usageChunk: ChatChunk | null;
+  /** Chunks with output that reached the client. */
+  forwarded: number;
+  /** The content text that reached the client (decoded on demand): what an upstream without usage is billed for. */
+  forwardedText(): { text: string; chunksPastCap: number };
+  /** Why the stream failed mid-way, or null. */
+  error: string | null;
+  /** The client went away before the end. */
+  aborted: boolean;
+}
 
 /** One read of the upstream. */
 export type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
