@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
+import type { ChatChunk, ChunkTransformer } from './wire';
 import { UpstreamStreamError } from './chunks';
 import { chatEncoder, utf8, type StreamEncoder } from './encoder';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
