@@ -4,6 +4,9 @@ export interface ByteReader {
   cancel(): Promise<void>;
 }
 
+/** One read of a ByteReader. */
+export type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
+
 const PREFETCHED = Symbol('svc.stream.prefetched');
 
 /**
@@ -49,8 +52,6 @@ class Prefetched implements ByteReader {
     return this.reader.cancel();
   }
 }
-
-type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
 
 /** The source of a `readerStream`: its methods on the prototype, so a stream allocates no closures for them. */
 class DirectSource implements UnderlyingDefaultSource<Uint8Array> {

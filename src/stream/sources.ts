@@ -2,7 +2,7 @@ import type { ChatChunk, ChatUsage, ChunkTransformer } from './wire';
 import { carriesContent, classifyEvent, UpstreamStreamError } from './chunks';
 import { utf8, type StreamEncoder } from './encoder';
 import { SseDecoder } from './events';
-import { byteReader, type ByteReader } from './prefetched';
+import { byteReader, type ByteReader, type ReadResult } from './prefetched';
 import { UsageTap } from './usage-tap';
 import { ForwardedText } from './forwarded-text';
 
@@ -21,9 +21,6 @@ export interface StreamOutcome {
   /** The client went away before the end. */
   aborted: boolean;
 }
-
-/** One read of the upstream. */
-export type ReadResult = Awaited<ReturnType<ByteReader['read']>>;
 
 /** Where a source writes what goes to the client (the proxy). */
 export interface Sink {
