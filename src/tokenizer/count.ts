@@ -253,8 +253,9 @@ export function countO200k(text: string): number {
   let n = 0;
   for (let from = 0; from < text.length;) {
     piece.lastIndex = from;
-    if (!piece.test(text)) return n + searchedTokens(t, text, from);
-    const to = piece.lastIndex;
+    const to = piece.test(text) ? piece.lastIndex : from;
+    // No piece here, or an empty one (the pattern has none today; the loop must not spin on one).
+    if (to === from) return n + searchedTokens(t, text, from);
     n += to - from <= MAX_PIECE_UNITS ? pieceTokens(t, encodePiece(text, from, to)) : longRunTokens(t, text.slice(from, to));
     from = to;
   }
