@@ -159,12 +159,20 @@ export function officeDocx(xml: Uint8Array): Uint8Array {
   return zipOf([textEntry('[Content_Types].xml', CONTENT_TYPES(main, type)), textEntry('_rels/.rels', RELS(main)), body]);
 }
 
-/** A one-page PDF whose content stream (FlateDecode, zlib-wrapped as PDF writes it) inflates to `mibs` MiB of zeros (whitespace to PDF). */
-export function pdfBomb(mibs: number): Uint8Array {
-  const header = deflateSync(new Uint8Array(0)).subarray(0, 2);
+/** The zlib stream (as a PDF's FlateDecode holds it) of `mibs` MiB of zeros. */
+export function zlibZeros(mibs: number): Uint8Array {
   const adler = new Uint8Array(4);
   new DataView(adler.buffer).setUint32(0, (((mibs * MiB) % 65521) << 16) | 1);
-  const stream = Buffer.concat([header, deflatedZeros(mibs), adler]);
+  return Buffer.concat([deflateSync(new Uint8Array(0)).subarray(0, 2), deflatedZeros(mibs), adler]);
+}
+
+/** A one-page PDF whose content stream inflates to `mibs` MiB of zeros (whitespace to PDF). */
+export function pdfBomb(mibs: number): Uint8Array {
+  return pdfWithContent('/Filter /FlateDecode', zlibZeros(mibs));
+}
+
+/** A one-page PDF whose content stream is `data` with `entries` in its dictionary (its filters, a subtype). */
+export function pdfWithContent(entries: string, stream: Uint8Array): Uint8Array {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -179,7 +187,7 @@ export function pdfBomb(mibs: number): Uint8Array {
     add(strToU8(`${i + 1} 0 obj\n${body}\nendobj\n`));
   });
   offsets.push(at);
-  add(strToU8(`4 0 obj\n<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`));
+  add(strToU8(`4 0 obj\n<< /Length ${stream.length} ${entries} >>\nstream\n`));
   add(stream);
   add(strToU8('\nendstream\nendobj\n'));
   const xref = at;
