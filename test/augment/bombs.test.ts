@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { GiB, officeBomb, officeDocx, pdfBomb } from './bombs';
+import { GiB, officeBomb, officeDocx, pdfBomb, pdfWithContent, zlibZeros } from './bombs';
 import { docx, manyPagesPdf, pdf } from './documents';
 import { startAugmentApp, type AugmentApp } from './helpers';
 
@@ -61,6 +61,24 @@ describe('POST /augment/text-parser: the memory budget', () => {
       await a.t.close();
     }
   }, 120_000);
+
+  test('a PDF bomb the stream check skips (a content stream whose dictionary says image) is stopped by the budget, RSS bounded', async () => {
+    const a = await startAugmentApp({ config: { augment: { textParser: { workerMemoryBytes: 64 * MB } } } });
+    try {
+      const bomb = pdfWithContent('/Subtype /Image /Filter /FlateDecode', zlibZeros(1024));
+      const before = process.memoryUsage.rss();
+      const started = performance.now();
+      const res = await a.t.request('/augment/text-parser', { method: 'POST', key: a.key, body: form(bomb) });
+      const ms = performance.now() - started;
+      const grown = process.memoryUsage.rss() - before;
+      console.log(`a PDF bomb labelled image, stopped by workerMemoryBytes: ${ms.toFixed(0)} ms, RSS +${(grown / MB).toFixed(0)} MB`);
+      expect(res.status).toBe(400);
+      expect((await res.json()).details.file._errors[0]).toContain('(workerMemoryBytes)');
+      expect(grown).toBeLessThan(RSS_BOUND);
+    } finally {
+      await a.t.close();
+    }
+  }, 60_000);
 });
 
 describe('POST /augment/text-parser: decompression bombs', () => {

@@ -171,8 +171,8 @@ export function pdfBomb(mibs: number): Uint8Array {
   return pdfWithContent('/Filter /FlateDecode', zlibZeros(mibs));
 }
 
-/** A one-page PDF whose content stream is `data` with `entries` in its dictionary (its filters, a subtype). */
-export function pdfWithContent(entries: string, stream: Uint8Array): Uint8Array {
+/** A one-page PDF whose content stream is `stream` with `entries` in its dictionary (its filters, a subtype); `more` are objects 5, 6, ... */
+export function pdfWithContent(entries: string, stream: Uint8Array, more: string[] = []): Uint8Array {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -190,8 +190,16 @@ export function pdfWithContent(entries: string, stream: Uint8Array): Uint8Array 
   add(strToU8(`4 0 obj\n<< /Length ${stream.length} ${entries} >>\nstream\n`));
   add(stream);
   add(strToU8('\nendstream\nendobj\n'));
+  more.forEach((body, i) => {
+    offsets.push(at);
+    add(strToU8(`${i + 5} 0 obj\n${body}\nendobj\n`));
+  });
   const xref = at;
   const rows = offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
-  add(strToU8(`xref\n0 5\n0000000000 65535 f \n${rows}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`));
+  add(
+    strToU8(
+      `xref\n0 ${offsets.length + 1}\n0000000000 65535 f \n${rows}trailer\n<< /Size ${offsets.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+    ),
+  );
   return Buffer.concat(parts);
 }

@@ -28,9 +28,11 @@ describe('PDF streams, checked before pdf.js inflates them', () => {
     expect(refusal(bomb, { ...LIMITS, maxInflateRatio: 2000, maxPartBytes: 30 * MiB })).toBe('ZIP_SIZE_LIMIT_EXCEEDED');
   });
 
-  test('filters before Flate are decoded (ASCIIHex), abbreviations and RunLength are counted', () => {
+  test('filters before Flate are decoded (ASCIIHex, also by reference), abbreviations and RunLength are counted', () => {
     const hex = Buffer.from(`${Buffer.from(zlibZeros(64)).toString('hex')}>`);
     expect(refusal(pdfWithContent('/Filter [/AHx /Fl]', hex))).toBe('INFLATE_RATIO_EXCEEDED');
+    // The chain written as an object of its own.
+    expect(refusal(pdfWithContent('/Filter 5 0 R', hex, ['[/ASCIIHexDecode /FlateDecode]']))).toBe('INFLATE_RATIO_EXCEEDED');
     // RunLength: two bytes make 128; 64 times past the input, under the ratio, over the stream cap.
     const runs = new Uint8Array(200_000).map((_, i) => (i % 2 ? 0 : 129));
     expect(refusal(pdfWithContent('/Filter /RunLengthDecode', runs))).toBe('PART_SIZE_LIMIT_EXCEEDED');

@@ -13,12 +13,20 @@ interface StreamCaps {
   maxRatio: number;
 }
 
-/** The filter names of a stream dictionary, in order; null when they are not written in it (an indirect reference). */
-function filters(dict: string): string[] | null {
-  const found = /\/Filter\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+|\d+\s+\d+\s+R)/.exec(dict);
+/** The names in a filter value: one name, or an array of them. */
+const names = (value: string) => [...value.matchAll(/\/([^\s/[\]<>()]+)/g)].map((m) => m[1]!);
+
+/**
+ * The filter names of a stream dictionary, in order. An indirect `/Filter 5 0 R` is looked up
+ * in the file's text (`text()`, made once when first needed); null when it is not found there
+ * (inside an object stream).
+ */
+function filters(dict: string, text: () => string): string[] | null {
+  const found = /\/Filter\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+|(\d+)\s+(\d+)\s+R)/.exec(dict);
   if (!found) return [];
-  if (/R$/.test(found[1]!)) return null;
-  return [...found[1]!.matchAll(/\/([^\s/[\]<>()]+)/g)].map((m) => m[1]!);
+  if (found[2] === undefined) return names(found[1]!);
+  const object = new RegExp(`(?:^|[^\\d])${found[2]}\\s+${found[3]}\\s+obj\\s*(\\[[^\\]]*\\]|/[^\\s/[\\]<>()]+)`).exec(text());
+  return object ? names(object[1]!) : null;
 }
 
 /** A zlib header as pdf.js's FlateDecode requires it: deflate, a window, a valid check. */
@@ -150,6 +158,8 @@ function decodedBytes(data: Uint8Array, names: string[], dict: string, caps: Str
 export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let total = 0;
+  let text: string | undefined;
+  const fileText = () => (text ??= latin1.decode(bytes));
   for (let at = buf.indexOf(STREAM); at !== -1; at = buf.indexOf(STREAM, at)) {
     const keyword = at;
     at += STREAM.length;
@@ -165,9 +175,9 @@ export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
     // pdf.js reads no image for text: an honest scan's pages are never inflated, so neither are they here.
     if (/\/Subtype\s*\/Image\b/.test(dict)) continue;
     const data = buf.subarray(start, end === -1 ? buf.length : end);
-    const names = filters(dict) ?? (looksZlib(data) ? ['FlateDecode'] : []);
+    const chain = filters(dict, fileText) ?? (looksZlib(data) ? ['FlateDecode'] : []);
     const left = limits.maxUncompressedBytes - total;
     const caps = { maxBytes: Math.min(limits.maxPartBytes, left), maxRatio: limits.maxInflateRatio };
-    total += decodedBytes(data, names, dict, caps, limits);
+    total += decodedBytes(data, chain, dict, caps, limits);
   }
 }
