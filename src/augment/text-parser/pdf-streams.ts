@@ -16,17 +16,24 @@ interface StreamCaps {
 /** The names in a filter value: one name, or an array of them. */
 const names = (value: string) => [...value.matchAll(/\/([^\s/[\]<>()]+)/g)].map((m) => m[1]!);
 
+/** The file's top-level objects that are a name or an array of names (a filter chain written apart), by `id generation`; one pass. */
+function nameObjects(bytes: Uint8Array): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  for (const m of latin1.decode(bytes).matchAll(/(\d+)\s+(\d+)\s+obj\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+)/g))
+    index.set(`${m[1]} ${m[2]}`, names(m[3]!));
+  return index;
+}
+
 /**
  * The filter names of a stream dictionary, in order. An indirect `/Filter 5 0 R` is looked up
- * in the file's text (`text()`, made once when first needed); null when it is not found there
- * (inside an object stream).
+ * in `objects()` (indexed once, when first needed); null when it is not there (inside an
+ * object stream).
  */
-function filters(dict: string, text: () => string): string[] | null {
+function filters(dict: string, objects: () => Map<string, string[]>): string[] | null {
   const found = /\/Filter\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+|(\d+)\s+(\d+)\s+R)/.exec(dict);
   if (!found) return [];
   if (found[2] === undefined) return names(found[1]!);
-  const object = new RegExp(`(?:^|[^\\d])${found[2]}\\s+${found[3]}\\s+obj\\s*(\\[[^\\]]*\\]|/[^\\s/[\\]<>()]+)`).exec(text());
-  return object ? names(object[1]!) : null;
+  return objects().get(`${found[2]} ${found[3]}`) ?? null;
 }
 
 /** A zlib header as pdf.js's FlateDecode requires it: deflate, a window, a valid check. */
@@ -158,8 +165,9 @@ function decodedBytes(data: Uint8Array, names: string[], dict: string, caps: Str
 export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let total = 0;
-  let text: string | undefined;
-  const fileText = () => (text ??= latin1.decode(bytes));
+  let index: Map<string, string[]> | undefined;
+  let previousEnd = 0;
+  const objects = () => (index ??= nameObjects(bytes));
   for (let at = buf.indexOf(STREAM); at !== -1; at = buf.indexOf(STREAM, at)) {
     const keyword = at;
     at += STREAM.length;
@@ -169,13 +177,14 @@ export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
     if (buf[start] === 0x0a) start++;
     if (start === at) continue; // `stream` not ending its line: a word in some data, not a keyword.
     const end = buf.indexOf(ENDSTREAM, start);
-    at = end === -1 ? buf.length : end + ENDSTREAM.length;
-    const before = latin1.decode(buf.subarray(Math.max(0, keyword - DICT_WINDOW), keyword));
+    // Never back past the previous stream's end: the text read for dictionaries stays within the file's size.
+    const before = latin1.decode(buf.subarray(Math.max(previousEnd, keyword - DICT_WINDOW), keyword));
+    at = previousEnd = end === -1 ? buf.length : end + ENDSTREAM.length;
     const dict = before.slice(Math.max(0, ...[...before.matchAll(/\d+\s+\d+\s+obj\b/g)].map((m) => m.index)));
     // pdf.js reads no image for text: an honest scan's pages are never inflated, so neither are they here.
     if (/\/Subtype\s*\/Image\b/.test(dict)) continue;
     const data = buf.subarray(start, end === -1 ? buf.length : end);
-    const chain = filters(dict, fileText) ?? (looksZlib(data) ? ['FlateDecode'] : []);
+    const chain = filters(dict, objects) ?? (looksZlib(data) ? ['FlateDecode'] : []);
     const left = limits.maxUncompressedBytes - total;
     const caps = { maxBytes: Math.min(limits.maxPartBytes, left), maxRatio: limits.maxInflateRatio };
     total += decodedBytes(data, chain, dict, caps, limits);
