@@ -31,6 +31,11 @@ const BOMBS: [string, () => Uint8Array, string][] = [
   ['a PPTX whose slide inflates to 1 GiB, declaring 60 MB', () => officeBomb('pptx', 1024, { declaredSize: 60 * MB }), 'maxInflateRatio'],
   ['a zip64 DOCX whose body inflates to 5 GiB', () => officeBomb('docx', 5 * 1024, { zip64: true }), 'maxPartBytes'],
   ['a PDF whose content stream inflates to 1 GiB', () => pdfBomb(1024), 'a stream of the pdf'],
+  [
+    'a PDF whose content stream inflates to 1 GiB, its dictionary saying image',
+    () => pdfWithContent('/Subtype /Image /Width 1 /Height 1 /Filter /FlateDecode', zlibZeros(1024)),
+    'a stream of the pdf',
+  ],
 ];
 
 describe('POST /augment/text-parser: the memory budget', () => {
@@ -61,24 +66,6 @@ describe('POST /augment/text-parser: the memory budget', () => {
       await a.t.close();
     }
   }, 120_000);
-
-  test('a PDF bomb the stream check skips (a content stream whose dictionary says image) is stopped by the budget, RSS bounded', async () => {
-    const a = await startAugmentApp({ config: { augment: { textParser: { workerMemoryBytes: 64 * MB } } } });
-    try {
-      const bomb = pdfWithContent('/Subtype /Image /Filter /FlateDecode', zlibZeros(1024));
-      const before = process.memoryUsage.rss();
-      const started = performance.now();
-      const res = await a.t.request('/augment/text-parser', { method: 'POST', key: a.key, body: form(bomb) });
-      const ms = performance.now() - started;
-      const grown = process.memoryUsage.rss() - before;
-      console.log(`a PDF bomb labelled image, stopped by workerMemoryBytes: ${ms.toFixed(0)} ms, RSS +${(grown / MB).toFixed(0)} MB`);
-      expect(res.status).toBe(400);
-      expect((await res.json()).details.file._errors[0]).toContain('(workerMemoryBytes)');
-      expect(grown).toBeLessThan(RSS_BOUND);
-    } finally {
-      await a.t.close();
-    }
-  }, 60_000);
 });
 
 describe('POST /augment/text-parser: decompression bombs', () => {
@@ -120,7 +107,7 @@ describe('POST /augment/text-parser: decompression bombs', () => {
   );
 
   test('six bombs at once are six 400s, quickly, RSS bounded; honest documents still parse', async () => {
-    const bombs = [...BOMBS, BOMBS[0]!].map(([, make, reason]) => [make(), reason] as const);
+    const bombs = BOMBS.map(([, make, reason]) => [make(), reason] as const);
     Bun.gc(true);
     const before = process.memoryUsage.rss();
     const times = await Promise.all(bombs.map(([bytes, reason]) => refusedFast(bytes, reason)));

@@ -171,8 +171,8 @@ export function pdfBomb(mibs: number): Uint8Array {
   return pdfWithContent('/Filter /FlateDecode', zlibZeros(mibs));
 }
 
-/** A one-page PDF whose content stream is `stream` with `entries` in its dictionary (its filters, a subtype); `more` are objects 5, 6, ... */
-export function pdfWithContent(entries: string, stream: Uint8Array, more: string[] = []): Uint8Array {
+/** A one-page PDF whose content stream is `stream` with `entries` in its dictionary (its filters, a subtype); `more` are objects 5, 6, ... (bytes as they are). */
+export function pdfWithContent(entries: string, stream: Uint8Array, more: (string | Uint8Array)[] = []): Uint8Array {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -192,7 +192,9 @@ export function pdfWithContent(entries: string, stream: Uint8Array, more: string
   add(strToU8('\nendstream\nendobj\n'));
   more.forEach((body, i) => {
     offsets.push(at);
-    add(strToU8(`${i + 5} 0 obj\n${body}\nendobj\n`));
+    add(strToU8(`${i + 5} 0 obj\n`));
+    add(typeof body === 'string' ? strToU8(body) : body);
+    add(strToU8('\nendobj\n'));
   });
   const xref = at;
   const rows = offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
@@ -202,4 +204,9 @@ export function pdfWithContent(entries: string, stream: Uint8Array, more: string
     ),
   );
   return Buffer.concat(parts);
+}
+
+/** A stream object's body: its dictionary with `entries` and its data. */
+export function streamObject(entries: string, data: Uint8Array): Uint8Array {
+  return Buffer.concat([strToU8(`<< /Length ${data.length} ${entries} >>\nstream\n`), data, strToU8('\nendstream')]);
 }

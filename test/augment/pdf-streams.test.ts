@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { checkPdfStreams } from '../../src/augment/text-parser/pdf-streams';
 import { DocumentRefused, type ZipLimits } from '../../src/augment/text-parser/zip-parts';
-import { pdfBomb, pdfWithContent, zlibZeros } from './bombs';
+import { pdfBomb, pdfWithContent, streamObject, zlibZeros } from './bombs';
 import { manyPagesPdf, pdf } from './documents';
 
 const MiB = 1024 * 1024;
@@ -38,8 +38,15 @@ describe('PDF streams, checked before pdf.js inflates them', () => {
     expect(refusal(pdfWithContent('/Filter /RunLengthDecode', runs))).toBe('PART_SIZE_LIMIT_EXCEEDED');
   });
 
-  test('an image is not inflated (pdf.js reads none for text); a stream that is not DEFLATE counts nothing', () => {
-    expect(refusal(pdfWithContent('/Subtype /Image /Width 1 /Height 1 /Filter /FlateDecode', zlibZeros(64)))).toBeNull();
+  test('an image is not inflated (pdf.js reads none for text) unless pages, fonts or CMaps refer to it; a stream that is not DEFLATE counts nothing', () => {
+    const content = zlibZeros(1).subarray(0, 0);
+    const image = streamObject('/Type /XObject /Subtype /Image /Width 1 /Height 1 /Filter /FlateDecode', zlibZeros(64));
+    expect(refusal(pdfWithContent('', content, [image]))).toBeNull();
+    // The page's contents, whatever their dictionary says: pdf.js inflates them.
+    expect(refusal(pdfWithContent('/Subtype /Image /Width 1 /Height 1 /Filter /FlateDecode', zlibZeros(64)))).toBe(
+      'INFLATE_RATIO_EXCEEDED',
+    );
+    expect(refusal(pdfWithContent('', content, [image, '<< /Type /Font /FontFile2 5 0 R >>']))).toBe('INFLATE_RATIO_EXCEEDED');
     expect(refusal(pdfWithContent('/Filter /FlateDecode', new Uint8Array(4096).fill(7)))).toBeNull();
   });
 });

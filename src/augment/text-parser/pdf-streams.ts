@@ -119,7 +119,14 @@ function tooLarge(caps: StreamCaps, limits: ZipLimits): DocumentRefused {
 }
 
 /** The decoded length of one stream through its filters, throwing when it passes `caps`; filters that cannot expand a bomb end the walk. */
-function decodedBytes(data: Uint8Array, names: string[], dict: string, caps: StreamCaps, limits: ZipLimits): number {
+function decodedBytes(
+  data: Uint8Array,
+  names: string[],
+  dict: string,
+  caps: StreamCaps,
+  limits: ZipLimits,
+  keep?: (chunk: Uint8Array) => void,
+): number {
   let input = data;
   for (const [i, name] of names.entries()) {
     const last = i === names.length - 1;
@@ -131,7 +138,7 @@ function decodedBytes(data: Uint8Array, names: string[], dict: string, caps: Str
       let result;
       try {
         // pdf.js reads the two-byte zlib header itself; what follows is raw DEFLATE.
-        result = inflateBounded(input.subarray(2), caps, last ? undefined : (c) => chunks.push(c));
+        result = inflateBounded(input.subarray(2), caps, last ? keep : (c) => chunks.push(c));
       } catch {
         return 0; // Not DEFLATE: pdf.js cannot inflate it either.
       }
@@ -152,15 +159,26 @@ function decodedBytes(data: Uint8Array, names: string[], dict: string, caps: Str
   return input.length;
 }
 
+/** Object references pdf.js follows to a stream it decodes for text whatever the stream's dictionary says (page contents, fonts, CMaps). */
+function readForText(texts: string[]): Set<string> {
+  const refs = new Set<string>();
+  for (const text of texts)
+    for (const m of text.matchAll(/\/(?:Contents|FontFile[23]?|ToUnicode|UseCMap)\s*(\[[^\]]*\]|\d+\s+\d+\s+R)/g))
+      for (const r of m[1]!.matchAll(/(\d+)\s+(\d+)\s+R/g)) refs.add(`${r[1]} ${r[2]}`);
+  return refs;
+}
+
 /**
  * Refuses a PDF whose streams would decode past the limits, before pdf.js sees it: pdf.js
  * inflates a FlateDecode stream whole into memory (a 1 MB file holding a stream of 1 GiB took
  * a process to 2.4 GB), and no callback of it can stop that. Each stream (found by its
  * `stream` keyword; streams never sit inside object streams) is decoded through its filters
  * with bounded inflates, counting bytes out per stream (`maxPartBytes`), in total
- * (`maxUncompressedBytes`) and per byte in (`maxInflateRatio`); nothing is kept. Images are
- * skipped (pdf.js decodes none for text); encrypted streams do not inflate here; both, should
- * pdf.js be led to inflate one, are left to the worker's memory budget. Throws DocumentRefused.
+ * (`maxUncompressedBytes`) and per byte in (`maxInflateRatio`); only object streams are kept.
+ * Images are skipped (pdf.js decodes none for text, and an honest scan's pages cost nothing
+ * here) unless a page's contents, a font or a CMap refers to one, in the file or in its
+ * object streams: pdf.js would inflate that whatever its dictionary says. Encrypted streams do
+ * not inflate here and are left to the worker's memory budget. Throws DocumentRefused.
  */
 export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -168,6 +186,13 @@ export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
   let index: Map<string, string[]> | undefined;
   let previousEnd = 0;
   const objects = () => (index ??= nameObjects(bytes));
+  const objectStreams: string[] = [];
+  const images: { id: string; data: Uint8Array; dict: string }[] = [];
+  const count = (data: Uint8Array, dict: string, keep?: (chunk: Uint8Array) => void) => {
+    const chain = filters(dict, objects) ?? (looksZlib(data) ? ['FlateDecode'] : []);
+    const caps = { maxBytes: Math.min(limits.maxPartBytes, limits.maxUncompressedBytes - total), maxRatio: limits.maxInflateRatio };
+    total += decodedBytes(data, chain, dict, caps, limits, keep);
+  };
   for (let at = buf.indexOf(STREAM); at !== -1; at = buf.indexOf(STREAM, at)) {
     const keyword = at;
     at += STREAM.length;
@@ -180,13 +205,21 @@ export function checkPdfStreams(bytes: Uint8Array, limits: ZipLimits): void {
     // Never back past the previous stream's end: the text read for dictionaries stays within the file's size.
     const before = latin1.decode(buf.subarray(Math.max(previousEnd, keyword - DICT_WINDOW), keyword));
     at = previousEnd = end === -1 ? buf.length : end + ENDSTREAM.length;
-    const dict = before.slice(Math.max(0, ...[...before.matchAll(/\d+\s+\d+\s+obj\b/g)].map((m) => m.index)));
-    // pdf.js reads no image for text: an honest scan's pages are never inflated, so neither are they here.
-    if (/\/Subtype\s*\/Image\b/.test(dict)) continue;
+    const header = [...before.matchAll(/(\d+)\s+(\d+)\s+obj\b/g)].at(-1);
+    const dict = header ? before.slice(header.index) : before;
     const data = buf.subarray(start, end === -1 ? buf.length : end);
-    const chain = filters(dict, objects) ?? (looksZlib(data) ? ['FlateDecode'] : []);
-    const left = limits.maxUncompressedBytes - total;
-    const caps = { maxBytes: Math.min(limits.maxPartBytes, left), maxRatio: limits.maxInflateRatio };
-    total += decodedBytes(data, chain, dict, caps, limits);
+    if (/\/Subtype\s*\/Image\b/.test(dict)) {
+      if (header) images.push({ id: `${header[1]} ${header[2]}`, data, dict });
+      continue;
+    }
+    if (!/\/Type\s*\/ObjStm\b/.test(dict)) count(data, dict);
+    else {
+      const chunks: Uint8Array[] = [];
+      count(data, dict, (chunk) => chunks.push(chunk));
+      objectStreams.push(latin1.decode(Buffer.concat(chunks)));
+    }
   }
+  if (images.length === 0) return;
+  const read = readForText([latin1.decode(bytes), ...objectStreams]);
+  for (const image of images) if (read.has(image.id)) count(image.data, image.dict);
 }
