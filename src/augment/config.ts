@@ -13,11 +13,28 @@ const TextParserSchema = T.Object({
   maxUncompressedBytes: T.Integer({
     minimum: 1024,
     default: 100 * 1024 * 1024,
-    description: 'DOCX, PPTX and XLSX: bytes the zip may inflate to (zip bombs are refused)',
+    description: 'All parts of a zip, or all streams of a PDF: bytes they may inflate to (zip bombs are refused)',
+  }),
+  maxPartBytes: T.Integer({
+    minimum: 1024,
+    default: 64 * 1024 * 1024,
+    description: 'One zip part or PDF stream: bytes it may inflate to',
+  }),
+  maxInflateRatio: T.Integer({
+    minimum: 10,
+    default: 500,
+    description: 'Bytes a zip part or PDF stream may inflate to per compressed byte (past 1 MB)',
   }),
   maxZipEntries: T.Integer({ minimum: 10, default: 5_000, description: 'DOCX, PPTX and XLSX: files in the zip at most' }),
   maxTableCells: T.Integer({ minimum: 100, default: 1_000_000, description: 'Spreadsheet cells read at most' }),
   priceMicros: T.Integer({ minimum: 0, default: 1_000, description: 'Charged per parsed document, micro-USD' }),
+  workers: T.Integer({ minimum: 1, maximum: 64, default: 2, description: 'Documents parsed at once (a worker thread each)' }),
+  queueSize: T.Integer({ minimum: 0, default: 8, description: 'Documents waiting for a worker at most; past it a 503 with Retry-After' }),
+  workerMemoryBytes: T.Integer({
+    minimum: 16 * 1024 * 1024,
+    default: 256 * 1024 * 1024,
+    description: 'Memory one parse may add to the process; past it its worker is terminated and the file refused',
+  }),
 });
 
 /** The config's `augment` section. Search and scrape prices and limits stay in `search` (shared with chat). */

@@ -115,7 +115,7 @@ export function augmentRoutes(deps: AppDeps, stages: Stages) {
                 'text/plain': { schema: { type: 'string' } },
               },
             },
-            ...errorResponses(400, 401, 402, 413, 415, 429),
+            ...errorResponses(400, 401, 402, 413, 415, 429, 503),
           } as never,
         },
       },

@@ -4,14 +4,16 @@
  * abort signal reaches (a PDF page tree of 200,000 pages blocked a thread for minutes,
  * measured); the pool (pool.ts) terminates a worker past its time limit instead.
  */
+import { checkPdfStreams } from './pdf-streams';
 import { DocumentRefused } from './zip-parts';
 import type { ParseReply, ParseTask } from './pool';
 
 // The worker's global scope: the messages it takes and sends.
 declare const self: { onmessage: ((event: MessageEvent<ParseTask>) => void) | null; postMessage(reply: ParseReply): void };
 
-/** A PDF's text: each page's text items in reading order, a line per page. */
-async function pdfText(bytes: Uint8Array): Promise<string> {
+/** A PDF's text: each page's text items in reading order, a line per page; its streams are checked against the limits first. */
+async function pdfText(bytes: Uint8Array, limits: ParseTask['limits']): Promise<string> {
+  checkPdfStreams(bytes, limits);
   const { extractText } = await import('unpdf');
   const { text } = await extractText(bytes, { mergePages: false });
   return text.join('\n');
@@ -21,7 +23,7 @@ self.onmessage = async function parseDocumentTask(event: MessageEvent<ParseTask>
   const { id, bytes, kind, limits } = event.data;
   let reply: ParseReply;
   try {
-    const text = kind === 'pdf' ? await pdfText(bytes) : (await import('./ooxml-text')).ooxmlText(bytes, kind, limits);
+    const text = kind === 'pdf' ? await pdfText(bytes, limits) : (await import('./ooxml-text')).ooxmlText(bytes, kind, limits);
     reply = { id, ok: true, text };
   } catch (error) {
     const e = error as { name?: string } | null;
