@@ -117,9 +117,11 @@ async function probeRoute(
         const off = res.status === 503 && typeof error === 'string' && error.endsWith('_NOT_CONFIGURED');
         const problems = [
           res.status >= 500 && !off ? `status ${res.status}` : '',
-          body.refusedField === undefined || (res.status === 400 && typeof error === 'string' && error.includes(body.refusedField))
+          // Never taken; refused before the body is read (a rate limit, a route that is off) is fine.
+          body.refusedField === undefined ||
+          (refused && (res.status !== 400 || (typeof error === 'string' && error.includes(body.refusedField))))
             ? ''
-            : `not a 400 naming ${body.refusedField}`,
+            : `not refused with a 400 naming ${body.refusedField}`,
           text.length === 0 ? 'empty body' : '',
           !refused || (typeof error === 'string' && error.length > 0) ? '' : `no {error} in ${JSON.stringify(text.slice(0, 80))}`,
           res.headers.get('cf-ray') ? '' : 'no CF-RAY',
