@@ -17,7 +17,7 @@ import { createReservationKeeper } from './reservation-keeper';
 import { formatMicros } from './money';
 import { insufficientBalance, keyLimitExceeded, walletPaymentRequired } from './payment-required';
 import { openBillingStore } from './open-store';
-import { inCurrency, openedReservationMicros, pricingOf, type ModelPricing } from './pricing';
+import { inCurrency, MARGIN_FLOOR_USD_MICROS, openedReservationMicros, pricingOf, type ModelPricing } from './pricing';
 import { saveReservation } from './reservations';
 import type { BillingStore, HoldCandidate, ReserveInput, ReserveResult } from './store';
 import { createTicket, type TicketDeps } from './ticket';
@@ -120,7 +120,8 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
   function refusal(caller: Caller, result: ReserveResult, candidates: HoldCandidate[]): ServiceError {
     if (result.status === 'limit') return keyLimitExceeded(spendClass(candidates[result.index]!.currency) ?? 'usd');
     if (caller.via !== 'wallet') return insufficientBalance();
-    const usdc = candidates.find((c) => c.currency === 'USDC') ?? candidates[0]!;
+    // What the request needs: the hold without a margin.
+    const usdc = candidates.find((c) => c.currency === 'USDC' && !c.floor) ?? candidates[0]!;
     return walletPaymentRequired({
       balanceMicros: (result.status === 'insufficient' ? result.balances[2] : 0) ?? 0,
       neededMicros: usdc.amount,
@@ -138,17 +139,25 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
     window: { start: number } | null,
     p: ModelPricing,
     maxUsd: number,
+    withMarginUsd: number,
   ): HoldCandidate[] {
     const candidates: HoldCandidate[] = [];
     for (const currency of caller.via === 'wallet' ? cfg.paymentOrder.wallet : cfg.paymentOrder.apiKey) {
       const cls = spendClass(currency);
       const limit = key && window && cls ? key.limits[cls] : null;
-      candidates.push({
-        currency,
-        amount: inCurrency(p, currency, maxUsd),
-        counter: limit === null || !key || !window || !cls ? '' : counterName(caller.accountId, key.id, key.limitPeriod, window.start, cls),
-        limit: limit ?? 0,
-      });
+      const counter =
+        limit === null || !key || !window || !cls ? '' : counterName(caller.accountId, key.id, key.limitPeriod, window.start, cls);
+      // The hold with the margin first, where it leaves the floor free; else the estimate alone,
+      // so the margin never refuses a request the balance covers (nor holds what later ones need).
+      if (withMarginUsd > maxUsd)
+        candidates.push({
+          currency,
+          amount: inCurrency(p, currency, withMarginUsd),
+          floor: inCurrency(p, currency, MARGIN_FLOOR_USD_MICROS),
+          counter,
+          limit: limit ?? 0,
+        });
+      candidates.push({ currency, amount: inCurrency(p, currency, maxUsd), counter, limit: limit ?? 0 });
     }
     return candidates;
   }
@@ -176,7 +185,10 @@ export function createUsageMeter(deps: UsageMeterDeps): UsageMeter & { readonly 
       const window = key && hasLimit(key) ? keyWindow(key.limitPeriod, now) : null;
       const p = pricingOf(input.priceAs ?? model);
       const maxUsd = openedReservationMicros(input);
-      const candidates = holdCandidates(caller, key, window, p, maxUsd);
+      const withMarginUsd = input.marginPromptTokens
+        ? openedReservationMicros({ ...input, estimatedPromptTokens: input.estimatedPromptTokens + input.marginPromptTokens })
+        : maxUsd;
+      const candidates = holdCandidates(caller, key, window, p, maxUsd, withMarginUsd);
       const planned = deps.limits.plan(
         caller,
         model,

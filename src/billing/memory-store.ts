@@ -105,7 +105,7 @@ export function createMemoryBillingStore(opts: { now: () => number; outbox?: Led
       const c = input.candidates[i]!;
       const balance = account.mirrors.get(c.currency);
       if (balance === undefined) return { status: 'missing' };
-      if (balance - (account.held.get(c.currency) ?? 0) < c.amount) continue;
+      if (balance - (account.held.get(c.currency) ?? 0) < c.amount + (c.floor ?? 0)) continue;
       if (c.counter) {
         const spent = counterValue(c.counter, now);
         if (spent === null) return { status: 'missing' };

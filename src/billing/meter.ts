@@ -51,6 +51,12 @@ export interface MeterOpenInput {
   priceAs?: ModelEntry;
   estimatedPromptTokens: number;
   maxCompletionTokens: number;
+  /**
+   * Prompt tokens held beyond the estimate while the balance keeps MARGIN_FLOOR_USD_MICROS free
+   * after them (an upstream tokenizer that counts more than svc's is then charged in full);
+   * never needed to admit, so a balance funded for N such requests admits N.
+   */
+  marginPromptTokens?: number;
   extras?: ExtraCharge[];
 }
 

@@ -83,6 +83,13 @@ export function reservationMicros(
   return tokenCostMicros(promptTokens, prompt) + tokenCostMicros(completionTokens, p.output) + extrasCost(extras);
 }
 
+/**
+ * The free balance (1 USD, in micro-USD) a request's tokenizer margin must leave to be held
+ * (MeterOpenInput.marginPromptTokens): near the end of a balance only the estimate is held,
+ * so the last funded requests are admitted and the margin never holds what they need.
+ */
+export const MARGIN_FLOOR_USD_MICROS = 1_000_000;
+
 /** The maximum cost (micro-USD) of a call the meter opens with `input`: what it reserves. */
 export function openedReservationMicros(
   input: Pick<MeterOpenInput, 'model' | 'priceAs' | 'estimatedPromptTokens' | 'maxCompletionTokens' | 'extras'>,

@@ -57,7 +57,8 @@ end
  * without a rate part), the n candidates' mirrors, the e mirrors of reported currencies that
  * are no candidate's, then the key counter of each candidate with a key limit, in order.
  * ARGV: requestId, now, expiresAt, the rate part (rpm or '' for none, tpm or '', tokens to
- * reserve, window ttl), n, e, the n currencies, the n amounts, the n key limits ('' for none;
+ * reserve, window ttl), n, e, the n currencies, the n amounts, the n floors (free balance the
+ * hold must leave, '0' for none), the n key limits ('' for none;
  * only when some candidate has one, that is when KEYS has counters), then per reported
  * currency its mirror's position (1-based, among the n + e mirrors).
  * Returns {status, index, rate refusal, requests, tokens, index score, balances...}: status
@@ -110,8 +111,8 @@ if due then
   ${DROP_HOLD}
   drop_expired(hs, KEYS[2], KEYS[3], now)
 end
--- The limits block is there only when some candidate has a key counter.
-local blocks = #KEYS > 5 + n + e and 3 or 2
+-- Currencies, amounts and floors, then the limits block only when some candidate has a key counter.
+local blocks = #KEYS > 5 + n + e and 4 or 3
 local bals = {}
 for r = 1, #ARGV - 9 - blocks * n do
   local b = v[1 + ARGV[9 + blocks * n + r]]
@@ -121,14 +122,14 @@ end
 local held = n > 0 and call('HMGET', hs, unpack(ARGV, 10, 9 + n)) or {}
 local limited, kc = -1, 1 + n + e
 for c = 1, n do
-  local bal, lim, ck = v[1 + c], blocks == 3 and ARGV[9 + 2 * n + c] or '', nil
+  local bal, lim, ck = v[1 + c], blocks == 4 and ARGV[9 + 3 * n + c] or '', nil
   if lim ~= '' then
     kc = kc + 1
     ck = kc
   end
   if not bal then counted(tokens) return {1, 0, 0, rq, tk, 0} end
   local amt = ARGV[9 + n + c]
-  if bal - (held[c] or 0) >= amt + 0 then
+  if bal - (held[c] or 0) >= amt + ARGV[9 + 2 * n + c] then
     local fits, kf = true, ''
     if ck then
       local spent = v[ck]

@@ -45,6 +45,7 @@ export function reserveCall(k: AccountKeys, input: ReserveInput, rateHash: strin
   for (const currency of extra) keys.push(k.bal(currency));
   for (const c of candidates) args.push(c.currency);
   for (const c of candidates) args.push(String(c.amount));
+  for (const c of candidates) args.push(String(c.floor ?? 0));
   if (candidates.some((c) => c.counter))
     for (const c of candidates) {
       args.push(c.counter ? String(c.limit) : '');

@@ -7,6 +7,8 @@ export interface HoldCandidate {
   currency: Currency;
   /** Maximum cost in this currency's micro-units. */
   amount: number;
+  /** Free balance the hold must leave behind (micro-units), 0 by default: a margin is held only where the balance is ample. */
+  floor?: number;
   /** The key's spend counter for this currency class in the current window, or '' when unlimited. */
   counter: string;
   /** The key's limit for that class (micro-units); ignored when `counter` is ''. */

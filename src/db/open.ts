@@ -32,6 +32,21 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.me
 /** The default deadline of a Postgres call (config `databaseTimeoutMs`). */
 export const DATABASE_TIMEOUT_MS = 1_500;
 
+/** The longest a pool connection waits before it tries to connect again after failures (seconds). */
+export const RECONNECT_MAX_DELAY_S = 0.5;
+
+/**
+ * The delay before a connection's next attempt after `failures` failed ones in a row (the
+ * pool counts them together), in seconds: 50 ms doubling up to RECONNECT_MAX_DELAY_S, with
+ * jitter. postgres.js's own grows as 3^n / 100 s up to 20 s, so after a long outage the
+ * pool waited up to 20 s before it tried the database that was back (503s for 5 s and more
+ * after a 24 s outage); bounded, every instance serves within a second of its return. The
+ * load a retry puts on a database that is down stays small: a few connections per instance.
+ */
+export function reconnectDelaySeconds(failures: number): number {
+  return Math.min(0.05 * 2 ** Math.min(failures, 10), RECONNECT_MAX_DELAY_S) * (0.5 + Math.random() / 2);
+}
+
 /**
  * Opens Postgres at `url` and applies pending migrations (without a deadline: a migration
  * may take long). Every later call has a deadline of `timeoutMs` (see withDeadlines), and a
@@ -40,7 +55,12 @@ export const DATABASE_TIMEOUT_MS = 1_500;
 export async function openPostgres(url: string, opts: { max?: number; onStep?: OnStep; timeoutMs?: number } = {}): Promise<Storage> {
   const { postgres, drizzle, migrate } = await loadPostgres();
   const timeoutMs = opts.timeoutMs ?? DATABASE_TIMEOUT_MS;
-  const client = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)) });
+  const client = postgres(url, {
+    max: opts.max ?? 10,
+    onnotice: () => {},
+    connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    backoff: reconnectDelaySeconds,
+  });
   opts.onStep?.('connecting to Postgres and applying migrations');
   await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
   const db = drizzle(withDeadlines(client, timeoutMs), { schema });

@@ -1,4 +1,5 @@
 import { badRequest, type ServiceError } from './errors';
+import { loneSurrogateProblem } from './well-formed';
 
 /** How deep and how wide a JSON request body may be; checked on the raw text before it is parsed. */
 export interface JsonShapeLimits {
@@ -73,9 +74,15 @@ function tooMany(what: string, limit: keyof JsonShapeLimits): ServiceError {
   ]);
 }
 
-/** JSON.parse after the shape check: a body past a limit is refused before any object is built. */
+/**
+ * JSON.parse after the shape check: a body past a limit is refused before any object is built;
+ * a string the body's escapes made a lone surrogate is refused after it (./well-formed.ts).
+ */
 export function parseJsonBody(text: string): unknown {
   const problem = jsonShapeProblem(text);
   if (problem) throw problem;
-  return JSON.parse(text);
+  const value: unknown = JSON.parse(text);
+  const surrogate = loneSurrogateProblem(text, value, JSON_SHAPE_LIMITS.maxDepth);
+  if (surrogate) throw surrogate;
+  return value;
 }

@@ -3,6 +3,7 @@ import { parseConfigSection } from '../config';
 import { tooManyRequests, type ServiceError } from '../http/errors';
 import type { KeyValueStore } from '../kv/store';
 import { countAbuseBlock } from '../metrics';
+import { failureCounter } from './abuse-counter';
 
 /** The config's free-form `abuseGuard` section (spec 7: > 20 failures in 30 s block for 30 s). */
 export const AbuseGuardConfigSchema = T.Object(
@@ -65,7 +66,8 @@ export interface AbuseGuard {
 
 /**
  * Creates the guard. Failures are counted in the KV store over a sliding window (this
- * bucket plus the weighted previous one); a block is written to the KV store and announced
+ * bucket plus the weighted previous one), each in one atomic step (./abuse-counter.ts); a
+ * block is written to the KV store with the count that starts it and announced
  * on a channel, and every instance keeps the blocks it heard of in a map, so checking a
  * request costs no KV round trip.
  */
@@ -107,29 +109,14 @@ export function createAbuseGuard(deps: { kv: KeyValueStore; now: () => number; c
   let unsubscribe: (() => Promise<void>) | null = null;
   const ready = kv.subscribe(ABUSE_BLOCK_CHANNEL, onAnnouncement).then((stop) => void (unsubscribe = stop));
 
+  const countOnce = failureCounter(kv, { windowMs, blockMs, maxFailures: config.maxFailures });
+
   async function count(identity: AbuseIdentity): Promise<boolean> {
-    const t = now();
-    const bucket = Math.floor(t / windowMs);
-    const key = (b: number) => `abuse:f:${identity}:${b}`;
-    const [current, previous, existing] = await Promise.all([
-      kv.incrBy(key(bucket), 1, 2 * windowMs),
-      kv.get(key(bucket - 1)),
-      kv.get(`abuse:b:${identity}`),
-    ]);
-    if (existing !== null && Number(existing) > t) {
-      // Blocked elsewhere and the announcement was missed (this instance started later).
-      remember(identity, Number(existing));
-      return false;
-    }
-    const weight = 1 - (t % windowMs) / windowMs;
-    if (current + Math.floor(Number(previous ?? 0) * weight) <= config.maxFailures) return false;
-    const end = t + blockMs;
-    // Two instances crossing the limit at once both block; the ends differ by milliseconds.
-    await kv.set(`abuse:b:${identity}`, String(end), blockMs);
-    remember(identity, end);
-    // The block consumes the failures that caused it: counting starts afresh when it ends.
-    await Promise.all([kv.del(key(bucket)), kv.del(key(bucket - 1)), kv.publish(ABUSE_BLOCK_CHANNEL, `${identity} ${end}`)]);
-    return true;
+    const { started, blockedUntil } = await countOnce(identity, now());
+    // Blocked elsewhere and the announcement was missed (this instance started later), or just blocked here.
+    remember(identity, blockedUntil);
+    if (started) await kv.publish(ABUSE_BLOCK_CHANNEL, `${identity} ${blockedUntil}`);
+    return started;
   }
 
   function track<R>(work: Promise<R>): Promise<R> {

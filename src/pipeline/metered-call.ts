@@ -36,6 +36,8 @@ export interface CallContext {
 export interface CallEstimate {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens held beyond `promptTokens` where the balance is ample (an upstream tokenizer that counts more than svc's); never needed to admit. */
+  marginPromptTokens?: number;
   /** Per-unit line items (images, seconds, searches, RPC credits) reserved on top of the tokens. */
   extras?: ExtraCharge[];
   /** Keep the reservation past this request until then (epoch ms): a job that settles later (`meter.resume`). */
@@ -116,6 +118,7 @@ export class MeteredCall {
       endpoint,
       priceAs,
       estimatedPromptTokens: estimate.promptTokens,
+      marginPromptTokens: estimate.marginPromptTokens,
       maxCompletionTokens: estimate.completionTokens,
       extras: estimate.extras ?? NO_EXTRAS,
       holdUntil: estimate.holdUntil,

@@ -73,17 +73,25 @@ export function consoleRoutes(deps: AppDeps, stages: Stages) {
   const html = shell(deps.config.basePath, version, assets.size === 0);
   const trustForwardedFor = abuseGuardOf(deps).config.trustForwardedFor;
 
-  /** Refuses a sign-in from an address with too many recent failures; returns the function that counts one more. */
+  /**
+   * Refuses a sign-in from an address with too many recent failures; returns the function that
+   * counts one more and turns the failure into the 429 once it is past the budget. The count is
+   * one atomic increment compared after the fact: concurrent wrong keys each get their own
+   * number, so at most the budget of them are answered 401 (a read-then-write let 100 through).
+   */
   async function failureBudget(request: Request, server: RequestIpSource | null) {
     const minute = Math.floor(deps.now() / 60_000);
     const key = `console:sign-in-failures:${clientIp(request, server, trustForwardedFor)}:${minute}`;
-    if (Number((await deps.kv.get(key)) ?? 0) >= SIGN_IN_FAILURES_PER_MINUTE)
-      throw tooManyRequests(
+    const limited = () =>
+      tooManyRequests(
         `Rate limit exceeded: at most ${SIGN_IN_FAILURES_PER_MINUTE} failed console sign-ins per minute from one address`,
         {},
         (minute + 1) * 60_000 - deps.now(),
       );
-    return () => deps.kv.incrBy(key, 1, 61_000);
+    if (Number((await deps.kv.get(key)) ?? 0) >= SIGN_IN_FAILURES_PER_MINUTE) throw limited();
+    return async function countFailure(refusal: Error): Promise<never> {
+      throw (await deps.kv.incrBy(key, 1, 61_000)) > SIGN_IN_FAILURES_PER_MINUTE ? limited() : refusal;
+    };
   }
 
   async function described(session: ConsoleSession, csrfToken: string) {
@@ -140,10 +148,7 @@ export function consoleRoutes(deps: AppDeps, stages: Stages) {
             : key.type !== 'ADMIN'
               ? forbidden('Forbidden: key: the console needs an ADMIN API key; INFERENCE keys are refused')
               : null;
-        if (refusal) {
-          await failed();
-          throw refusal;
-        }
+        if (refusal) await failed(refusal);
         const { id, session } = await sessions.open(keyHash);
         set.headers['set-cookie'] = sessionCookie(request, id);
         set.headers['cache-control'] = 'no-store';

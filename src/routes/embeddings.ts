@@ -7,8 +7,13 @@ import type { ModelCall } from '../pipeline/model-call';
 import { embeddingInputTokens } from '../pipeline/tokens';
 import { errorResponses } from './responses';
 
-/** Tokens reserved beyond svc's own count of a short input (the upstream's tokenizer may differ). */
-const EMBEDDING_TOKEN_MARGIN = 64;
+/**
+ * The tokenizer margin: tokens held beyond svc's own count (o200k) for an upstream whose
+ * model's tokenizer counts more (a BERT-style vocabulary counts up to about half as many
+ * again on some text), as half the count plus 16. Held only where the balance is ample
+ * (src/billing/pricing.ts MARGIN_FLOOR_USD_MICROS), so it never refuses a funded request.
+ */
+const marginTokens = (counted: number) => Math.ceil(counted / 2) + 16;
 
 /**
  * POST /embeddings (the OpenAI SDK's `embeddings.create`) on the metered call: reserves the
@@ -21,8 +26,8 @@ async function createEmbedding(req: EmbeddingRequest, call: ModelCall, set: Cont
   checkDimensions(req, call.model);
   const counted = embeddingInputTokens(req.input);
   // The upstream bills with its own model's tokenizer, which may count more than svc's; a
-  // settlement is capped at its reservation, so the reservation leaves room for the difference.
-  await call.reserve({ promptTokens: counted + Math.max(counted, EMBEDDING_TOKEN_MARGIN), completionTokens: 0 });
+  // settlement is capped at its hold, so where the balance allows the hold leaves room for that.
+  await call.reserve({ promptTokens: counted, marginPromptTokens: marginTokens(counted), completionTokens: 0 });
   let answer: string;
   let promptTokens: number;
   try {

@@ -2,6 +2,8 @@ import { Type as T, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { badRequest, invalidField, type ServiceError } from '../http/errors';
 import { describeIssue, issuePath, resolveIssue } from '../http/validation-message';
+import { JSON_SHAPE_LIMITS } from '../http/json-shape';
+import { loneSurrogateProblem } from '../http/well-formed';
 
 /** Calls in one batch at most (API-NOTES 11). */
 export const MAX_BATCH = 100;
@@ -59,6 +61,9 @@ export function parseRpcBody(text: string): RpcRequest {
   } catch {
     throw badRequest('body: is not valid JSON', [{ path: ['body'], message: 'is not valid JSON' }]);
   }
+  // The text goes to the node as sent: a lone surrogate escape in it is refused here, not there.
+  const surrogate = loneSurrogateProblem(text, value, JSON_SHAPE_LIMITS.maxDepth);
+  if (surrogate) throw surrogate;
   if (!Array.isArray(value)) {
     if (value === null || typeof value !== 'object')
       throw badRequest('body: must be a JSON-RPC 2.0 object or an array of them', [

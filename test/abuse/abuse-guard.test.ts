@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { abuseGuardOf } from '../../src/gates/abuse-guard';
 import { parseAbuseGuardConfig } from '../../src/limits/abuse-guard';
 import { BACKENDS } from '../helpers/backends';
 import { startCluster, type Cluster, type Instance } from './instances';
@@ -95,6 +96,24 @@ for (const backend of BACKENDS)
       await fail(c.b, 11);
       expect((await c.b.request(VALID)).status).toBe(429);
       expect((await untilRefused(c.a)).status).toBe(429);
+    });
+
+    test('100 failures at once over two instances: exactly one starts the block, both instances refuse, and the block consumed them', async () => {
+      c = await startCluster(backend);
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, k) => (k % 2 ? c.a : c.b).request(FAILING)));
+      expect(answers.every((r) => r.status === 400)).toBe(true);
+      await Promise.all([c.a.settled(), c.b.settled()]);
+      expect((await c.a.request(VALID)).status).toBe(429);
+      expect((await untilRefused(c.b)).status).toBe(429);
+      // The counting step itself, raced: one failure, and only one, reports the block it started.
+      const guard = abuseGuardOf(c.a.deps);
+      const started = await Promise.all(Array.from({ length: 100 }, () => guard.countFailure('ip:198.51.100.99')));
+      expect(started.filter(Boolean).length).toBe(1);
+      // After the block nothing is left over: 20 new failures do not block again.
+      c.clock.now += 30_000;
+      expect((await c.a.request(VALID)).status).toBe(200);
+      await fail(c.a, 20);
+      expect((await c.a.request(VALID)).status).toBe(200);
     });
 
     test('a flood of bad keys blocks that credential, never the accounts of valid keys', async () => {

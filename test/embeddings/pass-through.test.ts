@@ -5,6 +5,7 @@ import { BACKENDS } from '../helpers/backends';
 import type { FixtureUpstream } from '../fixtures/openai-upstream';
 import { EMB, startEmbeddingsApp, type EmbeddingsApp } from './helpers';
 import { ledgerOf } from '../images/helpers';
+import { newCaller } from '../rpc/helpers';
 
 /** Floats as an encoder may write them: exponents, a negative zero, more digits than a double keeps, odd spacing. */
 const VECTOR = '[ 1e-7, -0.0,\n      0.12345678901234567, 1E+2,-3.5e-08 ]';
@@ -66,6 +67,18 @@ for (const backend of BACKENDS) {
         expect(lastSent(res)).toMatchObject({ encoding_format: 'float' });
         expect((await ledgerOf(t, res))[0]).toMatchObject({ amountMicros: -7, promptTokens: 7 });
       });
+
+    test("an upstream that counts more tokens than svc: an ample balance pays the upstream's count; one holding svc's count alone is admitted, charged that", async () => {
+      upstreamSays(oddAnswer(VECTOR, 'm')); // 7 tokens, where svc counts 1 for "hello"
+      const rich = await embed({ model: EMB, input: 'hello' });
+      expect((await ledgerOf(t, rich))[0]).toMatchObject({ amountMicros: -7, promptTokens: 7 });
+      const tight = await newCaller(t, '0.000001');
+      const res = await t.request('/embeddings', { method: 'POST', key: tight.key, json: { model: EMB, input: 'hello' } });
+      expect(res.status).toBe(200);
+      expect((await ledgerOf(t, res))[0]).toMatchObject({ amountMicros: -1 });
+      await t.deps.meter.flush();
+      expect((await t.deps.meter.balances(tight.accountId)).USD).toBe(0);
+    });
 
     test('the official SDK reads the passed-through floats exactly (-0 included)', async () => {
       upstreamSays(oddAnswer(VECTOR, 'm'));

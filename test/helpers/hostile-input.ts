@@ -3,15 +3,17 @@ import { Value } from '@sinclair/typebox/value';
 /**
  * The bad-input classes every JSON route must answer with a 4xx `{ error }` (never a 500,
  * never an empty body, never slowly): nesting depth, size, prototype keys, NUL characters,
- * bodies that are not objects, long letter runs and extreme numbers. Bodies are built from the
+ * lone surrogates, bodies that are not objects, long letter runs and extreme numbers. Bodies are built from the
  * route's own body schema, so a new route gets every class without writing a line.
  */
 
 /** One hostile request body: its class, what it does, and the raw JSON text to send. */
 export interface HostileBody {
-  kind: 'depth' | 'size' | 'proto' | 'nul' | 'not-object' | 'letters' | 'numbers' | 'wide';
+  kind: 'depth' | 'size' | 'proto' | 'nul' | 'surrogate' | 'not-object' | 'letters' | 'numbers' | 'wide';
   label: string;
   text: string;
+  /** For the classes no route may take (a lone surrogate): the field the 400's error must name. */
+  refusedField?: string;
 }
 
 /** The members of a JSON Schema the generator reads (a TypeBox schema or an OpenAPI one). */
@@ -95,7 +97,8 @@ export function hostileBodies(schema: BodySchemaLike | undefined, opts: HostileO
   const base = { ...defaultBody(schema), ...opts.base };
   const fields = Object.entries(schema?.properties ?? {});
   const out: HostileBody[] = [];
-  const add = (kind: HostileBody['kind'], label: string, text: string) => out.push({ kind, label, text });
+  const add = (kind: HostileBody['kind'], label: string, text: string, refusedField?: string) =>
+    out.push({ kind, label, text, refusedField });
 
   for (const depth of depths)
     for (const shape of ['array', 'object'] as const) add('depth', `body: ${shape}s nested ${depth} deep`, deepJson(depth, shape));
@@ -106,6 +109,10 @@ export function hostileBodies(schema: BodySchemaLike | undefined, opts: HostileO
   add('proto', 'a constructor member', withField(base, 'constructor', '{"prototype":{"polluted":true}}'));
   add('proto', '__proto__ and constructor only', '{"__proto__":1,"constructor":"x","prototype":[]}');
   add('nul', 'a NUL in a member name', withField(base, 'a\u0000b', '1'));
+  // Escapes written into the JSON text: JSON.parse makes them a lone surrogate in a JS string.
+  // A route without a body schema may never read its body: the name is then refused or ignored.
+  const member = withField(base, 'member', '1').replace('"member":', '"m\\ud800":');
+  add('surrogate', 'a lone surrogate in a member name', member, schema ? 'm' : undefined);
   for (const text of ['[]', '[{}]', '1', '"text"', 'null', 'true', '""']) add('not-object', `body is ${text}`, text);
 
   for (const [field, fieldSchema] of fields) {
@@ -115,11 +122,14 @@ export function hostileBodies(schema: BodySchemaLike | undefined, opts: HostileO
       add('depth', `${field}: an object nested 100,000 deep`, withField(base, field, deepJson(100_000, 'object')));
       add('depth', `${field}: an array nested 100 deep`, withField(base, field, deepJson(100, 'array')));
       add('nul', `${field}: a NUL character`, withField(base, field, JSON.stringify('a\u0000b')));
+      add('surrogate', `${field}: a lone high surrogate`, withField(base, field, '"a\\ud800b"'), field);
+      add('surrogate', `${field}: a lone low surrogate`, withField(base, field, '"\\udfff"'), field);
       add('letters', `${field}: ${letters.length} letters without a space`, withField(base, field, JSON.stringify(letters)));
     }
     if (types.has('number') || types.has('integer'))
       for (const n of ['1e308', '1e999', '-1e999', '1e20', '-1', '-0', '5e-324', '"NaN"', '"Infinity"', '"1e20"'])
         add('numbers', `${field}: ${n}`, withField(base, field, n));
+    if (types.has('array')) add('surrogate', `${field}: a lone surrogate in an element`, withField(base, field, '["\\ud83d"]'), field);
     if (types.has('object') || types.has('array'))
       add('proto', `${field}: holds __proto__ and constructor`, withField(base, field, '{"__proto__":{"x":1},"constructor":1}'));
   }

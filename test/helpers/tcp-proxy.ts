@@ -1,15 +1,17 @@
 import type { Socket, TCPSocketListener } from 'bun';
 
 /**
- * How the proxy treats traffic: pass it, refuse it (connections closed), or hold it (a host
- * that stopped answering: bytes wait, as TCP retransmits them, and flow again on `open`).
+ * How the proxy treats traffic: pass it, refuse it (connections accepted, then closed), hold
+ * it (a host that stopped answering: bytes wait, as TCP retransmits them, and flow again on
+ * `open`), or be down (nothing listens: connections fail with ECONNREFUSED, as with a stopped
+ * server; the port is listened on again by the next mode).
  */
-export type ProxyMode = 'open' | 'refuse' | 'blackhole';
+export type ProxyMode = 'open' | 'refuse' | 'blackhole' | 'down';
 
 /** A TCP proxy on 127.0.0.1 in front of a server this test must not stop (the shared Postgres), cut on demand. */
 export interface TcpProxy {
   port: number;
-  /** Changes the mode; `refuse` also closes every open connection, `blackhole` keeps them open and silent. */
+  /** Changes the mode; `refuse` and `down` also close every open connection, `blackhole` keeps them open and silent. */
   set(mode: ProxyMode): void;
   close(): void;
 }
@@ -57,52 +59,59 @@ export function startTcpProxy(targetPort: number): TcpProxy {
     p.server?.end();
   };
 
-  const listener: TCPSocketListener<Pair> = Bun.listen<Pair>({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      open(client) {
-        if (mode === 'refuse') return void client.end();
-        const pair: Pair = { client, server: null, pending: [], held: { up: [], down: [] } };
-        client.data = pair;
-        pairs.add(pair);
-        Bun.connect<Pair>({
-          hostname: '127.0.0.1',
-          port: targetPort,
-          data: pair,
-          socket: {
-            open(server) {
-              pair.server = server;
-              for (const chunk of pair.pending) send(server, chunk, backlog);
-              pair.pending = [];
+  const listen = (port: number): TCPSocketListener<Pair> =>
+    Bun.listen<Pair>({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open(client) {
+          if (mode === 'refuse') return void client.end();
+          const pair: Pair = { client, server: null, pending: [], held: { up: [], down: [] } };
+          client.data = pair;
+          pairs.add(pair);
+          Bun.connect<Pair>({
+            hostname: '127.0.0.1',
+            port: targetPort,
+            data: pair,
+            socket: {
+              open(server) {
+                pair.server = server;
+                for (const chunk of pair.pending) send(server, chunk, backlog);
+                pair.pending = [];
+              },
+              data(_server, chunk) {
+                if (mode === 'open') send(pair.client, new Uint8Array(chunk), backlog);
+                else pair.held.down.push(new Uint8Array(chunk));
+              },
+              drain: (s) => drain(s, backlog),
+              close: () => end(pair),
+              error: () => end(pair),
             },
-            data(_server, chunk) {
-              if (mode === 'open') send(pair.client, new Uint8Array(chunk), backlog);
-              else pair.held.down.push(new Uint8Array(chunk));
-            },
-            drain: (s) => drain(s, backlog),
-            close: () => end(pair),
-            error: () => end(pair),
-          },
-        }).catch(() => end(pair));
+          }).catch(() => end(pair));
+        },
+        data(client, chunk) {
+          const pair = client.data;
+          if (mode !== 'open') pair.held.up.push(new Uint8Array(chunk));
+          else if (pair.server) send(pair.server, new Uint8Array(chunk), backlog);
+          else pair.pending.push(new Uint8Array(chunk));
+        },
+        drain: (s) => drain(s, backlog),
+        close: (client) => client.data && end(client.data),
+        error: (client) => client.data && end(client.data),
       },
-      data(client, chunk) {
-        const pair = client.data;
-        if (mode !== 'open') pair.held.up.push(new Uint8Array(chunk));
-        else if (pair.server) send(pair.server, new Uint8Array(chunk), backlog);
-        else pair.pending.push(new Uint8Array(chunk));
-      },
-      drain: (s) => drain(s, backlog),
-      close: (client) => client.data && end(client.data),
-      error: (client) => client.data && end(client.data),
-    },
-  });
+    });
+  let listener: TCPSocketListener<Pair> | null = listen(0);
+  const port = listener.port;
 
   return {
-    port: listener.port,
+    port,
     set(next) {
       mode = next;
-      if (next === 'refuse') for (const p of [...pairs]) end(p);
+      if (next === 'down') {
+        listener?.stop(true);
+        listener = null;
+      } else listener ??= listen(port);
+      if (next === 'refuse' || next === 'down') for (const p of [...pairs]) end(p);
       if (next === 'open')
         for (const p of pairs) {
           if (p.server) for (const chunk of p.held.up.splice(0)) send(p.server, chunk, backlog);
@@ -112,7 +121,7 @@ export function startTcpProxy(targetPort: number): TcpProxy {
     },
     close() {
       for (const p of [...pairs]) end(p);
-      listener.stop(true);
+      listener?.stop(true);
     },
   };
 }

@@ -7,7 +7,7 @@ import { hostileBodies, wideBodies, type BodySchemaLike, type HostileBody } from
  * Every route that takes a body, read from the app's own route table (so routes added later
  * are covered without a line here), gets every class of hostile body with an ADMIN and with an
  * INFERENCE key: never a 5xx or an empty body, every refusal an `{ error }` JSON, each answer
- * with a CF-RAY and quick. (A class can be valid on a field, a long description say: that
+ * with a CF-RAY and quick; a string no upstream can take (a lone surrogate) is a 400 naming its field. (A class can be valid on a field, a long description say: that
  * request may pass.)
  */
 
@@ -117,6 +117,11 @@ async function probeRoute(
         const off = res.status === 503 && typeof error === 'string' && error.endsWith('_NOT_CONFIGURED');
         const problems = [
           res.status >= 500 && !off ? `status ${res.status}` : '',
+          // Never taken; refused before the body is read (a rate limit, a route that is off) is fine.
+          body.refusedField === undefined ||
+          (refused && (res.status !== 400 || (typeof error === 'string' && error.includes(body.refusedField))))
+            ? ''
+            : `not refused with a 400 naming ${body.refusedField}`,
           text.length === 0 ? 'empty body' : '',
           !refused || (typeof error === 'string' && error.length > 0) ? '' : `no {error} in ${JSON.stringify(text.slice(0, 80))}`,
           res.headers.get('cf-ray') ? '' : 'no CF-RAY',

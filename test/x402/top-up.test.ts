@@ -201,6 +201,13 @@ describe.each(BACKENDS)('POST /x402/top-up on $name', (backend) => {
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await topUpRequest(s.t, { ip: '192.0.2.78' })).status).toBe(402);
   });
+
+  test('100 top-up requests at once from one IP: exactly 10 get past the limit, the rest are 429', async () => {
+    const answers = await Promise.all(Array.from({ length: 100 }, () => topUpRequest(s.t, { ip: '192.0.2.79' })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((code) => code === 402).length).toBe(10);
+    expect(statuses.filter((code) => code === 429).length).toBe(90);
+  });
 });
 
 describe('without payments configured', () => {
