@@ -64,8 +64,9 @@ export function lyingMp3(seconds: number, tag: 'Xing' | 'VBRI'): Uint8Array<Arra
   const at = tag === 'Xing' ? 4 + 9 : 4 + 32;
   for (let i = 0; i < 4; i++) frame[at + i] = tag.charCodeAt(i);
   if (tag === 'Xing') {
-    view.setUint32(at + 4, 1); // flags: the frame count is present
+    view.setUint32(at + 4, 3); // flags: the frame and byte counts are present
     view.setUint32(at + 8, 1); // frames
+    view.setUint32(at + 12, mp3.byteLength + frame.byteLength); // bytes
   } else {
     view.setUint16(at + 4, 1); // version
     view.setUint32(at + 10, mp3.byteLength); // bytes
