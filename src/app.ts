@@ -4,6 +4,7 @@ import { pipelineStages } from './gates';
 import { abuseGuardGate } from './gates/abuse-guard';
 import type { WalletAuthenticator } from './auth/wallet-authenticator';
 import { bodyLimit } from './gates/body-limit';
+import { UploadBudget, uploadBudgetGate } from './gates/upload-budget';
 import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
+    .use(uploadBudgetGate(new UploadBudget(config.uploadBudgetBytes), config))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(docsPage(config.basePath))
