@@ -119,3 +119,29 @@ export function wavWithTrailingList(seconds: number): Uint8Array<ArrayBuffer> {
 
 /** The simulator's 16 kHz mono WAV with fields of its 44-byte header rewritten. */
 export const lyingWav = (seconds: number, edit: (view: DataView) => void) => edited(longWav(seconds), edit);
+
+const OGG_CRC = Uint32Array.from({ length: 256 }, (_, n) => {
+  let c = n << 24;
+  for (let i = 0; i < 8; i++) c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
+  return c >>> 0;
+});
+
+/** An Ogg copy whose last page (or every page after the headers) says `granule`, its CRC made right again. */
+export function oggWithGranule(ogg: Uint8Array<ArrayBuffer>, granule: number, pages: 'last' | 'all'): Uint8Array<ArrayBuffer> {
+  const starts: [number, number][] = [];
+  for (let at = 0; at + 27 <= ogg.byteLength;) {
+    let length = 27 + ogg[at + 26]!;
+    for (let i = 0; i < ogg[at + 26]!; i++) length += ogg[at + 27 + i]!;
+    starts.push([at, length]);
+    at += length;
+  }
+  return edited(ogg, (v) => {
+    for (const [at, length] of pages === 'last' ? starts.slice(-1) : starts.slice(2)) {
+      v.setBigUint64(at + 6, BigInt(granule), true);
+      v.setUint32(at + 22, 0, true);
+      let crc = 0;
+      for (let i = at; i < at + length; i++) crc = ((crc << 8) ^ OGG_CRC[((crc >>> 24) ^ v.getUint8(i)) & 0xff]!) >>> 0;
+      v.setUint32(at + 22, crc, true);
+    }
+  });
+}

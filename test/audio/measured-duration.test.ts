@@ -3,7 +3,18 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { EMBEDDED } from '../helpers/backends';
 import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startAudioUpstream, type AudioUpstream } from '../fixtures/audio-upstream';
-import { encode, FFMPEG, flacWithoutRate, flacWithTotal, longWav, lyingMp3, lyingWav, probe, wavWithTrailingList } from './corpus';
+import {
+  encode,
+  FFMPEG,
+  flacWithoutRate,
+  flacWithTotal,
+  longWav,
+  lyingMp3,
+  lyingWav,
+  oggWithGranule,
+  probe,
+  wavWithTrailingList,
+} from './corpus';
 import { ledgerOf, toneMp3, uploadForm } from './helpers';
 
 /** fx-asr: 0.001 USD (1,000 micro-USD) per audio second, so the ledger line reads as seconds. */
@@ -15,6 +26,18 @@ interface Case {
   name: string;
   bytes: () => Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
   refused?: RegExp;
+  /**
+   * The honest file a lie was made from, when ffprobe's reading of the lie itself is no measure:
+   * Ogg packets take their times from the granule positions, so a lying Vorbis stream "plays"
+   * 268,436 s in ffprobe while its decoder outputs the same 60 s as the original.
+   */
+  original?: () => Uint8Array<ArrayBuffer> | Promise<Uint8Array<ArrayBuffer>>;
+}
+
+/** `make` run once, on first use. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 const seconds = (s: number | null) => (s === null ? 'nothing (unreadable)' : `${s.toFixed(3)} s`);
@@ -31,6 +54,8 @@ const ENCODED: [string, string[], string, string][] = [
 ];
 const encoded = (args: string[], ext: string, name: string) => () => (FFMPEG ? encode(WAV30(), args, ext) : fixture(name));
 const flac60 = () => (FFMPEG ? encode(longWav(60), [], 'flac') : fixture('tone.flac'));
+const opus60 = once(() => (FFMPEG ? encode(longWav(60), ['-c:a', 'libopus', '-b:a', '16k'], 'ogg') : fixture('tone-opus.ogg')));
+const vorbis60 = once(() => (FFMPEG ? encode(longWav(60), ['-c:a', 'libvorbis', '-q:a', '0'], 'ogg') : fixture('tone.ogg')));
 
 const CASES: Case[] = [
   { name: 'honest WAV, 30 s', bytes: WAV30 },
@@ -54,6 +79,11 @@ const CASES: Case[] = [
   { name: 'FLAC, total samples 1 s of 60 s', bytes: async () => flacWithTotal(await flac60(), 16_000) },
   { name: 'FLAC, total samples 0 (unknown)', bytes: async () => flacWithTotal(await flac60(), 0) },
   { name: 'FLAC, sample rate 0', bytes: async () => flacWithoutRate(await flac60()), refused: /sampleRate/ },
+  // Granule 16,000: a third of a second of Opus (48 kHz), one second of 16 kHz Vorbis.
+  { name: 'Ogg Opus, last granule 1/3 s of 60 s', bytes: async () => oggWithGranule(await opus60(), 16_000, 'last'), original: opus60 },
+  { name: 'Ogg Opus, every granule 1/3 s of 60 s', bytes: async () => oggWithGranule(await opus60(), 16_000, 'all'), original: opus60 },
+  { name: 'Ogg Vorbis, last granule 1 s of 60 s', bytes: async () => oggWithGranule(await vorbis60(), 16_000, 'last'), original: vorbis60 },
+  { name: 'Ogg Vorbis, every granule 1 s of 60 s', bytes: async () => oggWithGranule(await vorbis60(), 16_000, 'all'), original: vorbis60 },
 ];
 
 describe('transcription bills what a decoder plays (ffprobe), never a header field', () => {
@@ -78,7 +108,8 @@ describe('transcription bills what a decoder plays (ffprobe), never a header fie
       c.name,
       async () => {
         const bytes = await c.bytes();
-        const ffprobe = probe(bytes);
+        const ffprobe = probe(c.original ? await c.original() : bytes);
+        const lie = c.original ? ` (the lie itself: ${seconds(probe(bytes).playedSeconds)})` : '';
         const res = await t.request('/audio/transcriptions', { method: 'POST', body: uploadForm(bytes, { model: 'fx-asr' }, 'clip.bin') });
         const body = await res.json();
         if (c.refused) {
@@ -92,7 +123,7 @@ describe('transcription bills what a decoder plays (ffprobe), never a header fie
         expect({ status: res.status, body }).toMatchObject({ status: 200 });
         const billed = -(await ledgerOf(t, res)).reduce((sum, r) => sum + r.amountMicros, 0) / 1000;
         rows.push(
-          `${c.name}\tffprobe played ${seconds(ffprobe.playedSeconds)} (header ${ffprobe.headerSeconds}) -> billed ${billed} s, answered duration ${body.duration}`,
+          `${c.name}\tffprobe played ${seconds(ffprobe.playedSeconds)} (header ${ffprobe.headerSeconds})${lie} -> billed ${billed} s, answered duration ${body.duration}`,
         );
         const played = ffprobe.playedSeconds ?? 0;
         expect(played).toBeGreaterThan(1);
