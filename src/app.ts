@@ -100,9 +100,9 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
+    .use(uploadBudgetGate(new UploadBudget(config.uploadBudgetBytes), config))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
-    .use(uploadBudgetGate(new UploadBudget(config.uploadBudgetBytes), config))
     .use(compression())
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(docsPage(config.basePath))

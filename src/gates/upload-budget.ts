@@ -47,29 +47,39 @@ export class UploadBudget {
  * The gate of the upload budget (`uploadBudgetBytes`): a request body of 64 KiB or more
  * (multipart uploads, base64 images in JSON, documents) takes its size from the instance's
  * budget before it is read, and a body that does not fit is a 503 with Retry-After, so
- * concurrent uploads cannot grow the process without bound. Runs after the body-limit gate
- * (a body over `maxBodyBytes` is a 413 first). The bytes are given back when the answer has
- * gone, or when the client leaves.
+ * concurrent uploads cannot grow the process without bound. A body over `maxBodyBytes` takes
+ * nothing (the body-limit gate answers it 413). The bytes are given back as soon as the
+ * handler has answered or failed; after the response and on a client leaving as well, since
+ * a request may end either way. Use it before the error handler, whose onError ends the chain.
  */
 export function uploadBudgetGate(budget: UploadBudget, { maxBodyBytes }: { maxBodyBytes: number }) {
-  return new Elysia({ name: 'svc.gate.upload-budget', seed: [budget.maxBytes, maxBodyBytes] })
-    .onRequest(function takeUploadBudget({ request }) {
-      const length = request.headers.get('content-length');
-      let bytes: number;
-      if (length !== null) bytes = Number(length);
-      // Chunked: the most it may grow to (body-limit.ts cuts it there).
-      else if (request.headers.get('transfer-encoding') !== null) bytes = maxBodyBytes;
-      else return;
-      if (!(bytes >= COUNTED_BODY_BYTES)) return;
-      if (!budget.take(request, bytes))
-        throw serviceUnavailable(
-          `This instance is receiving ${budget.inFlight} bytes of uploads, its limit (uploadBudgetBytes: ${budget.maxBytes}); retry shortly`,
-          RETRY_AFTER_SECONDS,
-        );
-      // A client that leaves mid-upload may never get an answer to release on.
-      request.signal.addEventListener('abort', () => budget.release(request), { once: true });
-    })
-    .onAfterResponse({ as: 'global' }, function releaseUploadBudget({ request }) {
-      budget.release(request);
-    });
+  return (
+    new Elysia({ name: 'svc.gate.upload-budget', seed: [budget.maxBytes, maxBodyBytes] })
+      .onRequest(function takeUploadBudget({ request }) {
+        const length = request.headers.get('content-length');
+        let bytes: number;
+        if (length !== null) bytes = Number(length);
+        // Chunked: the most it may grow to (body-limit.ts cuts it there).
+        else if (request.headers.get('transfer-encoding') !== null) bytes = maxBodyBytes;
+        else return;
+        if (!(bytes >= COUNTED_BODY_BYTES) || bytes > maxBodyBytes) return;
+        if (!budget.take(request, bytes))
+          throw serviceUnavailable(
+            `This instance is receiving ${budget.inFlight} bytes of uploads, its limit (uploadBudgetBytes: ${budget.maxBytes}); retry shortly`,
+            RETRY_AFTER_SECONDS,
+          );
+        // A client that leaves mid-upload may never get an answer to release on.
+        request.signal.addEventListener('abort', () => budget.release(request), { once: true });
+      })
+      // afterResponse alone comes late: it waits for every earlier afterResponse hook's promise.
+      .onAfterHandle({ as: 'global' }, function releaseUploadBudget({ request }) {
+        budget.release(request);
+      })
+      .onError({ as: 'global' }, function releaseFailedUpload({ request }) {
+        budget.release(request);
+      })
+      .onAfterResponse({ as: 'global' }, function releaseAnsweredUpload({ request }) {
+        budget.release(request);
+      })
+  );
 }
