@@ -4,6 +4,7 @@ import { pipelineStages } from './gates';
 import { abuseGuardGate } from './gates/abuse-guard';
 import type { WalletAuthenticator } from './auth/wallet-authenticator';
 import { bodyLimit } from './gates/body-limit';
+import { UploadBudget, uploadBudgetGate } from './gates/upload-budget';
 import { requestIdGate } from './gates/request-id';
 import { responseHeaders } from './gates/response-headers';
 import { compression } from './http/compression';
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
     .use(requestLog(deps.log, { accessLog: config.accessLog }))
+    .use(uploadBudgetGate(new UploadBudget(config.uploadBudgetBytes), config))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
     .use(compression())

@@ -46,6 +46,12 @@ export const ConfigSchema = T.Object({
     description: 'Larger request bodies get 413: a declared length before the body is read, a chunked body once it passes it',
   }),
   bodyTimeoutMs: T.Integer({ minimum: 100, default: 30_000, description: 'A request body not received in full within this time gets 408' }),
+  uploadBudgetBytes: T.Integer({
+    minimum: 1024 * 1024,
+    default: 256 * 1024 * 1024,
+    description:
+      'Bytes of request bodies of 64 KiB or more (uploads) one instance holds at once; a body that does not fit gets 503 with Retry-After',
+  }),
   bootstrapCreditUsd: T.String({
     pattern: '^\\d+(\\.\\d{1,6})?$',
     default: '100',
@@ -148,6 +154,7 @@ export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int
   REDIS_URL: { key: 'redisUrl', kind: 'string' },
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
   SVC_BODY_TIMEOUT_MS: { key: 'bodyTimeoutMs', kind: 'int' },
+  SVC_UPLOAD_BUDGET_BYTES: { key: 'uploadBudgetBytes', kind: 'int' },
   SVC_STREAM_IDLE_TIMEOUT_MS: { key: 'streamIdleTimeoutMs', kind: 'int' },
   SVC_BOOTSTRAP_CREDIT_USD: { key: 'bootstrapCreditUsd', kind: 'string' },
   SVC_SYSTEM_PROMPT: { key: 'systemPrompt', kind: 'string' },

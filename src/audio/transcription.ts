@@ -19,17 +19,21 @@ function upstreamForm(req: TranscriptionRequest, file: AudioUpload, timed: boole
 
 /**
  * POST /audio/transcriptions on the metered call: the upload checked by its content and size
- * and its duration read from the file (never from the client), that many seconds (rounded
- * up) reserved at the model's price per audio second, routed to a `transcribe` replica, and
- * the transcript answered in the asked format. A failed call is not charged.
+ * and its duration measured from its content (never a header the client wrote), the longest
+ * it could play reserved and its measured seconds (rounded up) charged at the model's price
+ * per audio second, routed to a `transcribe` replica, and the transcript answered in the
+ * asked format. A failed call is not charged.
  */
 export async function createTranscription(req: TranscriptionRequest, call: ModelCall): Promise<string | TranscriptionResponse> {
   const file = await readAudioUpload(req.file);
   const format = req.response_format ?? 'json';
   const timestamps = req.timestamps === true || (req.timestamp_granularities?.length ?? 0) > 0;
   const timed = timestamps || (format !== 'json' && format !== 'text');
-  const charge = unitCharge(call.model, billedSeconds(file.durationSeconds), `${call.model.id}-asr-audio-second`);
-  await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [charge] });
+  const sku = `${call.model.id}-asr-audio-second`;
+  const charge = unitCharge(call.model, billedSeconds(file.durationSeconds), sku);
+  // The hold covers the longest the bytes could play, so no container field can shrink it.
+  const hold = unitCharge(call.model, billedSeconds(file.longestSeconds), sku);
+  await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [hold] });
   if (call.model.simulated) call.headers['x-svc-simulated'] = 'true';
   let answer: string | TranscriptionResponse;
   try {

@@ -1,4 +1,5 @@
 import { invalidField, ServiceError } from '../http/errors';
+import { measureAudio } from './measure';
 import { loadMusicMetadata } from './media';
 
 /** Largest uploaded audio file: 25 MB (OpenAI's transcription limit; the reference's 413). */
@@ -25,7 +26,10 @@ const TRUNCATED = /exceeding file length|truncat|end of (file|stream)/i;
 export interface AudioUpload {
   bytes: Uint8Array<ArrayBuffer>;
   format: string;
+  /** What a decoder plays, measured from the content (measure.ts). */
   durationSeconds: number;
+  /** The most the bytes could play: what a charge by the second reserves. */
+  longestSeconds: number;
   /** The name and type the client gave, passed on to an upstream that wants them. */
   name: string;
   mimeType: string;
@@ -51,7 +55,7 @@ function formatOf(container: string | undefined): string | undefined {
  * Reads and checks an uploaded audio file before anything decodes it: a file upload (400
  * naming the field otherwise), at most MAX_AUDIO_BYTES (413), one of the accepted formats
  * recognised from its bytes by music-metadata (never its name or declared type), not cut
- * short, and with a duration read from the file itself.
+ * short, and with a duration measured from its content (measure.ts), never a header alone.
  */
 export async function readAudioUpload(value: unknown, field = 'file'): Promise<AudioUpload> {
   if (!(value instanceof Blob)) throw invalidField(field, 'required: an audio file upload (multipart/form-data)');
@@ -75,11 +79,18 @@ export async function readAudioUpload(value: unknown, field = 'file'): Promise<A
   const format = formatOf(container);
   if (!format)
     throw invalidField(field, `the format ${container ?? 'unknown'} is not accepted (accepted: ${TRANSCRIPTION_FORMATS.join(', ')})`);
-  if (warnings.some((w) => TRUNCATED.test(w.message))) throw invalidField(field, 'the audio file is truncated');
-  if (duration === undefined || !Number.isFinite(duration) || duration <= 0)
-    throw invalidField(field, 'the audio file has no readable duration');
+  // WAV is read chunk by chunk below, streamed data chunks (size 0xFFFFFFFF) included.
+  if (format !== 'wav' && warnings.some((w) => TRUNCATED.test(w.message))) throw invalidField(field, 'the audio file is truncated');
+  const measured = measureAudio(bytes, format, duration, field);
   const name = value instanceof File && value.name ? value.name : `audio.${format}`;
-  return { bytes, format, durationSeconds: duration, name, mimeType: value.type || 'application/octet-stream' };
+  return {
+    bytes,
+    format,
+    durationSeconds: measured.seconds,
+    longestSeconds: measured.longestSeconds,
+    name,
+    mimeType: value.type || 'application/octet-stream',
+  };
 }
 
 /** Whole seconds billed for a duration: rounded up, at least one. */

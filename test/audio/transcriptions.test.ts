@@ -60,8 +60,8 @@ describe('POST /audio/transcriptions against an OpenAI-compatible upstream', () 
       'tone.m4a': 1.564,
       'tone.aac': 1.6,
       'tone.mp4': 1.564,
-      'tone.ogg': 1.5,
-      'tone-opus.ogg': 1.5,
+      'tone.ogg': 1.536,
+      'tone-opus.ogg': 1.52,
       'tone.webm': 1.508,
     };
     for (const [name, seconds] of Object.entries(files)) {
