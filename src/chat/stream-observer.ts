@@ -38,6 +38,7 @@ export class StreamObserver {
     if (completion && usage) completion.usage = usage;
     this.runner.settled(
       this.active,
+      s.ctx,
       settledOutcome({
         ctx: s.ctx,
         request: this.request,

@@ -4,6 +4,7 @@ import type { LoadedPlugin } from './context';
 import { chosenPlugins, type LoadedPackages, type PluginSpec } from './entries';
 import { servicesFor, sharedServices, type SharedServices } from './services';
 import { pluginStores } from './store';
+import { PluginMeters } from '../metrics/plugins';
 
 export type { LoadedPlugin } from './context';
 export { importPluginPackages } from './load';
@@ -44,6 +45,7 @@ export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): Loaded
     store: host.storeOf(plugin.name),
     services: servicesFor(host.shared, plugin.name),
     timeoutMs: timeoutMs ?? deps.config.pluginTimeoutMs,
+    meters: new PluginMeters(plugin.name),
   }));
 }
 
