@@ -1,5 +1,4 @@
-import { Type, definePlugin, prependSystemText } from '@svc/plugin-sdk';
-import { notFound } from '../../src/http/errors';
+import { clientError, definePlugin, prependSystemText, Type } from '@svc/plugin-sdk';
 
 /**
  * `character_slug`: the character's system prompt is applied, after the service default
@@ -21,7 +20,7 @@ export const characterSlug = definePlugin({
   isActive: (ctx) => typeof ctx.params.character_slug === 'string' && ctx.params.character_slug !== '',
   async transformRequest(req, ctx) {
     const prompt = await ctx.services.characters.systemPrompt(ctx.params.character_slug ?? '');
-    if (prompt === null) throw notFound('Character not found');
+    if (prompt === null) throw clientError(404, 'Character not found');
     prependSystemText(req, prompt.trim());
   },
 });

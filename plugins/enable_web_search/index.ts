@@ -1,4 +1,5 @@
 import {
+  clientError,
   Type,
   definePlugin,
   extractUrls,
@@ -9,7 +10,6 @@ import {
   type PluginContext,
   type SearchResult,
 } from '@svc/plugin-sdk';
-import { invalidField } from '../../src/http/errors';
 import { autoWantsSearch } from './auto';
 import { citationsChunk, documentsChunk, documentsToolCall, searchContext, unavailableChunk } from './context';
 
@@ -31,10 +31,10 @@ const NO_ENGINE = 'this server has no web search engine configured (config searc
 
 /** The 400 of enable_web_search 'on' on a server without a search engine. */
 const noSearchEngine = () =>
-  invalidField(
-    ['svc_parameters', 'enable_web_search'],
+  clientError(
+    400,
     "is 'on' but this server has no web search engine configured (config search.provider); send 'auto' to answer without search, or 'off'",
-    'body',
+    { field: ['svc_parameters', 'enable_web_search'] },
   );
 
 /** The results this request searched, kept where transformResponse finds them. */

@@ -1,5 +1,5 @@
-import { isRefusal } from '@svc/plugin-sdk';
-import { ServiceError } from '../http/errors';
+import { isClientError, isRefusal } from '@svc/plugin-sdk';
+import { invalidField, ServiceError } from '../http/errors';
 import { pluginFailed, pluginRefused } from '../metrics/plugins';
 
 /** A plugin stopped the request: it refused (a 4xx it chose) or failed (a 5xx naming it). */
@@ -25,8 +25,8 @@ export class PluginTimeout extends Error {
 
 /**
  * What a hook's throw becomes for the client. A refusal: its status (400 before the
- * upstream call, 422 after) and `"<plugin>: <reason>"`. A ServiceError a plugin threw on
- * purpose (a 404 for an unknown character): as it is. Anything else (a bug, a timeout):
+ * upstream call, 422 after) and `"<plugin>: <reason>"`. A client error a plugin threw on
+ * purpose (`clientError`: a 404 for an unknown character): as it is. Anything else (a bug, a timeout):
  * 500 before the upstream call, 502 after, naming the plugin; logged with the request id.
  */
 export function pluginStop(
@@ -44,6 +44,8 @@ export function pluginStop(
     return new PluginStop(error.status ?? (after ? 422 : 400), body, plugin, error.reason);
   }
   if (error instanceof ServiceError) return error;
+  if (isClientError(error))
+    return error.field ? invalidField(error.field, error.message, 'body') : new ServiceError(error.status, { error: error.message });
   pluginFailed(plugin);
   const message = error instanceof Error ? error.message : String(error);
   log.error('plugin failed', { requestId, plugin, error: error instanceof Error ? (error.stack ?? message) : message });

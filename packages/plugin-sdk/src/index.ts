@@ -37,7 +37,7 @@ export type {
   SearchResult,
 } from './services.js';
 export type { PluginCounter, PluginHistogram, PluginMetrics } from './metrics.js';
-export { isRefusal, PluginRefusal, refuse, type RefusalStatus } from './refuse.js';
+export { clientError, isClientError, isRefusal, PluginClientError, PluginRefusal, refuse, type RefusalStatus } from './refuse.js';
 export {
   appendSystemText,
   completionText,

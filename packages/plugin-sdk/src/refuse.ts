@@ -35,3 +35,37 @@ export function isRefusal(e: unknown): e is PluginRefusal {
     e instanceof PluginRefusal || (e instanceof Error && e.name === 'PluginRefusal' && typeof (e as PluginRefusal).reason === 'string')
   );
 }
+
+/**
+ * An error the client sees as it is, not as a refusal: its status and message (a 404 for an
+ * unknown id), or with `field` a 400 naming that field of the request body
+ * (`Invalid body parameters: svc_parameters.x: <message>`). Nothing is charged.
+ */
+export class PluginClientError extends Error {
+  override name = 'PluginClientError';
+  constructor(
+    readonly status: 400 | 403 | 404 | 409 | 422,
+    message: string,
+    /** The body field to blame, e.g. `['svc_parameters', 'enable_web_search']`. */
+    readonly field?: (string | number)[],
+  ) {
+    super(message);
+  }
+}
+
+/** Makes a client error to throw: `throw clientError(404, 'Character not found')`. */
+export function clientError(
+  status: PluginClientError['status'],
+  message: string,
+  opts: { field?: (string | number)[] } = {},
+): PluginClientError {
+  return new PluginClientError(status, message, opts.field);
+}
+
+/** Whether `e` is a plugin's client error (also across two copies of the SDK). */
+export function isClientError(e: unknown): e is PluginClientError {
+  return (
+    e instanceof PluginClientError ||
+    (e instanceof Error && e.name === 'PluginClientError' && typeof (e as PluginClientError).status === 'number')
+  );
+}
