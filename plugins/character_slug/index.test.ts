@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ServiceError } from '../../src/http/errors';
-import { pluginServices } from '../../src/routes/chat';
+import { PluginClientError } from '@svc/plugin-sdk';
+import { baseServices } from '../../src/plugin-host';
 import { startTestApp, type TestApp } from '../../test/helpers/app';
 import { testContext, testRequest } from '../../test/plugins-e2e/context';
 import { characterSlug as plugin } from './index';
@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const ctxFor = (slug: unknown) => ({ ...testContext({ params: { character_slug: slug } }), services: pluginServices(app.deps) });
+const ctxFor = (slug: unknown) => ({ ...testContext({ params: { character_slug: slug } }), services: baseServices(app.deps) });
 
 describe('character_slug', () => {
   test('active only for a non-empty slug; suffix key declared', () => {
@@ -33,11 +33,11 @@ describe('character_slug', () => {
     expect(req.messages).toHaveLength(2);
   });
 
-  test('an unknown slug throws a 404 StandardError', async () => {
+  test('an unknown slug throws a 404 client error (the client sees it as it is: test/plugins-e2e/prompts.test.ts)', async () => {
     const req = testRequest([{ role: 'user', content: 'Hi' }]);
     const error = await Promise.resolve(plugin.transformRequest!(req, ctxFor('nobody'))).catch((e) => e);
-    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toBeInstanceOf(PluginClientError);
     expect(error.status).toBe(404);
-    expect(error.body).toEqual({ error: 'Character not found' });
+    expect(error.message).toBe('Character not found');
   });
 });

@@ -52,9 +52,10 @@ describe('enable_web_search: activation', () => {
   test("no engine configured: 'on' is a 400 that says so, 'auto' answers without search and says so in the echo", async () => {
     const on = ctxWith({ enable_web_search: 'on' }, { noSearch: true });
     const error = await run(on).catch((e) => e);
+    // A client error naming the field (the 400 body it becomes: test/simulator/search.test.ts).
     expect(error.status).toBe(400);
-    expect(error.body.error).toContain("svc_parameters.enable_web_search: is 'on' but this server has no web search engine configured");
-    expect(error.body.details.svc_parameters.enable_web_search._errors).toHaveLength(1);
+    expect(error.field).toEqual(['svc_parameters', 'enable_web_search']);
+    expect(error.message).toStartWith("is 'on' but this server has no web search engine configured");
     const auto = ctxWith({ enable_web_search: 'auto' }, { noSearch: true });
     const req = await run(auto);
     expect(systemOf(req)).toBe('Caller');
