@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { PII_CLASSES, type PiiClass } from './detect';
 import { Redactor, restorePlaceholders } from './redact';
-import { chainStages, heldFrom, StreamRedactor, StreamRestorer, type TextStage } from './stream';
+import { chainStages, type TextStage } from '../shared/stages';
+import { heldFrom, StreamRedactor, StreamRestorer } from './stream';
 
 const ALL = new Set<PiiClass>(PII_CLASSES);
 const redactor = () => new Redactor(ALL, { phoneRegion: 'US' });

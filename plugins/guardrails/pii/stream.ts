@@ -1,3 +1,4 @@
+import type { TextStage } from '../shared/stages';
 import { PLACEHOLDER_MAX, restorePlaceholders, type Redactor } from './redact';
 
 /** Most characters held back for one unfinished token run (e-mail, key, grouped number). */
@@ -36,12 +37,6 @@ export function heldFrom(s: string): number {
     start = prev;
   }
   return Math.max(start, s.length - MAX_HELD);
-}
-
-/** A text filter that sees a stream's text in pieces: `push` returns what can be passed on now, `end` the rest. */
-export interface TextStage {
-  push(piece: string): string;
-  end(): string;
 }
 
 /**
@@ -97,12 +92,4 @@ export class StreamRestorer implements TextStage {
     this.pending = '';
     return restorePlaceholders(rest, this.known);
   }
-}
-
-/** Stages run one after the other as one stage. */
-export function chainStages(stages: readonly TextStage[]): TextStage {
-  return {
-    push: (piece) => stages.reduce((text, st) => (text === '' ? '' : st.push(text)), piece),
-    end: () => stages.reduce((text, st) => (text === '' ? '' : st.push(text)) + st.end(), ''),
-  };
 }
