@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { ChatMessage } from '../../../src/stream/wire';
+import type { ChatMessage } from '@svc/plugin-sdk';
 import { countImages, effectiveLimits, limitBreached } from './check';
 
 const limits = effectiveLimits([

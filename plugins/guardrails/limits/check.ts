@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../src/stream/wire';
+import type { ChatMessage } from '@svc/plugin-sdk';
 
 /** The limits one request may be held to; absent means no limit. */
 export interface LimitSet {

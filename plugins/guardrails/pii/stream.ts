@@ -1,4 +1,5 @@
 import type { TextStage } from '../shared/stages';
+import type { PiiClass, PiiSpan } from './detect';
 import { PLACEHOLDER_MAX, restorePlaceholders, type Redactor } from './redact';
 
 /** Most characters held back for one unfinished token run (e-mail, key, grouped number). */
@@ -49,7 +50,11 @@ export class StreamRedactor implements TextStage {
   /** Most characters held at once, for the latency measurement. */
   maxHeld = 0;
 
-  constructor(private readonly redactor: Redactor) {}
+  /** `observe`: called for each value instead of replacing it (deny and flag actions); it may throw. */
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly observe?: (cls: PiiClass) => void,
+  ) {}
 
   push(piece: string): string {
     const s = this.pending + piece;
@@ -58,7 +63,7 @@ export class StreamRedactor implements TextStage {
     for (const sp of spans) if (sp.start < cut && sp.end > cut) cut = sp.start;
     this.pending = s.slice(cut);
     if (this.pending.length > this.maxHeld) this.maxHeld = this.pending.length;
-    return this.redactor.replace(
+    return this.settle(
       s.slice(0, cut),
       spans.filter((sp) => sp.end <= cut),
     );
@@ -67,7 +72,13 @@ export class StreamRedactor implements TextStage {
   end(): string {
     const rest = this.pending;
     this.pending = '';
-    return this.redactor.redact(rest);
+    return this.settle(rest, this.redactor.find(rest));
+  }
+
+  private settle(text: string, spans: readonly PiiSpan[]): string {
+    if (!this.observe) return this.redactor.replace(text, spans);
+    for (const sp of spans) this.observe(sp.cls);
+    return text;
   }
 }
 

@@ -10,9 +10,10 @@ const schema = {
 
 describe('output schema', () => {
   test('the requested schema is read from response_format', () => {
-    expect(requestedSchema({ response_format: { type: 'json_schema', json_schema: { name: 'p', schema } } })).toEqual(schema);
-    expect(requestedSchema({ response_format: { type: 'json_object' } })).toBeNull();
-    expect(requestedSchema({})).toBeNull();
+    const req = (extra: Record<string, unknown>) => ({ model: 'm', messages: [], ...extra });
+    expect(requestedSchema(req({ response_format: { type: 'json_schema', json_schema: { name: 'p', schema } } }))).toEqual(schema);
+    expect(requestedSchema(req({ response_format: { type: 'json_object' } }))).toBeNull();
+    expect(requestedSchema(req({}))).toBeNull();
   });
 
   test.each([

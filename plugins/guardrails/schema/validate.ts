@@ -1,3 +1,4 @@
+import type { ChatRequest } from '@svc/plugin-sdk';
 import { Ajv, type ValidateFunction } from 'ajv';
 
 /** Largest schema compiled, in characters of JSON: compiling is the costly step. */
@@ -10,7 +11,7 @@ const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, v
 const compiled = new Map<string, ValidateFunction | string>();
 
 /** The JSON schema a request asks its answer to follow (`response_format.type = json_schema`), or null. */
-export function requestedSchema(req: { response_format?: unknown }): Record<string, unknown> | null {
+export function requestedSchema(req: ChatRequest): Record<string, unknown> | null {
   const rf = req.response_format as { type?: unknown; json_schema?: { schema?: unknown } } | undefined;
   if (rf?.type !== 'json_schema') return null;
   const schema = rf.json_schema?.schema;

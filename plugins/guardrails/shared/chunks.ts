@@ -1,4 +1,4 @@
-import type { ChatChunk, ChunkTransformer } from '../../../src/stream/wire';
+import type { ChatChunk, ChunkTransformer } from '@svc/plugin-sdk';
 import type { TextStage } from './stages';
 
 /** True when a delta carries something besides (now empty) content worth sending. */

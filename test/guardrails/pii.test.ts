@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { startGuardWorld, streamed, type GuardWorld } from './setup';
+
+let w: GuardWorld;
+beforeAll(async () => {
+  w = await startGuardWorld({});
+});
+afterAll(() => w.close());
+beforeEach(() => w.reset());
+
+const PROMPT = 'Mail me at ann.lee@example.com, card 4111 1111 1111 1111, order 4111 1111 1111 1112.';
+// The fixture answers with the placeholders it was sent, as a model that repeats them would.
+const ECHO = ['Sure [EMA', 'IL_1], your card [CARD_1] is noted', ' and boss@corp.io', ' too.'];
+
+describe('pii guardrail over HTTP (openai SDK)', () => {
+  test('JSON: the e-mail and the Luhn-valid card reach the upstream as placeholders, the Luhn-invalid number passes, the answer is restored when asked', async () => {
+    w.upstream.set({ tokens: ECHO });
+    const res = await w.client.chat.completions
+      .create({
+        model: 'fix-plain',
+        messages: [{ role: 'user', content: PROMPT }],
+        // @ts-expect-error svc extension of the request body
+        svc_parameters: { guardrails: ['pii'], pii_restore: true },
+      })
+      .withResponse();
+    expect(w.upstreamText()).toBe('Mail me at [EMAIL_1], card [CARD_1], order 4111 1111 1111 1112.');
+    expect(res.data.choices[0]!.message.content).toBe(
+      'Sure ann.lee@example.com, your card 4111 1111 1111 1111 is noted and [EMAIL_2] too.',
+    );
+    expect(res.response.headers.get('x-svc-guardrails')).toBe('pii=redact');
+    expect((res.data as unknown as { svc_parameters: Record<string, unknown> }).svc_parameters.guardrails_outcome).toEqual({
+      pii: 'redact',
+    });
+  });
+
+  test('JSON without restore: the answer keeps the placeholders', async () => {
+    w.upstream.set({ tokens: ECHO });
+    const res = await w.client.chat.completions.create({
+      model: 'fix-plain',
+      messages: [{ role: 'user', content: PROMPT }],
+      // @ts-expect-error svc extension of the request body
+      svc_parameters: { guardrails: ['pii'] },
+    });
+    expect(res.choices[0]!.message.content).toBe('Sure [EMAIL_1], your card [CARD_1] is noted and [EMAIL_2] too.');
+  });
+
+  test('stream: placeholders split over chunks are restored, an e-mail split over chunks is redacted', async () => {
+    w.upstream.set({ tokens: ECHO, splitBytes: 5 });
+    const out = await streamed(
+      await w.client.chat.completions.create({
+        model: 'fix-plain',
+        messages: [{ role: 'user', content: PROMPT }],
+        stream: true,
+        // @ts-expect-error svc extension of the request body
+        svc_parameters: { guardrails: ['pii'], pii_restore: true },
+      }),
+    );
+    expect(w.upstreamText()).toBe('Mail me at [EMAIL_1], card [CARD_1], order 4111 1111 1111 1112.');
+    expect(out).toEqual({
+      text: 'Sure ann.lee@example.com, your card 4111 1111 1111 1111 is noted and [EMAIL_2] too.',
+      finish: 'stop',
+      error: null,
+    });
+  });
+
+  test('without the guardrail nothing is touched', async () => {
+    await w.client.chat.completions.create({ model: 'fix-plain', messages: [{ role: 'user', content: PROMPT }] });
+    expect(w.upstreamText()).toBe(PROMPT);
+  });
+
+  test('an unknown guardrail name is a 400 naming it', async () => {
+    const res = await w.t.request('/chat/completions', {
+      method: 'POST',
+      json: { model: 'fix-plain', messages: [{ role: 'user', content: 'x' }], svc_parameters: { guardrails: ['pji'] } },
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('guardrails');
+  });
+});
