@@ -7,6 +7,9 @@ import { pluginStores } from './store';
 
 export type { LoadedPlugin } from './context';
 export { importPluginPackages } from './load';
+import { importPluginPackages } from './load';
+import { ConfigError, type Config } from '../config';
+import { dirname } from 'node:path';
 
 /** What the plugins of one app share: their services and their stores (one memory budget per app). */
 interface Host {
@@ -50,4 +53,21 @@ export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): Loaded
  */
 export function pluginSpecs(deps: AppDeps, builtIns: readonly AnyPlugin[], packages: LoadedPackages = new Map()): PluginSpec[] {
   return chosenPlugins(builtIns, deps.config.plugins, packages);
+}
+
+/**
+ * At start, before anything is opened: imports the packages the config names (paths
+ * relative to the config file) and checks the whole list (entries, options), so a package
+ * that cannot be loaded or a bad option stops the start (ConfigError, exit 2).
+ */
+export async function preparePlugins(config: Config, builtIns: readonly AnyPlugin[], configPath: string): Promise<LoadedPackages> {
+  try {
+    const packages = await importPluginPackages(config.plugins, dirname(configPath));
+    chosenPlugins(builtIns, config.plugins, packages);
+    return packages;
+  } catch (error) {
+    // Say which file it was, as the other config errors do.
+    if (error instanceof ConfigError) throw new ConfigError(error.message.replace(/^config: /, `${configPath}: `), error.field);
+    throw error;
+  }
 }
