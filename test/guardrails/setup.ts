@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import type { AnyPlugin } from '@svc/plugin-sdk';
 import { PLUGINS } from '../../plugins';
-import { pluginOptions, type PluginSpec } from '../../src/plugin-host/entries';
+import { createApp } from '../../src/app';
+import type { PluginSpec } from '../../src/plugin-host/entries';
 import { fixtureModel, fixtureProvider, recordingMeter } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -12,8 +13,8 @@ export interface GuardWorld {
   client: OpenAI;
   upstream: FixtureUpstream;
   meter: ReturnType<typeof recordingMeter>;
-  /** Each plugin's options as the app holds them (tests may add a key's assignment after start). */
-  options: Record<string, Record<string, unknown>>;
+  /** A second app over the same database and keys with other guardrail options (a key's assignment, known only after the key exists). */
+  appWith(options: Record<string, Record<string, unknown>>): ReturnType<typeof createApp>;
   /** The text of the non-system messages the upstream received last. */
   upstreamText(): string;
   reset(): void;
@@ -28,15 +29,11 @@ export interface GuardWorld {
 export async function startGuardWorld(options: Record<string, Record<string, unknown>>): Promise<GuardWorld> {
   const upstream = startUpstream('up');
   const meter = recordingMeter();
-  const held: Record<string, Record<string, unknown>> = {};
-  const specs: PluginSpec[] = PLUGINS.map((plugin: AnyPlugin) => {
-    const opts = pluginOptions(plugin, options[plugin.name] ?? {}, ['plugins', plugin.name]);
-    held[plugin.name] = opts;
-    return { plugin, options: opts };
-  });
+  const specsOf = (o: Record<string, Record<string, unknown>>): PluginSpec[] =>
+    PLUGINS.map((plugin: AnyPlugin) => ({ plugin, options: o[plugin.name] ?? {} }));
   const t = await startTestApp({
     meter: meter.meter,
-    extras: { chat: { plugins: specs, pingIntervalMs: 1000 } },
+    extras: { chat: { plugins: specsOf(options), pingIntervalMs: 1000 } },
     config: {
       allowPrivateUrls: true,
       providers: [fixtureProvider('up', upstream.url)],
@@ -50,7 +47,7 @@ export async function startGuardWorld(options: Record<string, Record<string, unk
     client,
     upstream,
     meter,
-    options: held,
+    appWith: (o) => createApp(t.deps, { chat: { plugins: specsOf(o) } }),
     upstreamText() {
       const body = upstream.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] } | undefined;
       return (body?.messages ?? [])

@@ -1,5 +1,4 @@
 import { Type, definePlugin, refuse, messageText } from '@svc/plugin-sdk';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { assigned } from '../assign';
 import { recordOutcome } from '../shared/outcome';
 import { countImages, effectiveLimits, limitBreached, type LimitSet } from './check';
@@ -47,7 +46,7 @@ export const limits = definePlugin({
         messages: req.messages.length,
         images: countImages(req.messages),
         tools,
-        inputTokens: () => req.messages.reduce((n, m) => n + PER_MESSAGE + countTokens(messageText(m)), 3),
+        inputTokens: () => req.messages.reduce((n, m) => n + PER_MESSAGE + ctx.services.countTokens(messageText(m)), 3),
       },
       effectiveLimits(layers),
     );

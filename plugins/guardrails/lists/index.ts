@@ -1,15 +1,9 @@
-import { FormatRegistry } from '@sinclair/typebox';
 import { Type, definePlugin, refuse, type ChatCompletion, type PluginContext } from '@svc/plugin-sdk';
 import { assigned } from '../assign';
 import { stagesTransformer } from '../shared/chunks';
 import { recordOutcome } from '../shared/outcome';
-import { compileRules, matchingRules, type Rule, type RuleSpec } from './rules';
-import { regexRefusal } from './safety';
+import { compileRules, matchingRules, RuleError, type Rule, type RuleSpec } from './rules';
 import { lookBehindFor, StreamChecker } from './stream';
-
-/** The format an operator's regex must have; its name is the reason the start refuses one. */
-const SAFE_REGEX = 'regex-without-nested-quantifiers-or-back-references';
-FormatRegistry.Set(SAFE_REGEX, (v) => regexRefusal(v) === null);
 
 const RuleSchema = Type.Object(
   {
@@ -19,7 +13,9 @@ const RuleSchema = Type.Object(
     ),
     phrases: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Word sequences, any whitespace between words' })),
     regex: Type.Optional(
-      Type.String({ format: SAFE_REGEX, description: 'A JavaScript regular expression, matched case-insensitively on normalised text' }),
+      Type.String({
+        description: 'A JavaScript regular expression, matched case-insensitively on normalised text; refused at start if it nests repeats',
+      }),
     ),
     on: Type.Union([Type.Literal('input'), Type.Literal('output'), Type.Literal('both')], { default: 'both' }),
     action: Type.Union([Type.Literal('deny'), Type.Literal('flag')], { default: 'deny' }),
@@ -59,6 +55,15 @@ export const denyList = definePlugin({
   options: {
     deny: Type.Array(RuleSchema, { default: [], description: 'Rules that deny (or flag) a request or an answer' }),
     allow: Type.Array(RuleSchema, { default: [], description: 'Exceptions: text they match is ignored by the deny rules' }),
+  },
+  validateOptions: function checkRules(options) {
+    try {
+      rulesOf(options);
+      return null;
+    } catch (e) {
+      if (e instanceof RuleError) return e.message;
+      throw e;
+    }
   },
   isActive: (ctx) => assigned(ctx, 'deny_list') && ctx.options.deny.length > 0,
   transformRequest: function denyListInput(req, ctx) {

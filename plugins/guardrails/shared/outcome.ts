@@ -11,7 +11,7 @@ type Outcome = Record<string, GuardAction>;
 /**
  * Records what guardrail `ctx.plugin` did (the strongest action wins: deny > redact > flag),
  * in the `svc_parameters` echo, the `x-svc-guardrails` header (`pii=redact, deny_list=pass`)
- * and the guardrail's `actions_total{action}` counter. `detail` labels the counter (a PII
+ * and the guardrail's `svc_plugin_<name>_actions_total{action,detail}` counter. `detail` labels the counter (a PII
  * class, a rule's action), never user text.
  */
 export function recordOutcome(
@@ -28,7 +28,5 @@ export function recordOutcome(
       .map(([name, a]) => `${name}=${a}`)
       .join(', '),
   );
-  ctx.services.metrics
-    .counter('actions_total', 'What this guardrail did, per request and side', ['action', 'detail'])
-    .inc({ action, detail });
+  ctx.services.metrics.counter('actions', 'What this guardrail did, per request and side', ['action', 'detail']).inc({ action, detail });
 }

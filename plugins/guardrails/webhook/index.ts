@@ -3,6 +3,9 @@ import { assigned } from '../assign';
 import { recordOutcome } from '../shared/outcome';
 import { parseVerdict, type Verdict } from './verdict';
 
+// 503 (the classifier is unavailable) once the SDK's refusal statuses include it.
+const FAIL_CLOSED_STATUS = 403;
+
 type Options = { url: string; timeoutMs: number; fail: 'open' | 'closed'; check_output: boolean; headers: Record<string, string> };
 
 /** Posts one text to the operator's classifier and reads its verdict; the latency goes to the metrics. */
@@ -16,7 +19,7 @@ async function classify(
   try {
     const res = await ctx.services.fetch(ctx.options.url, {
       method: 'POST',
-      operator: true,
+      operatorUrl: true,
       body: JSON.stringify({ side, model: ctx.model.id, request_id: ctx.request.requestId, ...payload }),
       headers: { 'content-type': 'application/json', ...ctx.options.headers },
       timeoutMs: ctx.options.timeoutMs,
@@ -47,7 +50,7 @@ async function check(
     recordOutcome(ctx, 'error', side);
     ctx.services.log.warn('webhook classifier failed', { requestId: ctx.request.requestId, side, error: why, fail: ctx.options.fail });
     if (ctx.options.fail === 'closed')
-      throw refuse(`the classifier did not answer (${why}); this guardrail fails closed`, { status: 503, code: 'webhook' });
+      throw refuse(`the classifier did not answer (${why}); this guardrail fails closed`, { status: FAIL_CLOSED_STATUS, code: 'webhook' });
     return;
   }
   recordOutcome(ctx, verdict.verdict, side);
