@@ -37,7 +37,10 @@ export async function startGuardWorld(options: Record<string, Record<string, unk
     config: {
       allowPrivateUrls: true,
       providers: [fixtureProvider('up', upstream.url)],
-      models: [fixtureModel('fix-plain', ['up']), fixtureModel('fix-guarded', ['up'])],
+      models: [
+        fixtureModel('fix-plain', ['up'], { capabilities: { supportsResponseSchema: true } }),
+        fixtureModel('fix-guarded', ['up'], { capabilities: { supportsVision: true } }),
+      ],
     },
   });
   t.app.listen({ port: 0, hostname: '127.0.0.1' });

@@ -6,6 +6,9 @@ import { parseVerdict, type Verdict } from './verdict';
 // 503 (the classifier is unavailable) once the SDK's refusal statuses include it.
 const FAIL_CLOSED_STATUS = 403;
 
+/** Classifier latency buckets, in seconds: a local model answers in tens of ms, a remote service in hundreds. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
 type Options = { url: string; timeoutMs: number; fail: 'open' | 'closed'; check_output: boolean; headers: Record<string, string> };
 
 /** Posts one text to the operator's classifier and reads its verdict; the latency goes to the metrics. */
@@ -31,7 +34,7 @@ async function classify(
     return verdict;
   } finally {
     ctx.services.metrics
-      .histogram('duration_seconds', 'Time the classifier took to answer', ['side', 'result'])
+      .histogram('duration_seconds', 'Time the classifier took to answer', ['side', 'result'], LATENCY_BUCKETS)
       .observe({ side, result }, (performance.now() - started) / 1000);
   }
 }
