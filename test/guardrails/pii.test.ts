@@ -68,6 +68,33 @@ describe('pii guardrail over HTTP (openai SDK)', () => {
     expect(w.upstreamText()).toBe(PROMPT);
   });
 
+  test('action deny: the input is refused naming the class, nothing upstream or charged; mid-stream the answer ends with content_filter', async () => {
+    const app = w.appWith({ pii: { action: 'deny', classes: { phone: false } } });
+    const send = (content: string, stream = false) =>
+      app.handle(
+        new Request('http://localhost/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${w.t.adminKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'fix-plain',
+            messages: [{ role: 'user', content }],
+            stream,
+            svc_parameters: { guardrails: ['pii'] },
+          }),
+        }),
+      );
+    const res = await send('my IBAN is DE89 3704 0044 0532 0130 00');
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe('pii: the input contains an IBAN (class iban)');
+    expect(w.upstream.requests).toHaveLength(0);
+    expect(w.meter.calls.settled).toHaveLength(0);
+    w.upstream.set({ tokens: ['Your key is ', 'sk-proj-abcdefghij', 'klmnopqrstuvwxyz0123', ' ok'] });
+    const sse = await (await send('hello', true)).text();
+    expect(sse).not.toContain('sk-proj');
+    expect(sse).toContain('"finish_reason":"content_filter"');
+    expect(sse).toContain('pii: the output contains a secret (API key or private key) (class secret)');
+  });
+
   test('an unknown guardrail name is a 400 naming it', async () => {
     const res = await w.t.request('/chat/completions', {
       method: 'POST',

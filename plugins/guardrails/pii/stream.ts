@@ -50,6 +50,11 @@ export class StreamRedactor implements TextStage {
   /** Most characters held at once, for the latency measurement. */
   maxHeld = 0;
 
+  /** Characters held back now (the latency the redactor adds, in characters). */
+  get held(): number {
+    return this.pending.length;
+  }
+
   /** `observe`: called for each value instead of replacing it (deny and flag actions); it may throw. */
   constructor(
     private readonly redactor: Redactor,
