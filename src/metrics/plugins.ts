@@ -68,7 +68,8 @@ export function pluginMetrics(plugin: string): PluginMetrics {
       const full = fullName(plugin, name);
       let metric = registered.get(full) as PluginHistogram | undefined;
       if (!metric) {
-        const h = new Histogram({ name: full, help, labelNames, buckets, registers: [metricsRegistry] });
+        // prom-client takes `buckets: undefined` as no buckets at all: leave it out for its defaults.
+        const h = new Histogram({ name: full, help, labelNames, ...(buckets ? { buckets } : {}), registers: [metricsRegistry] });
         metric = { observe: (labels, value) => h.observe(labels, value) };
         registered.set(full, metric);
       }

@@ -1,5 +1,6 @@
 import type { AnyPlugin } from '@svc/plugin-sdk';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../config-fields';
 import type { LoadedPackages } from './entries';
 
@@ -12,9 +13,29 @@ function isPlugin(value: unknown): value is AnyPlugin {
 /** A path (`./x`, `../x`, `/x`) rather than a package name. */
 const isPath = (spec: string) => spec.startsWith('.') || isAbsolute(spec);
 
-/** Where `spec` resolves: a path from `dir`, an npm name from `dir`'s node_modules, else from svc's own. */
+type Exports = string | { [condition: string]: Exports } | undefined;
+
+/** The entry file of an export: the condition svc runs under first (bun, then import, then default). */
+function entryOf(e: Exports): string | undefined {
+  if (typeof e === 'string' || e === undefined) return e;
+  if ('.' in e) return entryOf(e['.']);
+  return entryOf(e.bun ?? e.import ?? e.default);
+}
+
+/** The module a package folder (given by path) loads: its package.json's export, module or main, else index. */
+function folderEntry(folder: string): string {
+  const manifest = join(folder, 'package.json');
+  if (!existsSync(manifest)) return Bun.resolveSync(join(folder, 'index'), folder);
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Exports; module?: string; main?: string };
+  return resolve(folder, entryOf(pkg.exports) ?? pkg.module ?? pkg.main ?? 'index.js');
+}
+
+/** Where `spec` resolves: a path from `dir` (a file or a package's folder), an npm name from `dir`'s node_modules, else from svc's own. */
 function resolvePackage(spec: string, dir: string): string {
-  if (isPath(spec)) return Bun.resolveSync(resolve(dir, spec), dir);
+  if (isPath(spec)) {
+    const path = resolve(dir, spec);
+    return existsSync(path) && statSync(path).isDirectory() ? folderEntry(path) : Bun.resolveSync(path, dir);
+  }
   try {
     return Bun.resolveSync(spec, dir);
   } catch {
