@@ -92,7 +92,7 @@ describe('output_schema', () => {
     expect((await chat(rf)).status).toBe(200);
     w.upstream.set({ tokens: ['{"age":', '"3"}'] });
     const res = await chat(rf);
-    expect(res.status).toBe(422);
+    expect(res.status).toBe(502);
     expect((await res.json()).error).toStartWith(
       'output_schema: the answer does not match the requested json_schema: /age must be integer',
     );
@@ -137,7 +137,7 @@ describe('webhook classifier', () => {
   test('a hanging classifier fails closed when the operator says so', async () => {
     const app = w.appWith({ webhook: { url: classifier.url, timeoutMs: 300, fail: 'closed' } });
     const res = await chat({ messages: [user('please hang')], svc_parameters: { guardrails: ['webhook'] } }, app);
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(503);
     expect((await res.json()).error).toStartWith('webhook: the classifier did not answer');
     expect(w.upstream.requests).toHaveLength(0);
   });

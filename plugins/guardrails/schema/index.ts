@@ -47,7 +47,8 @@ export const outputSchema = definePlugin({
       const why = schemaViolation(choice.message.content ?? '', schema);
       if (why) {
         recordOutcome(ctx, 'deny', 'invalid');
-        throw refuse(why, { code: 'output_schema' });
+        // The upstream answered, but not what the request asked for: a bad gateway.
+        throw refuse(why, { status: 502, code: 'output_schema' });
       }
     }
     recordOutcome(ctx, 'pass');

@@ -3,9 +3,6 @@ import { assigned } from '../assign';
 import { recordOutcome } from '../shared/outcome';
 import { parseVerdict, type Verdict } from './verdict';
 
-// 503 (the classifier is unavailable) once the SDK's refusal statuses include it.
-const FAIL_CLOSED_STATUS = 403;
-
 /** Classifier latency buckets, in seconds: a local model answers in tens of ms, a remote service in hundreds. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -53,7 +50,7 @@ async function check(
     recordOutcome(ctx, 'error', side);
     ctx.services.log.warn('webhook classifier failed', { requestId: ctx.request.requestId, side, error: why, fail: ctx.options.fail });
     if (ctx.options.fail === 'closed')
-      throw refuse(`the classifier did not answer (${why}); this guardrail fails closed`, { status: FAIL_CLOSED_STATUS, code: 'webhook' });
+      throw refuse(`the classifier did not answer (${why}); this guardrail fails closed`, { status: 503, code: 'webhook' });
     return;
   }
   recordOutcome(ctx, verdict.verdict, side);
