@@ -42,6 +42,9 @@ describe('pii guardrail over HTTP (openai SDK)', () => {
       svc_parameters: { guardrails: ['pii'] },
     });
     expect(res.choices[0]!.message.content).toBe('Sure [EMAIL_1], your card [CARD_1] is noted and [EMAIL_2] too.');
+    const metrics = await (await w.t.app.handle(new Request('http://localhost/metrics'))).text();
+    expect(metrics).toMatch(/svc_plugin_pii_actions_total\{action="redact",detail="output"\} [1-9]/);
+    expect(metrics).toMatch(/svc_plugin_pii_actions_total\{action="redact",detail="card"\} [1-9]/);
   });
 
   test('stream: placeholders split over chunks are restored, an e-mail split over chunks is redacted', async () => {

@@ -116,8 +116,11 @@ export const pii = definePlugin({
       let text = choice.message.content;
       if (typeof text !== 'string') continue;
       if (ctx.options.output) {
-        if (ctx.options.action === 'redact') text = r.redact(text);
-        else {
+        if (ctx.options.action === 'redact') {
+          const redacted = r.redact(text);
+          if (redacted !== text) recordOutcome(ctx, 'redact', 'output');
+          text = redacted;
+        } else {
           const first = r.find(text)[0];
           if (first) actOnFound(ctx, 'output', first.cls);
         }
