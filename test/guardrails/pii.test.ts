@@ -66,6 +66,23 @@ describe('pii guardrail over HTTP (openai SDK)', () => {
     });
   });
 
+  test('reasoning is redacted too, JSON and stream (an e-mail split over reasoning chunks)', async () => {
+    const reasoning = ['The user wrote to boss', '@corp', '.io before'];
+    const send = (stream: boolean) =>
+      w.t.request('/chat/completions', {
+        method: 'POST',
+        json: { model: 'fix-plain', messages: [{ role: 'user', content: 'hi' }], stream, svc_parameters: { guardrails: ['pii'] } },
+      });
+    w.upstream.set({ reasoning, tokens: ['ok'] });
+    const json = await (await send(false)).json();
+    expect(json.choices[0].message.reasoning_content).toBe('The user wrote to [EMAIL_1] before');
+    w.upstream.set({ reasoning, tokens: ['ok'], splitBytes: 7 });
+    const events = (await (await send(true)).text()).split('\n').filter((l) => l.startsWith('data: {'));
+    const deltas = events.map((l) => JSON.parse(l.slice(6)).choices?.[0]?.delta ?? {});
+    expect(deltas.map((d) => d.reasoning_content ?? '').join('')).toBe('The user wrote to [EMAIL_1] before');
+    expect(deltas.map((d) => d.content ?? '').join('')).toBe('ok');
+  });
+
   test('without the guardrail nothing is touched', async () => {
     await w.client.chat.completions.create({ model: 'fix-plain', messages: [{ role: 'user', content: PROMPT }] });
     expect(w.upstreamText()).toBe(PROMPT);

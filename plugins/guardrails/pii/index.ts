@@ -56,6 +56,21 @@ function actOnFound(ctx: Ctx, side: 'input' | 'output', cls: PiiClass): void {
 
 const restoring = (ctx: Ctx) => ctx.options.restore || ctx.params.pii_restore === true;
 
+/** One text of a JSON answer (content or reasoning): redacted, denied or flagged, then restored if asked. */
+function answerText(text: string, r: Redactor, known: ReadonlyMap<string, string>, ctx: Ctx): string {
+  if (ctx.options.output) {
+    if (ctx.options.action === 'redact') {
+      const redacted = r.redact(text);
+      if (redacted !== text) recordOutcome(ctx, 'redact', 'output');
+      text = redacted;
+    } else {
+      const first = r.find(text)[0];
+      if (first) actOnFound(ctx, 'output', first.cls);
+    }
+  }
+  return restoring(ctx) ? restorePlaceholders(text, known) : text;
+}
+
 /**
  * `pii`: finds e-mail addresses, phone numbers, payment cards, IBANs, IP addresses and
  * secrets in the input and the answer, and redacts them (typed placeholders, the same value
@@ -113,20 +128,9 @@ export const pii = definePlugin({
     const r = redactorOf(ctx, ctx.options);
     const known = r.snapshot();
     for (const choice of body.choices) {
-      let text = choice.message.content;
-      if (typeof text !== 'string') continue;
-      if (ctx.options.output) {
-        if (ctx.options.action === 'redact') {
-          const redacted = r.redact(text);
-          if (redacted !== text) recordOutcome(ctx, 'redact', 'output');
-          text = redacted;
-        } else {
-          const first = r.find(text)[0];
-          if (first) actOnFound(ctx, 'output', first.cls);
-        }
-      }
-      if (restoring(ctx)) text = restorePlaceholders(text, known);
-      choice.message.content = text;
+      const reasoning = choice.message.reasoning_content;
+      if (typeof reasoning === 'string') choice.message.reasoning_content = answerText(reasoning, r, known, ctx);
+      if (typeof choice.message.content === 'string') choice.message.content = answerText(choice.message.content, r, known, ctx);
     }
     return body;
   },
@@ -140,6 +144,6 @@ export const pii = definePlugin({
         stages.push(new StreamRedactor(r, ctx.options.action === 'redact' ? undefined : (cls) => actOnFound(ctx, 'output', cls)));
       if (restore) stages.push(new StreamRestorer(known));
       return chainStages(stages);
-    });
+    }, ['content', 'reasoning_content']);
   },
 });
