@@ -4,6 +4,7 @@ import { disableThinking } from './disable_thinking';
 import { enableWebScraping } from './enable_web_scraping';
 import { enableWebSearch } from './enable_web_search';
 import { enableXSearch } from './enable_x_search';
+import { GUARDRAILS } from './guardrails';
 import { includeSvcSystemPrompt } from './include_svc_system_prompt';
 import { stripThinkingResponse } from './strip_thinking_response';
 
@@ -12,6 +13,8 @@ import { stripThinkingResponse } from './strip_thinking_response';
  * plugins/ and one line here; the request schema and OpenAPI description follow from it.
  */
 export const PLUGINS: AnyRequestPlugin[] = [
+  // Guardrails first: the input is checked and redacted before search or scraping sees it.
+  ...GUARDRAILS,
   // System text is prepended, so the plugin whose text must read first runs last.
   enableXSearch,
   enableWebScraping,

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { startTestApp } from '../helpers/app';
+import { startGuardWorld, streamed, type GuardWorld } from './setup';
+
+/** A classifier on 127.0.0.1 that denies input containing "forbidden", hangs on "hang", passes the rest. */
+function startClassifier() {
+  const seen: { side: string; messages?: unknown; output?: string }[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      const body = (await req.json()) as { side: string; messages?: { content: string }[]; output?: string };
+      seen.push(body);
+      const text = body.output ?? (body.messages ?? []).map((m) => m.content).join('\n');
+      if (text.includes('hang')) return new Promise<Response>(() => {});
+      if (text.includes('forbidden')) return Response.json({ verdict: 'deny', reason: 'S1 violent crimes' });
+      return Response.json({ verdict: 'pass' });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/classify`, seen, close: () => server.stop(true) };
+}
+
+let w: GuardWorld;
+let classifier: ReturnType<typeof startClassifier>;
+const SCHEMA = { type: 'object', properties: { age: { type: 'integer' } }, required: ['age'], additionalProperties: false };
+
+beforeAll(async () => {
+  classifier = startClassifier();
+  w = await startGuardWorld({
+    limits: { default: { max_messages: 3, max_input_tokens: 200 }, models: { 'fix-guarded': { max_images: 0, max_tools: 1 } } },
+    webhook: { url: classifier.url, timeoutMs: 300, fail: 'open' },
+  });
+});
+afterAll(async () => {
+  await w.close();
+  classifier.close();
+});
+beforeEach(() => {
+  w.reset();
+  classifier.seen.length = 0;
+});
+
+const chat = (json: Record<string, unknown>, app = w.t.app) =>
+  app.handle(
+    new Request('http://localhost/api/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${w.t.adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fix-plain', messages: [{ role: 'user', content: 'hi' }], ...json }),
+    }),
+  );
+const user = (content: unknown) => ({ role: 'user', content });
+
+describe('limits', () => {
+  test.each([
+    [
+      { messages: [user('a'), user('b'), user('c'), user('d')], svc_parameters: { guardrails: ['limits'] } },
+      'limits: max_messages exceeded: the request has 4 messages, the default limit is 3',
+    ],
+    [{ messages: [user('word '.repeat(300))], svc_parameters: { guardrails: ['limits'] } }, 'limits: max_input_tokens exceeded'],
+    [
+      { model: 'fix-guarded', messages: [user([{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }])] },
+      'limits: max_images exceeded: the request has 1 images, the model limit is 0',
+    ],
+    [
+      {
+        model: 'fix-guarded',
+        tools: [1, 2].map((i) => ({ type: 'function', function: { name: `f${i}`, parameters: { type: 'object' } } })),
+      },
+      'limits: max_tools exceeded: the request has 2 tool definitions, the model limit is 1',
+    ],
+  ])('%#: a refusal names the limit; nothing upstream', async (json, error) => {
+    const res = await chat(json);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toStartWith(error);
+    expect(w.upstream.requests).toHaveLength(0);
+    expect(w.meter.calls.settled).toHaveLength(0);
+  });
+
+  test('within the limits the request goes through', async () => {
+    expect((await chat({ svc_parameters: { guardrails: ['limits'] } })).status).toBe(200);
+  });
+});
+
+describe('output_schema', () => {
+  const rf = {
+    response_format: { type: 'json_schema', json_schema: { name: 'p', schema: SCHEMA } },
+    svc_parameters: { guardrails: ['output_schema'] },
+  };
+
+  test('a JSON answer that fits passes; one that does not is withheld naming the violation', async () => {
+    w.upstream.set({ tokens: ['{"age":', '3}'] });
+    expect((await chat(rf)).status).toBe(200);
+    w.upstream.set({ tokens: ['{"age":', '"3"}'] });
+    const res = await chat(rf);
+    expect(res.status).toBe(502);
+    expect((await res.json()).error).toStartWith(
+      'output_schema: the answer does not match the requested json_schema: /age must be integer',
+    );
+    expect(res.headers.get('x-svc-guardrails')).toBe('output_schema=deny');
+  });
+
+  test('stream: an answer that is not JSON is reported in-band at its end', async () => {
+    w.upstream.set({ tokens: ['{"age":', ' 3'] });
+    const out = await streamed(
+      // @ts-expect-error svc extension of the request body
+      await w.client.chat.completions.create({ model: 'fix-plain', messages: [user('x') as never], stream: true, ...rf }),
+    );
+    expect(out.text).toBe('{"age": 3');
+    expect(out.finish).toBe('content_filter');
+    expect(out.error).toContain('output_schema: the answer is not valid JSON');
+  });
+});
+
+describe('webhook classifier', () => {
+  test('a deny verdict refuses the input with the classifier reason; nothing upstream', async () => {
+    const res = await chat({ messages: [user('something forbidden')], svc_parameters: { guardrails: ['webhook'] } });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error).toBe('webhook: the classifier denied the input: S1 violent crimes');
+    expect(classifier.seen[0]).toMatchObject({ side: 'input', messages: [{ role: 'user', content: 'something forbidden' }] });
+    expect(w.upstream.requests).toHaveLength(0);
+  });
+
+  test('a pass verdict lets it through', async () => {
+    const res = await chat({ svc_parameters: { guardrails: ['webhook'] } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-svc-guardrails')).toBe('webhook=pass');
+  });
+
+  test('a hanging classifier fails open within its timeout', async () => {
+    const started = performance.now();
+    const res = await chat({ messages: [user('please hang')], svc_parameters: { guardrails: ['webhook'] } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-svc-guardrails')).toBe('webhook=error');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  test('a hanging classifier fails closed when the operator says so', async () => {
+    const app = w.appWith({ webhook: { url: classifier.url, timeoutMs: 300, fail: 'closed' } });
+    const res = await chat({ messages: [user('please hang')], svc_parameters: { guardrails: ['webhook'] } }, app);
+    expect(res.status).toBe(503);
+    expect((await res.json()).error).toStartWith('webhook: the classifier did not answer');
+    expect(w.upstream.requests).toHaveLength(0);
+  });
+
+  test('its latency is in the metrics', async () => {
+    await chat({ svc_parameters: { guardrails: ['webhook'] } });
+    const metrics = await (await w.t.app.handle(new Request('http://localhost/metrics'))).text();
+    expect(metrics).toMatch(/svc_plugin_webhook_duration_seconds_count\{[^}]*result="pass"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/svc_plugin_webhook_actions_total\{[^}]*action="pass"/);
+  });
+});
+
+test('a pathological operator regex is refused at start, naming the plugin, the field and the reason', async () => {
+  const start = startTestApp({ config: { plugins: [{ name: 'deny_list', options: { deny: [{ name: 'bad', regex: '(a+)+$' }] } }] } });
+  await expect(start).rejects.toThrow(
+    'config: plugin "deny_list": invalid field "plugins.0.options": rule bad: regex refused: nested quantifiers: a+ repeated inside (a+)+',
+  );
+}, 30_000);
