@@ -76,7 +76,7 @@ export async function conversationBefore(
   const last = await store.get(accountId, previousId);
   if (!last) throw notFound(`previous_response_id: response "${previousId}" not found`);
   const turns = [last];
-  for (let r = last; r.previousResponseId && turns.length < maxLength; ) {
+  for (let r = last; r.previousResponseId && turns.length < maxLength;) {
     const before = await store.get(accountId, r.previousResponseId);
     if (!before) break;
     turns.push((r = before));

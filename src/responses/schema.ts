@@ -199,10 +199,14 @@ export function responsesRequestSchema(svcParameters: TSchema) {
       web_search: t.Optional(t.Boolean({ description: 'Web search for this request (svc_parameters.enable_web_search "on")' })),
       stream: t.Optional(t.Union([t.Boolean(), t.Null()])),
       store: t.Optional(
-        t.Union([t.Boolean(), t.Null()], { description: 'Store the response for GET, input_items and previous_response_id (default true)' }),
+        t.Union([t.Boolean(), t.Null()], {
+          description: 'Store the response for GET, input_items and previous_response_id (default true)',
+        }),
       ),
       previous_response_id: t.Optional(
-        t.Union([t.String({ maxLength: 256 }), t.Null()], { description: 'Continue a stored response: its input and output come before `input`' }),
+        t.Union([t.String({ maxLength: 256 }), t.Null()], {
+          description: 'Continue a stored response: its input and output come before `input`',
+        }),
       ),
       background: t.Optional(t.Union([t.Boolean(), t.Null()])),
       conversation: anything(),

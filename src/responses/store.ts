@@ -80,7 +80,8 @@ export function createResponseStore(
         });
     } catch (error) {
       for (const [id, entry] of batch) {
-        if (++entry.attempts >= MAX_ATTEMPTS) log.error('responses: a stored response could not be written, dropped', { id, error: String(error) });
+        if (++entry.attempts >= MAX_ATTEMPTS)
+          log.error('responses: a stored response could not be written, dropped', { id, error: String(error) });
         else if (!queued.has(id)) queued.set(id, entry);
       }
       log.warn('responses: writing stored responses failed, will retry', { count: batch.size, error: String(error) });

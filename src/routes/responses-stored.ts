@@ -92,7 +92,8 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
           summary: 'Delete a stored response',
           tags,
           security,
-          description: 'Deletes a stored response of the caller\'s account: `{id, object: "response", deleted: true}`. Unknown or another account\'s: 404.',
+          description:
+            'Deletes a stored response of the caller\'s account: `{id, object: "response", deleted: true}`. Unknown or another account\'s: 404.',
           responses: {
             200: {
               description: 'Deleted',
