@@ -41,6 +41,16 @@ export interface ResponseStore {
   close(): Promise<void>;
 }
 
+/** A queued response and how many writes of it failed. */
+type Entry = { response: StoredResponse; attempts: number };
+
+/** A JSON value without NUL characters in its strings. */
+function withoutNul<T>(value: T): T {
+  const json = JSON.stringify(value);
+  // Only an escape of NUL, not the text `\\u0000` (an escaped backslash before `u0000`).
+  return json.includes('\\u0000') ? (JSON.parse(json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1')) as T) : value;
+}
+
 /** Attempts before a queued response that keeps failing to write is dropped (and logged). */
 const MAX_ATTEMPTS = 5;
 
@@ -50,41 +60,48 @@ export function createResponseStore(
   opts: { log: Logger; now: () => number; flushIntervalMs: number; sweepIntervalMs: number },
 ): ResponseStore {
   const { log, now } = opts;
-  let queued = new Map<string, { response: StoredResponse; attempts: number }>();
+  let queued = new Map<string, Entry>();
   /** The batch being written: still readable until its INSERT commits. */
-  let writing = new Map<string, { response: StoredResponse; attempts: number }>();
+  let writing = new Map<string, Entry>();
   let flushing: Promise<void> = Promise.resolve();
 
   const pending = (id: string) => queued.get(id)?.response ?? writing.get(id)?.response;
 
-  async function write(batch: Map<string, { response: StoredResponse; attempts: number }>): Promise<void> {
-    const rows = [...batch.values()].map(({ response: r }) => ({
+  async function insert(entries: Entry[]): Promise<void> {
+    const rows = entries.map(({ response: r, attempts }) => ({
       id: r.id,
       accountId: r.accountId,
       previousResponseId: r.previousResponseId,
       rootId: r.rootId,
       status: r.status,
-      input: r.input,
-      response: r.response,
+      // Postgres refuses NUL in jsonb text: a retried row (which may have failed for that) goes without it.
+      input: attempts > 0 ? withoutNul(r.input) : r.input,
+      response: attempts > 0 ? withoutNul(r.response) : r.response,
       createdAt: new Date(r.createdAt),
       expiresAt: new Date(r.expiresAt),
     }));
-    try {
-      // A later state of a response (a background one finishing) replaces the earlier row.
-      await db
-        .insert(storedResponses)
-        .values(rows)
-        .onConflictDoUpdate({
-          target: storedResponses.id,
-          set: { status: sql`excluded.status`, response: sql`excluded.response` },
-        });
-    } catch (error) {
-      for (const [id, entry] of batch) {
-        if (++entry.attempts >= MAX_ATTEMPTS)
-          log.error('responses: a stored response could not be written, dropped', { id, error: String(error) });
-        else if (!queued.has(id)) queued.set(id, entry);
+    // A later state of a response (a background one finishing) replaces the earlier row.
+    await db
+      .insert(storedResponses)
+      .values(rows)
+      .onConflictDoUpdate({ target: storedResponses.id, set: { status: sql`excluded.status`, response: sql`excluded.response` } });
+  }
+
+  async function write(batch: Map<string, Entry>): Promise<void> {
+    const entries = [...batch];
+    // A batch that failed is retried a row at a time, so one row the database refuses cannot hold back the rest.
+    const groups = entries.some(([, e]) => e.attempts > 0) ? entries.map((e) => [e]) : [entries];
+    for (const group of groups) {
+      try {
+        await insert(group.map(([, e]) => e));
+      } catch (error) {
+        for (const [id, entry] of group) {
+          if (++entry.attempts >= MAX_ATTEMPTS)
+            log.error('responses: a stored response could not be written, dropped', { id, error: String(error) });
+          else if (!queued.has(id)) queued.set(id, entry);
+        }
+        log.warn('responses: writing stored responses failed, will retry', { count: group.length, error: String(error) });
       }
-      log.warn('responses: writing stored responses failed, will retry', { count: batch.size, error: String(error) });
     }
   }
 

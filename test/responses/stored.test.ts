@@ -239,6 +239,18 @@ for (const backend of BACKENDS)
       expect(got.usage?.output_tokens).toBe(1);
     });
 
+    test('an answer the database refuses (a NUL character) does not hold back the others written with it', async () => {
+      up.set({ promptTokensOf, tokens: ['a\u0000b'] });
+      const odd = await client().responses.create({ model: 'fix-st', input: 'Hi' });
+      up.set({ promptTokensOf });
+      const plain = await client().responses.create({ model: 'fix-st', input: 'Hi' });
+      await flush(); // the batch fails
+      await flush(); // retried a row at a time
+      const rows = await t.deps.storage.db.select({ id: storedResponses.id }).from(storedResponses);
+      expect(rows.map((r) => r.id)).toEqual(expect.arrayContaining([odd.id, plain.id]));
+      expect((await client().responses.retrieve(odd.id)).output_text).toBe('ab');
+    });
+
     test('store: false keeps nothing', async () => {
       up.set({ promptTokensOf });
       const r = await client().responses.create({ model: 'fix-st', input: 'Hi', store: false });
