@@ -7,6 +7,7 @@ import type { Storage } from './db/database';
 import { openStorage } from './db/open';
 import type { AppDeps } from './deps';
 import { stopJobs } from './jobs/runtime';
+import { stopResponses } from './responses/runtime';
 import type { KeyValueStore } from './kv/store';
 import type { RateLimiter } from './limits/types';
 import { createRateLimiter } from './limits/limiter';
@@ -92,6 +93,7 @@ export async function createDeps(
 /** Closes what createDeps opened. */
 export async function closeDeps(deps: AppDeps) {
   await stopJobs(deps);
+  await stopResponses(deps);
   await deps.meter.close();
   await deps.limits.close();
   await deps.keys.close();

@@ -153,6 +153,7 @@ export const ConfigSchema = T.Object({
   jobs: T.Optional(
     T.Record(T.String(), T.Unknown(), { description: 'Media jobs (video, async audio): the runner and where finished media is stored' }),
   ),
+  responses: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Stored responses of the Responses API and their retention' })),
 });
 
 /** The validated service configuration. */

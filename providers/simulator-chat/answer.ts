@@ -3,6 +3,7 @@ import type { ChatUsage, UpstreamChatRequest } from '../../src/stream/wire';
 import { contentText } from '../../src/pipeline/tokens';
 import { groundingOf } from './grounding';
 import { logprobsOf, type TokenLogprob } from './logprobs';
+import { promptedSchema } from './prompted-json';
 import { sampleOf, seedOf, type JsonSchema } from './sample';
 import { chosenTools, functionTools, toolCallOf, trailingToolResults, type ToolCall } from './tools';
 
@@ -76,6 +77,9 @@ function formatOf(req: UpstreamChatRequest, model: SimulatedModel): { type?: str
 /** The answer text: JSON for response_format, a summary of tool results after a tool call, else the canned reply. */
 function answerText(req: UpstreamChatRequest, format: ReturnType<typeof formatOf>, said: string, seed: number, note: string): string {
   if (format?.type === 'json_schema') return JSON.stringify(sampleOf(format.json_schema?.schema ?? {}, seed));
+  // json_object: an object of the shape the prompt shows (a schema or an example), as a model would try to give.
+  const prompted = format?.type === 'json_object' ? promptedSchema(req.messages) : null;
+  if (prompted) return JSON.stringify(sampleOf(prompted, seed));
   const results = trailingToolResults(req.messages);
   const reply = results
     ? `This is the svc simulator, answering from the tool results: ${results}.`
@@ -88,7 +92,8 @@ function answerText(req: UpstreamChatRequest, format: ReturnType<typeof formatOf
  * The simulated reply to a chat-completions request, as pure data. It honours what the
  * catalog says the model can do: `tools` and `tool_choice` (arguments sampled from the
  * tool's JSON Schema) on models with supportsFunctionCalling, `response_format`
- * (`json_object`: a JSON object; `json_schema`: an instance of the schema, on models with
+ * (`json_object`: a JSON object, of the schema or example the prompt shows when it shows one;
+ * `json_schema`: an instance of the schema, on models with
  * supportsResponseSchema), `n` choices,
  * `stop` sequences, `max_tokens`/`max_completion_tokens`, and `logprobs`/`top_logprobs`
  * on models with supportsLogProbs. The same request always gets the same answer.

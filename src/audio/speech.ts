@@ -4,10 +4,12 @@ import type { ModelCall } from '../pipeline/model-call';
 import type { JsonBody } from '../../providers/types';
 import { SPEECH_MEDIA_TYPES, type SpeechRequest } from './speech-schema';
 import { meteredSpeechStream, readAll } from './speech-stream';
+import { modelVoice } from './openai-voices';
 import { CLONED_VOICE, type VoiceStore } from './voices';
 
 /**
- * The voice a request speaks with: one of the model's voices, or a `vv_` voice of the
+ * The voice a request speaks with: one of the model's voices (OpenAI's names mapped to
+ * them, openai-voices.ts), or a `vv_` voice of the
  * caller's own account made for this model. Another account's voice is refused exactly like
  * an unknown one, so its existence is never revealed.
  */
@@ -21,9 +23,10 @@ async function voiceOf(req: SpeechRequest, call: ModelCall, voices: VoiceStore):
     if (found.modelId !== call.model.id) throw invalidField('voice', `the voice "${voice}" was made for model "${found.modelId}"`);
     return { voice, cloned: true };
   }
-  if (spec?.voices && !spec.voices.includes(voice))
+  const own = spec ? modelVoice(spec, voice) : voice;
+  if (own === undefined || (spec?.voices && !spec.voices.includes(own)))
     throw invalidField('voice', `unknown voice "${voice}" for model "${call.model.id}" (GET /models?type=tts lists its voices)`);
-  return { voice, cloned: false };
+  return { voice: own, cloned: false };
 }
 
 /** The body sent upstream: OpenAI's speech fields, and the reference's extras only when the client set them. */

@@ -19,6 +19,12 @@ export const AudioModelSpecSchema = T.Object(
   {
     voices: T.Optional(T.Array(T.String({ minLength: 1 }), { minItems: 1 })),
     defaultVoice: T.Optional(T.String({ minLength: 1 })),
+    /**
+     * Foreign voice names (OpenAI's `alloy`, `nova`, ...) -> one of `voices`, as
+     * compatibilityMapping maps model ids. Absent: OpenAI's names map onto `voices` in turn;
+     * `{}`: only the model's own names.
+     */
+    voiceMapping: T.Optional(T.Record(T.String({ minLength: 1 }), T.String({ minLength: 1 }))),
     formats: T.Optional(T.Array(SpeechFormatSchema, { minItems: 1 })),
     /** Largest `input`, in characters (the reference's 4096 when absent). */
     maxInputCharacters: T.Optional(T.Integer({ minimum: 1, maximum: 4096 })),

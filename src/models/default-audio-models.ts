@@ -3,6 +3,23 @@ import type { ModelConfig } from './schema';
 /** Kokoro's voice names (a subset of the reference's enum). */
 const KOKORO_VOICES = ['af_sky', 'af_bella', 'af_heart', 'af_nova', 'am_adam', 'am_michael', 'bf_emma', 'bm_george'];
 
+/** OpenAI's voice names on Kokoro's, by likeness (an operator's catalog may map them otherwise). */
+const KOKORO_FOR_OPENAI: Record<string, string> = {
+  alloy: 'af_sky',
+  ash: 'am_adam',
+  ballad: 'bm_george',
+  coral: 'af_heart',
+  echo: 'am_michael',
+  fable: 'bf_emma',
+  onyx: 'am_adam',
+  nova: 'af_nova',
+  sage: 'af_bella',
+  shimmer: 'af_bella',
+  verse: 'bm_george',
+  marin: 'af_heart',
+  cedar: 'am_michael',
+};
+
 /**
  * What the simulator really encodes (providers/simulator/speech.ts): WAV and PCM by hand, MP3
  * with lamejs. Opus, AAC and FLAC are not claimed, so a request for them is a 400.
@@ -25,7 +42,7 @@ export function defaultAudioModels(sim: ModelConfig['routes']): ModelConfig[] {
       type: 'tts',
       pricing: { input: '3.50' },
       traits: ['default'],
-      audio: { voices: KOKORO_VOICES, defaultVoice: 'af_sky', formats: SIMULATED_FORMATS },
+      audio: { voices: KOKORO_VOICES, defaultVoice: 'af_sky', voiceMapping: KOKORO_FOR_OPENAI, formats: SIMULATED_FORMATS },
     },
     {
       ...base,

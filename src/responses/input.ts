@@ -101,8 +101,8 @@ function outputText(output: unknown): string {
  * `instructions` and `input` as chat messages. Function calls join the assistant message
  * before them (or open one), so a round trip reads as chat's assistant `tool_calls` then
  * `tool` messages; a reasoning item's summary becomes the next assistant message's
- * `reasoning_content`. `item_reference` items are skipped: svc stores nothing to refer to
- * (the AI SDK sends them for its own earlier text unless `store: false`).
+ * `reasoning_content`. `item_reference` items were resolved to their stored items before
+ * (conversation.ts); none is left here.
  */
 export function chatMessagesOf(instructions: string | null | undefined, input: string | Record<string, unknown>[]): ChatMessages {
   const messages: ChatMessage[] = [];

@@ -13,7 +13,7 @@ export interface OutputText {
 /** An item of a response's `output`. */
 export type OutputItem =
   | { type: 'message'; id: string; status: 'in_progress' | 'completed' | 'failed'; role: 'assistant'; content: OutputText[] }
-  | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[]; encrypted_content: null }
+  | { type: 'reasoning'; id: string; summary: { type: 'summary_text'; text: string }[] }
   | { type: 'function_call'; id: string; call_id: string; name: string; arguments: string; status: 'in_progress' | 'completed' };
 
 /**
@@ -129,7 +129,6 @@ export class OutputBuilder {
         type: 'reasoning',
         id: this.id('rs'),
         summary: [],
-        encrypted_content: null,
       };
       const index = this.push(item);
       this.open = { kind: 'reasoning', index, item, text: '' };

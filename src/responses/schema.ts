@@ -89,7 +89,7 @@ export const ReasoningItem = t.Object(
   { additionalProperties: true },
 );
 
-/** A reference to an item stored by a stateful server; svc keeps nothing, so it is skipped. */
+/** A reference to an item of a stored response (its input or output), resolved to the item. */
 export const ItemReference = t.Object({ type: t.Literal('item_reference'), id: t.String() }, { additionalProperties: true });
 
 /** The item types of `input`, each validated against its own schema (so the 400 names the item's field). */
@@ -158,7 +158,7 @@ export const TextFormat = t.Union([
 /**
  * The ResponsesRequest body (reference `POST /responses`, createResponse): `model` and
  * `input` required, the fields the OpenAI SDK's `responses.create` and the AI SDK send, and
- * `svc_parameters`. The stateful fields are typed so the route can refuse them by name.
+ * `svc_parameters`.
  */
 export function responsesRequestSchema(svcParameters: TSchema) {
   return t.Object(
@@ -198,9 +198,17 @@ export function responsesRequestSchema(svcParameters: TSchema) {
       ),
       web_search: t.Optional(t.Boolean({ description: 'Web search for this request (svc_parameters.enable_web_search "on")' })),
       stream: t.Optional(t.Union([t.Boolean(), t.Null()])),
-      store: t.Optional(t.Union([t.Boolean(), t.Null()], { description: 'Only false: the API is stateless' })),
-      previous_response_id: t.Optional(t.Union([t.String(), t.Null()], { description: 'Refused: the API is stateless' })),
-      background: t.Optional(t.Union([t.Boolean(), t.Null()], { description: 'Refused: the API is stateless' })),
+      store: t.Optional(
+        t.Union([t.Boolean(), t.Null()], {
+          description: 'Store the response for GET, input_items and previous_response_id (default true)',
+        }),
+      ),
+      previous_response_id: t.Optional(
+        t.Union([t.String({ maxLength: 256 }), t.Null()], {
+          description: 'Continue a stored response: its input and output come before `input`',
+        }),
+      ),
+      background: t.Optional(t.Union([t.Boolean(), t.Null()])),
       conversation: anything(),
       prompt_cache_key: t.Optional(t.String()),
       // Accepted for compatibility and not used (output logprobs are not translated).

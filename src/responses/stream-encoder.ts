@@ -27,6 +27,8 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
     private readonly shell: ResponseObject,
     idBase: string,
     sources: () => readonly CitedSource[] | undefined,
+    /** Receives the final response (completed or failed), to store it. */
+    private readonly onFinal: (response: ResponseObject) => void = () => {},
   ) {
     this.builder = new OutputBuilder(idBase, this, sources);
   }
@@ -57,6 +59,7 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
       ...(last?.cost ? { cost: last.cost } : {}),
     };
     this.event('response.completed', { response });
+    this.onFinal(response);
     return this.take();
   }
 
@@ -69,6 +72,7 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
       error: { code: 'server_error', message },
     };
     this.event('response.failed', { response });
+    this.onFinal(response);
     return this.take();
   }
 

@@ -6,14 +6,11 @@ import type { ResponsesRequest, Tool } from './schema';
 /** Whether a value is a JSON object (a JSON Schema must be one). */
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const STATELESS = 'is not supported: this API is stateless (nothing is stored); send the whole conversation in `input`';
-
-/** Refuses the fields that need server-side state (the reference answers them with a 400 too). */
-function refuseStateful(req: ResponsesRequest): void {
-  if (req.previous_response_id) throw invalidField(['previous_response_id'], STATELESS, 'body');
-  if (req.store === true) throw invalidField(['store'], `true ${STATELESS}; send false or leave it out`, 'body');
-  if (req.background === true) throw invalidField(['background'], `true ${STATELESS}`, 'body');
-  if (req.conversation !== undefined && req.conversation !== null) throw invalidField(['conversation'], STATELESS, 'body');
+/** Refuses what svc does not keep: conversation objects (chain turns with `previous_response_id`). */
+function refuseUnsupported(req: ResponsesRequest): void {
+  if (req.background === true) throw invalidField(['background'], 'true is not supported; poll nothing, wait for the answer', 'body');
+  if (req.conversation !== undefined && req.conversation !== null)
+    throw invalidField(['conversation'], 'is not supported: chain turns with previous_response_id', 'body');
 }
 
 /** A function tool in the chat shape; a hosted `web_search` tool turns web search on instead (null). */
@@ -63,11 +60,11 @@ const fallbackIds = (fallbacks: ResponsesRequest['fallbacks']) => fallbacks?.map
  * `instructions` and `input`, function tools, `text.format` as `response_format`,
  * `max_output_tokens` as `max_completion_tokens`, `reasoning` as it is (and
  * `reasoning_effort`), `web_search` (or a web_search tool) as `svc_parameters.enable_web_search`,
- * `fallbacks` as ids; usage is always asked for (the response carries it). The stateful
- * fields are refused.
+ * `fallbacks` as ids; usage is always asked for (the response carries it). `input` here is
+ * the whole conversation (the handler put the stored turns before it).
  */
 export function toChatRequest(req: ResponsesRequest): { body: ChatRequestBody; partPath: ChatMessages['partPath'] } {
-  refuseStateful(req);
+  refuseUnsupported(req);
   const { messages, partPath } = chatMessagesOf(req.instructions, req.input);
   const body: ChatRequestBody = { model: req.model, messages };
   const tools: Record<string, unknown>[] = [];

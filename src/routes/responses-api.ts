@@ -2,10 +2,12 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { createResponsesHandler } from '../responses/handler';
+import { responsesRuntimeOf } from '../responses/runtime';
 import { checkedItem } from '../responses/input';
 import { responsesRequestSchema, type ResponsesRequest } from '../responses/schema';
 import { chatPipeline, type ChatRouteOptions } from './chat';
 import { errorResponse, errorResponses } from './responses';
+import { storedResponseRoutes } from './responses-stored';
 
 // Documentation only: responses are not validated on the hot path.
 const RESPONSES = {
@@ -34,7 +36,7 @@ const RESPONSES = {
     },
   },
   ...errorResponses(400, 401, 402, 415, 429, 502, 503, 504),
-  404: errorResponse('Model or character not found'),
+  404: errorResponse('Model, character, previous response or referenced item not found'),
 };
 
 /**
@@ -53,12 +55,17 @@ const inputItemsCheck = new Elysia({ name: 'svc.routes.responses.input-items' })
   },
 });
 
-/** POST /responses (the Responses API, stateless) over the chat pipeline, with the same plugins and options as chat. */
+/**
+ * The Responses API: POST /responses over the chat pipeline, with the same plugins and
+ * options as chat, and the stored responses' routes (retrieve, delete, input items).
+ */
 export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
   const { handle, svcParameters } = chatPipeline(deps, opts);
-  const createResponse = createResponsesHandler(handle, deps.now);
+  const runtime = responsesRuntimeOf(deps);
+  const createResponse = createResponsesHandler(handle, deps.now, runtime);
   return new Elysia({ name: 'svc.routes.responses' })
     .use(stages)
+    .use(storedResponseRoutes(stages, runtime))
     .use(inputItemsCheck)
     .post(
       '/responses',
@@ -77,11 +84,13 @@ export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOp
           security: [{ BearerAuth: [] }, { siwx: [] }],
           responses: RESPONSES as never,
           description:
-            'The Responses API (OpenAI-compatible, stateless) over the chat pipeline: `input` as a string or items (messages with text, image and file parts; ' +
-            '`function_call` and `function_call_output` for tool round trips), `instructions`, function `tools`, `tool_choice`, `text.format`, `reasoning`, ' +
-            '`max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
-            '`previous_response_id`, `store: true`, `background` and `conversation` are refused with a 400: nothing is stored. ' +
-            'Charged as the same chat call: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +
+            'The Responses API (OpenAI-compatible) over the chat pipeline: `input` as a string or items (messages with text, image and file parts; ' +
+            '`function_call` and `function_call_output` for tool round trips; `item_reference` to a stored item), `instructions`, function `tools`, ' +
+            '`tool_choice`, `text.format`, `reasoning`, `max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
+            'The response is stored (`store` defaults to true; the operator may turn storage off) for `GET /responses/{id}`, `input_items` and ' +
+            '`previous_response_id`, which continues a stored conversation: its input and output items come before `input` (its `instructions` do not). ' +
+            '`background` and `conversation` are refused with a 400. ' +
+            'Charged as the same chat call, for the whole history sent: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +
             'See docs/responses.md.',
         },
       },

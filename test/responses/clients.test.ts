@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { HumanMessage, type AIMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
-import { generateObject, generateText, jsonSchema, stepCountIs, streamText, tool as aiTool } from 'ai';
+import { generateObject, generateText, jsonSchema, stepCountIs, streamText, tool as aiTool, type ModelMessage } from 'ai';
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { z } from 'zod';
@@ -210,7 +210,13 @@ describe('openai SDK: responses.create', () => {
 });
 
 describe('Vercel AI SDK: @ai-sdk/openai default provider (the Responses API)', () => {
-  const openai = () => createOpenAI({ baseURL, apiKey: t.adminKey });
+  /** The bodies the AI SDK sent to svc, newest last. */
+  const sentTo: unknown[] = [];
+  const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    if (typeof init?.body === 'string') sentTo.push(JSON.parse(init.body));
+    return fetch(input, init);
+  }) as typeof fetch;
+  const openai = () => createOpenAI({ baseURL, apiKey: t.adminKey, fetch: recording });
 
   test('generateText returns text and usage, one settlement', async () => {
     up.set({});
@@ -230,6 +236,24 @@ describe('Vercel AI SDK: @ai-sdk/openai default provider (the Responses API)', (
     for await (const delta of result.textStream) text += delta;
     expect(text).toBe('Hello from the fixture.');
     expect(await result.usage).toMatchObject({ inputTokens: 10, outputTokens: 5 });
+  });
+
+  test('a multi-turn chat with the defaults (store: true, earlier answers sent as item references): the upstream sees every turn', async () => {
+    up.set({});
+    const messages: ModelMessage[] = [];
+    for (const [turn, said] of ['Hi', 'How are you?', 'Bye'].entries()) {
+      messages.push({ role: 'user', content: said });
+      const sentBefore = up.requests.length;
+      const result = await generateText({ model: openai()('fix-resp'), system: 'Be brief.', messages, maxRetries: 0 });
+      expect(result.text).toBe('Hello from the fixture.');
+      messages.push(...result.response.messages);
+      expect(up.requests.length).toBe(sentBefore + 1);
+      const upstream = (lastUpstreamBody().messages as { role: string; content: unknown }[]).filter((m) => m.role !== 'system');
+      expect(upstream.map((m) => m.role)).toEqual(Array.from({ length: 2 * turn + 1 }, (_, i) => (i % 2 ? 'assistant' : 'user')));
+      expect(upstream.filter((m) => m.role === 'assistant').every((m) => m.content === 'Hello from the fixture.')).toBe(true);
+    }
+    // The AI SDK did send its earlier answers by reference: svc resolved them from the stored responses.
+    expect(JSON.stringify(sentTo.at(-1))).toContain('item_reference');
   });
 
   for (const streaming of [false, true])

@@ -114,9 +114,7 @@ for (const backend of BACKENDS)
           { tools: [{ type: 'function', function: { description: 'x' } }] },
           'tools.0.function.name',
         ],
-        ['previous_response_id (stateless)', { previous_response_id: 'resp_1' }, 'previous_response_id'],
-        ['store: true (stateless)', { store: true }, 'store'],
-        ['background (stateless)', { background: true }, 'background'],
+        ['background', { background: true }, 'background'],
         ['too many fallbacks', { fallbacks: Array.from({ length: 11 }, (_, i) => `m${i}`) }, 'fallbacks'],
         ['a bad svc_parameters value', { svc_parameters: { enable_web_search: 'maybe' } }, 'svc_parameters.enable_web_search'],
         ['a bad model suffix option', { model: 'fix-r:enable_web_search=maybe' }, 'model'],
@@ -136,9 +134,12 @@ for (const backend of BACKENDS)
           expect(up.requests.length).toBe(before);
         });
 
-      test('stateless refusals say so', async () => {
-        const body = await (await post({ previous_response_id: 'resp_1' })).json();
-        expect(body.error).toContain('stateless');
+      test('an unknown previous_response_id is a 404 naming it, before any upstream call', async () => {
+        const before = up.requests.length;
+        const res = await post({ previous_response_id: 'resp_nope' });
+        expect(res.status).toBe(404);
+        expect((await res.json()).error).toContain('previous_response_id');
+        expect(up.requests.length).toBe(before);
       });
 
       test('a body that is not an object', async () => {

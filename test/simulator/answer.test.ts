@@ -156,3 +156,32 @@ describe('media parts', () => {
     expect(text).toContain('You said: "what is this?". I received 2 images and 1 audio clip, but a simulator cannot look at media.');
   });
 });
+
+describe('json_object: the shape the prompt shows', () => {
+  const asJson = (messages: UpstreamChatRequest['messages']) =>
+    JSON.parse(simulateChat({ model: 'm', messages, response_format: { type: 'json_object' } }, fc).choices[0]!.tokens.join(''));
+
+  test('a JSON Schema in the system text, after prose braces and before the question: an instance of it', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'integer', minimum: 3, maximum: 4 }, tag: { enum: ['a'] } },
+      required: ['n', 'tag'],
+    };
+    const out = asJson([
+      { role: 'system', content: `Fill {the blanks}. Schema: ${JSON.stringify(schema)}` },
+      { role: 'user', content: 'go' },
+    ]);
+    expect(schemaErrors(schema, out)).toEqual([]);
+  });
+
+  test('an example object (nested, with a brace in a string): an object of its shape', () => {
+    const out = asJson([{ role: 'user', content: 'Reply like {"name": "a}b", "tags": ["x"], "at": {"lat": 1.5}} please' }]);
+    expect(out).toMatchObject({ name: 'a}b', at: { lat: 1.5 } });
+    expect(out.tags.length).toBeGreaterThan(0);
+    expect(out.tags.every((tag: unknown) => tag === 'x')).toBe(true);
+  });
+
+  test('no schema or example: the plain object', () => {
+    expect(asJson([{ role: 'user', content: 'json please' }]).simulated).toBe(true);
+  });
+});

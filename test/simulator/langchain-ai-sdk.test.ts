@@ -45,6 +45,15 @@ describe('LangChain ChatOpenAI against the default simulator', () => {
     expect(Weather.parse(out)).toEqual(out);
   });
 
+  test('withStructuredOutput (jsonMode, json_object): the prompt shows a JSON Schema or an example, the answer fits it', async () => {
+    const withSchema = `Weather in Faro. Answer with a JSON object matching this JSON Schema: ${JSON.stringify(z.toJSONSchema(Weather))}`;
+    const fromSchema = await chat().withStructuredOutput(Weather, { method: 'jsonMode' }).invoke(withSchema);
+    expect(Weather.parse(fromSchema)).toEqual(fromSchema);
+    const withExample = 'Weather in Lagos as JSON, like {"city": "Lagos", "unit": "celsius", "days": 2}';
+    const fromExample = await chat().withStructuredOutput(Weather, { method: 'jsonMode' }).invoke(withExample);
+    expect(Weather.parse(fromExample)).toEqual(fromExample);
+  });
+
   test('streaming tool call chunks assemble into one valid call', async () => {
     const model = chat().bindTools([{ type: 'function', function: { name: 'get_weather', parameters: WEATHER_PARAMETERS } }]);
     let merged: AIMessage | undefined;
@@ -81,6 +90,20 @@ describe('Vercel AI SDK (openai-compatible provider) against the default simulat
 
   test('generateObject: a schema instance', async () => {
     const { object } = await generateObject({ model: svc()('mistral-31-24b'), schema: Weather, prompt: 'Weather in Evora', maxRetries: 0 });
+    expect(Weather.parse(object)).toEqual(object);
+  });
+
+  test('generateObject without structured outputs (json_object; the schema only in the system text): an instance of it', async () => {
+    // The provider then sends no schema, so the caller writes it in the prompt, as for any model without structured outputs.
+    const plain = createOpenAICompatible({ name: 'svc', baseURL, apiKey, supportsStructuredOutputs: false });
+    const system = `Answer with one JSON object that matches this JSON Schema:\n${JSON.stringify(z.toJSONSchema(Weather), null, 2)}`;
+    const { object } = await generateObject({
+      model: plain('llama-3.3-70b'),
+      schema: Weather,
+      system,
+      prompt: 'Weather in Evora',
+      maxRetries: 0,
+    });
     expect(Weather.parse(object)).toEqual(object);
   });
 });

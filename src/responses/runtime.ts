@@ -1,0 +1,37 @@
+import type { AppDeps } from '../deps';
+import { responsesConfigOf, type ResponsesConfig } from './config';
+import { createResponseStore, type ResponseStore } from './store';
+
+/** One app's stored-responses parts: the config and the store (its writer and sweep running). */
+export interface ResponsesRuntime {
+  config: ResponsesConfig;
+  store: ResponseStore;
+}
+
+type Deps = Pick<AppDeps, 'config' | 'storage' | 'log' | 'now'>;
+const runtimes = new WeakMap<Deps, ResponsesRuntime>();
+
+/** The stored-responses runtime of an app's deps, built (its timers started) on first use. */
+export function responsesRuntimeOf(deps: Deps): ResponsesRuntime {
+  let rt = runtimes.get(deps);
+  if (!rt) {
+    const config = responsesConfigOf(deps.config);
+    const store = createResponseStore(deps.storage.db, {
+      log: deps.log,
+      now: deps.now,
+      flushIntervalMs: config.flushIntervalMs,
+      sweepIntervalMs: config.sweepIntervalMs,
+    });
+    rt = { config, store };
+    runtimes.set(deps, rt);
+  }
+  return rt;
+}
+
+/** Writes what is queued and stops the timers of `deps`' store, if one was started. */
+export async function stopResponses(deps: Deps): Promise<void> {
+  const rt = runtimes.get(deps);
+  if (!rt) return;
+  runtimes.delete(deps);
+  await rt.store.close();
+}
