@@ -114,6 +114,22 @@ export const ConfigSchema = T.Object({
     default: {},
     description: 'Foreign model id -> svc model id, per model type',
   }),
+  plugins: T.Optional(
+    T.Array(T.Record(T.String(), T.Unknown()), {
+      description:
+        'The plugins in the order they run: built-ins by `name` (`enabled: false` turns one off), packages by `package` (npm name or path), each with its `options` (docs/plugins.md)',
+    }),
+  ),
+  pluginTimeoutMs: T.Integer({
+    minimum: 1,
+    default: 30_000,
+    description: "A plugin hook's time budget; past it the request fails naming the plugin (an entry's own `timeoutMs` wins)",
+  }),
+  pluginStoreMaxBytes: T.Integer({
+    minimum: 0,
+    default: 64 * 1024 * 1024,
+    description: "Memory the plugins' key-value stores may hold in one process without Redis (least recently used evicted)",
+  }),
   // Sections owned by later stages, each validated by its owner's schema (src/config-sections.ts).
   search: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Web search and scraping engines' })),
   rateLimits: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Rate-limit tables and overrides' })),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ServiceError } from '../../src/http/errors';
-import { pluginServices } from '../../src/routes/chat';
+import { baseServices } from '../../src/plugin-host';
 import { startTestApp, type TestApp } from '../../test/helpers/app';
 import { testContext, testRequest } from '../../test/plugins-e2e/context';
 import { characterSlug as plugin } from './index';
@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const ctxFor = (slug: unknown) => ({ ...testContext({ params: { character_slug: slug } }), services: pluginServices(app.deps) });
+const ctxFor = (slug: unknown) => ({ ...testContext({ params: { character_slug: slug } }), services: baseServices(app.deps) });
 
 describe('character_slug', () => {
   test('active only for a non-empty slug; suffix key declared', () => {

@@ -1,8 +1,5 @@
-import { t } from 'elysia';
-import { charactersOf } from '../../src/characters';
+import { Type, definePlugin, prependSystemText } from '@svc/plugin-sdk';
 import { notFound } from '../../src/http/errors';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { prependSystemText } from '../shared/messages';
 
 /**
  * `character_slug`: the character's system prompt is applied, after the service default
@@ -12,16 +9,18 @@ import { prependSystemText } from '../shared/messages';
 export const characterSlug = definePlugin({
   name: 'character_slug',
   parameters: {
-    character_slug: t.Optional(
-      t.String({ minLength: 1, maxLength: 100, description: 'Slug of a public character (its public ID); its system prompt is applied.' }),
+    character_slug: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Slug of a public character (its public ID); its system prompt is applied.',
+      }),
     ),
   },
   suffixKeys: ['character_slug'],
   isActive: (ctx) => typeof ctx.params.character_slug === 'string' && ctx.params.character_slug !== '',
   async transformRequest(req, ctx) {
-    const characters = ctx.services.characters;
-    await characters.ready;
-    const prompt = await characters.store.systemPrompt(ctx.params.character_slug ?? '');
+    const prompt = await ctx.services.characters.systemPrompt(ctx.params.character_slug ?? '');
     if (prompt === null) throw notFound('Character not found');
     prependSystemText(req, prompt.trim());
   },

@@ -1,5 +1,4 @@
-import { t } from 'elysia';
-import { definePlugin } from '../../src/pipeline/plugin';
+import { Type, definePlugin } from '@svc/plugin-sdk';
 import { stripThinkResponse, stripThinkStream } from '../strip_thinking_response';
 
 /**
@@ -13,8 +12,8 @@ import { stripThinkResponse, stripThinkStream } from '../strip_thinking_response
 export const disableThinking = definePlugin({
   name: 'disable_thinking',
   parameters: {
-    disable_thinking: t.Optional(
-      t.Boolean({
+    disable_thinking: Type.Optional(
+      Type.Boolean({
         default: false,
         description: 'On supporting reasoning models, disables thinking and strips the <think></think> blocks. Default false.',
       }),

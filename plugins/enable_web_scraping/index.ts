@@ -1,14 +1,10 @@
-import { t } from 'elysia';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { extractUrls, scrapeUrls, type ScrapedPage, type ScrapeFailure } from '../../src/scrape';
-import { webToolsOf } from '../../providers/search';
-import { lastUserText, prependSystemText } from '../shared/messages';
+import { Type, definePlugin, extractUrls, lastUserText, prependSystemText, type ScrapeResult } from '@svc/plugin-sdk';
 
 /** The line item of one successfully scraped URL. */
 export const WEB_SCRAPE_SKU = 'web-scrape';
 
 /** The system text that hands the scraped pages to the model. */
-export function scrapeContext(results: (ScrapedPage | ScrapeFailure)[]): string {
+export function scrapeContext(results: ScrapeResult[]): string {
   const lines = ["The user's message links to the pages below; their readable text was fetched for you. Use it to answer."];
   for (const r of results) {
     if (r.ok) lines.push('', `Page: ${r.url}${r.title ? ` (${r.title})` : ''}`, r.text);
@@ -26,8 +22,8 @@ export function scrapeContext(results: (ScrapedPage | ScrapeFailure)[]): string 
 export const enableWebScraping = definePlugin({
   name: 'enable_web_scraping',
   parameters: {
-    enable_web_scraping: t.Optional(
-      t.Boolean({
+    enable_web_scraping: Type.Optional(
+      Type.Boolean({
         default: false,
         description: 'Scrapes up to 5 URLs of the user message into the context; bypasses web search; charged per scraped URL.',
       }),
@@ -38,18 +34,10 @@ export const enableWebScraping = definePlugin({
   async transformRequest(req, ctx) {
     const urls = extractUrls(lastUserText(req));
     if (urls.length === 0) return;
-    const { scraping } = ctx.services.web.config;
-    const results = await scrapeUrls(urls, {
-      guard: {
-        ...ctx.services.urlGuard,
-        timeoutMs: scraping.timeoutMs,
-        maxBytes: scraping.maxBytes,
-        signal: ctx.signal,
-      },
-      maxChars: scraping.maxCharsPerPage,
-    });
+    const { web } = ctx.services;
+    const results = await web.scrape(urls, { signal: ctx.signal });
     const scraped = results.filter((r) => r.ok).length;
-    if (scraped > 0) ctx.extraCharges.push({ sku: WEB_SCRAPE_SKU, units: scraped, unitPriceMicros: scraping.priceMicros });
+    if (scraped > 0) ctx.extraCharges.push({ sku: WEB_SCRAPE_SKU, units: scraped, unitPriceMicros: web.config.scraping.priceMicros });
     prependSystemText(req, scrapeContext(results));
   },
 });

@@ -1,4 +1,4 @@
-import type { ModelEntry } from '../../src/models/catalog';
+import type { PluginModel } from '@svc/plugin-sdk';
 
 // Words that ask for current or external facts. Kept short and explicit on purpose: this
 // is a cheap guess, not a classifier (see autoWantsSearch).
@@ -12,7 +12,7 @@ const WANTS_FRESH_FACTS =
  * the last user message matches the keyword heuristic above (recency, prices, news,
  * explicit "search"/"look up", or a year).
  */
-export function autoWantsSearch(query: string, model: ModelEntry): boolean {
+export function autoWantsSearch(query: string, model: PluginModel): boolean {
   if (model.config.capabilities?.supportsFunctionCalling !== true) return true;
   return WANTS_FRESH_FACTS.test(query);
 }

@@ -1,6 +1,4 @@
-import type { ChatChunk } from '../../src/stream/wire';
-import type { PluginContext } from '../../src/pipeline/plugin';
-import type { SearchResult } from '../../providers/search';
+import type { ChatChunk, PluginContext, SearchResult } from '@svc/plugin-sdk';
 
 /** The tool call name under which search results are exposed as documents. */
 export const DOCUMENTS_TOOL = 'svc_web_search_documents';

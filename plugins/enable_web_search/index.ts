@@ -1,10 +1,15 @@
-import { t } from 'elysia';
-import type { ChatCompletion, UpstreamChatRequest } from '../../src/stream/wire';
-import { definePlugin, type PluginContext } from '../../src/pipeline/plugin';
-import { extractUrls } from '../../src/scrape';
-import { SearchFailed, type SearchResult } from '../../providers/search';
+import {
+  Type,
+  definePlugin,
+  extractUrls,
+  lastUserText,
+  prependSystemText,
+  type ChatCompletion,
+  type ChatRequest,
+  type PluginContext,
+  type SearchResult,
+} from '@svc/plugin-sdk';
 import { invalidField } from '../../src/http/errors';
-import { lastUserText, prependSystemText } from '../shared/messages';
 import { autoWantsSearch } from './auto';
 import { citationsChunk, documentsChunk, documentsToolCall, searchContext, unavailableChunk } from './context';
 
@@ -14,10 +19,10 @@ const MAX_QUERY_CHARS = 400;
 /** The line item of one web search. */
 export const WEB_SEARCH_SKU = 'web-search';
 
-const bool = (description: string) => t.Optional(t.Boolean({ default: false, description }));
+const bool = (description: string) => Type.Optional(Type.Boolean({ default: false, description }));
 
 /** True when another option replaces web search for this request (spec 4.8b). */
-function bypassed(req: UpstreamChatRequest, ctx: PluginContext): boolean {
+function bypassed(req: ChatRequest, ctx: PluginContext): boolean {
   if (ctx.params.enable_x_search === true && ctx.model.config.capabilities?.supportsXSearch === true) return true;
   return ctx.params.enable_web_scraping === true && extractUrls(lastUserText(req)).length > 0;
 }
@@ -46,8 +51,8 @@ const resultsOf = (ctx: PluginContext) => ctx.echo.web_search_citations as Searc
 export const enableWebSearch = definePlugin({
   name: 'enable_web_search',
   parameters: {
-    enable_web_search: t.Optional(
-      t.Union([t.Literal('off'), t.Literal('on'), t.Literal('auto')], {
+    enable_web_search: Type.Optional(
+      Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('auto')], {
         default: 'off',
         description:
           'off | on | auto. auto: always for models without function calling, else when the message asks for current facts. Extra charge per search.',
@@ -84,7 +89,8 @@ export const enableWebSearch = definePlugin({
     try {
       results = await tools.search.search(query, { signal: ctx.signal, count: tools.config.maxResults });
     } catch (error) {
-      if (!(error instanceof SearchFailed)) throw error;
+      // The engine's own failure (a name, so it holds across module copies) degrades; anything else is a bug.
+      if (!(error instanceof Error && error.name === 'SearchFailed')) throw error;
       ctx.services.log.warn('web search failed; answering without it', { requestId: ctx.request.requestId, error: error.message });
       return;
     }

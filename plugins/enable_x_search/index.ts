@@ -1,6 +1,4 @@
-import { t } from 'elysia';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { webToolsOf } from '../../providers/search';
+import { Type, definePlugin } from '@svc/plugin-sdk';
 
 /** The line item of one request with native x-search. */
 export const X_SEARCH_SKU = 'x-search';
@@ -16,8 +14,8 @@ export const X_SEARCH_SKU = 'x-search';
 export const enableXSearch = definePlugin({
   name: 'enable_x_search',
   parameters: {
-    enable_x_search: t.Optional(
-      t.Boolean({
+    enable_x_search: Type.Optional(
+      Type.Boolean({
         default: false,
         description:
           "Uses the upstream's native web-plus-social search on supporting models; bypasses the standard web search; extra charge.",

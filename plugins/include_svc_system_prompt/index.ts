@@ -1,6 +1,4 @@
-import { t } from 'elysia';
-import { definePlugin } from '../../src/pipeline/plugin';
-import { prependSystemText } from '../shared/messages';
+import { Type, definePlugin, prependSystemText } from '@svc/plugin-sdk';
 
 /**
  * `include_svc_system_prompt` (default true): the service default system prompt
@@ -10,8 +8,8 @@ import { prependSystemText } from '../shared/messages';
 export const includeSvcSystemPrompt = definePlugin({
   name: 'include_svc_system_prompt',
   parameters: {
-    include_svc_system_prompt: t.Optional(
-      t.Boolean({
+    include_svc_system_prompt: Type.Optional(
+      Type.Boolean({
         default: true,
         description: "Whether the service's default system prompt is included before the caller's. Default true.",
       }),

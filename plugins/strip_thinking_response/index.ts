@@ -1,5 +1,4 @@
-import { t } from 'elysia';
-import { definePlugin } from '../../src/pipeline/plugin';
+import { Type, definePlugin } from '@svc/plugin-sdk';
 import { stripThinkResponse, stripThinkStream } from './transform';
 
 export { stripThink, ThinkStripper } from './stripper';
@@ -12,8 +11,8 @@ export { stripThinkResponse, stripThinkStream } from './transform';
 export const stripThinkingResponse = definePlugin({
   name: 'strip_thinking_response',
   parameters: {
-    strip_thinking_response: t.Optional(
-      t.Boolean({
+    strip_thinking_response: Type.Optional(
+      Type.Boolean({
         default: false,
         description: 'Strips <think></think> blocks from the response (models with the legacy tag format). Default false.',
       }),

@@ -1,4 +1,4 @@
-import { partialTagLength as heldBack } from '../../src/stream/partial-tag';
+import { partialTagLength as heldBack } from '@svc/plugin-sdk';
 const OPEN = '<think>';
 const CLOSE = '</think>';
 

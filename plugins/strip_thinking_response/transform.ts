@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion, ChunkTransformer } from '../../src/stream/wire';
+import { type ChatChunk, type ChatCompletion, type ChunkTransformer } from '@svc/plugin-sdk';
 import { stripThink, ThinkStripper } from './stripper';
 
 /** Options shared by strip_thinking_response and disable_thinking. */

@@ -24,6 +24,8 @@ export interface MeteredUsage {
   /** The model that answered when it is not the one the call was opened for (a fallback): priced and recorded as it. */
   model?: ModelEntry;
   extras?: ExtraCharge[];
+  /** Bill the extras alone, no token rows (a plugin answered instead of the model: its own SKUs). */
+  extrasOnly?: boolean;
   executionMs: number;
 }
 

@@ -100,7 +100,7 @@ export function costLines(model: ModelEntry | null, p: ModelPricing, usage: Mete
   // text and embeddings keep their token rows.
   const perUnitOnly =
     model && model.type !== 'text' && model.type !== 'embedding' && usage.promptTokens === 0 && usage.completionTokens === 0;
-  const lines = model && !perUnitOnly ? tokenLines(model, p, usage) : [];
+  const lines = model && !perUnitOnly && !usage.extrasOnly ? tokenLines(model, p, usage) : [];
   if (usage.extras)
     for (const e of usage.extras) {
       if (!(e.units > 0)) continue;

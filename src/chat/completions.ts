@@ -1,19 +1,24 @@
+import type { ChunkTransformer, PluginContext, PluginServices } from '@svc/plugin-sdk';
 import { badRequest } from '../http/errors';
+import { formatMicros } from '../billing/money';
 import type { FallbackName, ModelCall } from '../pipeline/model-call';
-import type { PluginServices, PluginContext } from '../pipeline/plugin';
-import type { AnyRequestPlugin } from '../pipeline/plugin';
-import type { PluginRunner } from '../pipeline/plugin-runner';
+import type { ActivePlugin, PluginRunner, RespondedAnswer } from '../pipeline/plugin-runner';
 import { chatPromptTokens } from '../pipeline/tokens';
-import type { ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../stream/wire';
+import type { ChatMessage, UpstreamChatRequest } from '../stream/wire';
 import type { ModelEntry } from '../models/catalog';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
+import { RequestPluginContext } from '../plugin-host/context';
+import { PluginStop } from '../plugin-host/errors';
 import { DEFAULT_MAX_COMPLETION_TOKENS } from './max-tokens';
 import { rememberClientIndexes } from './message-index';
 import { checkContentParts } from './multimodal';
 import { checkResponseFormat } from './response-format';
 import type { ParameterSet } from './parameters';
+import { answerAsRouted, answerMetered } from './plugin-answer';
 import { cost, metered } from './settle';
+import { settledOutcome, statusOf } from './settled-outcome';
+import { streamObserver } from './stream-observer';
 import { streamResponse } from './stream-response';
 import type { StreamEncoder } from '../stream/encoder';
 
@@ -38,6 +43,8 @@ export interface ChatRequestBody {
 
 /** How another API on the chat pipeline (the Responses API) writes a chat's stream; chat chunks when absent. */
 export interface ChatOutput {
+  /** The route plugins see in `ctx.request.route` (default '/chat/completions'). */
+  route?: string;
   /** The stream's wire format, made per request (it may read the plugins' context: citations). */
   streamEncoder?(ctx: PluginContext): StreamEncoder;
 }
@@ -78,7 +85,7 @@ function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: num
 }
 
 // Shared for a request with no plugin active (most): never written to, only replaced.
-const NO_PLUGINS: readonly AnyRequestPlugin[] = [];
+const NO_PLUGINS: readonly ActivePlugin[] = [];
 const NO_TRANSFORMS: ChunkTransformer[] = [];
 
 /**
@@ -91,6 +98,16 @@ function within<T>(p: Promise<T>, ms: number): PromiseWithResolvers<T | null> & 
   w.timer = setTimeout(w.resolve, ms, null);
   p.then(w.resolve, w.reject);
   return w;
+}
+
+/**
+ * The error a client sees when a plugin stopped an answer already charged: a refusal says
+ * the answer was withheld and what it cost.
+ */
+function withheld(error: unknown, usdMicros: number): unknown {
+  if (!(error instanceof PluginStop) || error.reason === null) return error;
+  const message = `${error.body.error} (the upstream's answer was withheld; it was charged: $${formatMicros(usdMicros)})`;
+  return new PluginStop(error.status, { ...error.body, error: message }, error.plugin, error.reason);
 }
 
 /**
@@ -113,17 +130,7 @@ export function createChatHandler(
     const choices = choicesOf(body, model);
     call.useFallbacks(body.fallbacks, 'fallbacks');
     const stream = body.stream === true;
-    const ctx: PluginContext = {
-      request: call.request,
-      services,
-      model,
-      params,
-      signal: call.signal,
-      stream,
-      extraCharges: [],
-      echo: {},
-      leadingChunks: [],
-    };
+    const ctx = new RequestPluginContext(call, services, model, params, stream, output.route ?? '/chat/completions');
     const upstreamReq = toUpstream(body, model, stream);
     rememberClientIndexes(body.messages);
     const estimatedPromptTokens = chatPromptTokens(body.messages);
@@ -132,28 +139,46 @@ export function createChatHandler(
     // Awaited only when the meter had to wait: an `await` of nothing still suspends.
     const reserving = call.reserve({ promptTokens: estimatedPromptTokens, completionTokens: completionBudget(body, model, choices) });
     if (reserving) await reserving;
-    let active: readonly AnyRequestPlugin[] = NO_PLUGINS;
+    let active: readonly ActivePlugin[] = NO_PLUGINS;
     let transforms: ChunkTransformer[] = NO_TRANSFORMS;
+    let responded: RespondedAnswer | null = null;
     let routed: Promise<Routed<ProviderChatResult>>;
     let result: Routed<ProviderChatResult> | null;
+    let observing = false;
+    let upstreamAt: number | null = null;
     try {
       active = runner.active(ctx);
-      const transformed = runner.transformRequest(active, upstreamReq, ctx);
+      observing = runner.observing(active);
+      const transformed = runner.transformRequest(active, upstreamReq);
       if (transformed) await transformed;
+      // A plugin may answer in the upstream's place (a cache), seeing the request as it would go upstream.
+      const responding = runner.respond(active, upstreamReq);
+      if (responding) responded = await responding;
       if (stream) transforms = runner.streamTransforms(active, ctx);
-      routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), body.prompt_cache_key);
-      // A stream waits for the upstream's first content (so failures, in-band ones before any
-      // content included, stay JSON errors and retry) for one ping interval at most; after
-      // that the headers go out and pings keep it alive.
-      if (stream) {
-        const first = within(routed, opts.pingIntervalMs);
-        try {
-          result = await first.promise;
-        } finally {
-          clearTimeout(first.timer);
-        }
-      } else result = await routed;
+      if (observing) upstreamAt = performance.now();
+      if (responded) {
+        call.answeredLocally();
+        result = answerAsRouted(responded, stream, model.id);
+        routed = Promise.resolve(result);
+      } else {
+        routed = call.route('chat', (provider, options) => provider.chat(upstreamReq, options), body.prompt_cache_key);
+        // A stream waits for the upstream's first content (so failures, in-band ones before any
+        // content included, stay JSON errors and retry) for one ping interval at most; after
+        // that the headers go out and pings keep it alive.
+        if (stream) {
+          const first = within(routed, opts.pingIntervalMs);
+          try {
+            result = await first.promise;
+          } finally {
+            clearTimeout(first.timer);
+          }
+        } else result = await routed;
+      }
     } catch (error) {
+      if (observing) {
+        const failed = { ctx, request: upstreamReq, model: model.id, answeredBy: null, completion: null, usage: null, cost: null };
+        runner.settled(active, settledOutcome({ ...failed, status: statusOf(error), error, upstreamAt, firstByteAt: null }));
+      }
       return call.fail(error);
     }
 
@@ -161,10 +186,40 @@ export function createChatHandler(
       result.done();
       // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
       const completion = result.result.body;
+      const before = observing ? structuredClone(completion) : null;
+      const firstByteAt = observing ? performance.now() : null;
       const usage = completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-      const settled = await call.settle(metered(usage, ctx));
-      const transformed = runner.transformResponse(active, completion, ctx);
-      const answer = transformed instanceof Promise ? await transformed : transformed;
+      const settled = await call.settle(
+        responded
+          ? answerMetered(responded.answer.charges, ctx.extraCharges, call.request.startedAt)
+          : metered(usage, ctx.extraCharges, call.request.startedAt),
+      );
+      const report = (status: number, error: unknown) =>
+        runner.settled(
+          active,
+          settledOutcome({
+            ctx,
+            request: upstreamReq,
+            model: call.answered.id,
+            answeredBy: responded?.plugin ?? null,
+            completion: before,
+            usage,
+            cost: settled,
+            status,
+            error,
+            upstreamAt,
+            firstByteAt,
+          }),
+        );
+      let answer;
+      try {
+        const transformed = runner.transformResponse(active, completion);
+        answer = transformed instanceof Promise ? await transformed : transformed;
+      } catch (error) {
+        const shown = withheld(error, settled.usdMicros);
+        if (observing) report(statusOf(shown), shown);
+        throw shown;
+      }
       call.chargeBeforeHeaders(settled);
       // The upstream's answer was parsed for this request alone, so it is completed in place
       // (the same keys in the same order as a copy: `model` where it was, the rest appended);
@@ -173,8 +228,10 @@ export function createChatHandler(
       out.model = call.answered.id;
       out.cost = cost(settled);
       out.svc_parameters = parameters.echo(ctx.params, ctx.echo);
+      if (observing) report(200, null);
       return out;
     }
+    // onSettled needs the upstream's chunks assembled: recorded ahead of the transforms (so decoded, not zero-copy).
     return streamResponse({
       routed,
       result,
@@ -186,6 +243,8 @@ export function createChatHandler(
       pingIntervalMs: opts.pingIntervalMs,
       idleTimeoutMs: opts.idleTimeoutMs,
       encoder: output.streamEncoder?.(ctx),
+      responded,
+      observer: observing ? streamObserver(runner, active, upstreamReq, upstreamAt ?? performance.now()) : null,
     });
   };
 }

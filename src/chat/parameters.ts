@@ -1,7 +1,7 @@
 import type { TProperties, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { badRequest } from '../http/errors';
-import type { RequestPlugin } from '../pipeline/plugin';
+import type { AnyPlugin } from '@svc/plugin-sdk';
 
 /** Echo fields the reference always returns, with their defaults (API-NOTES section 1). */
 const ECHO_DEFAULTS: Record<string, unknown> = {
@@ -70,16 +70,16 @@ export function parseSuffix(suffix: string, schemas: Map<string, TSchema>): Reco
 }
 
 /** Composes the plugins' parameters into one set. */
-export function composeParameters(plugins: RequestPlugin[]): ParameterSet {
+export function composeParameters(plugins: readonly AnyPlugin[]): ParameterSet {
   const properties: TProperties = {};
   const suffixSchemas = new Map<string, TSchema>();
   for (const p of plugins) {
-    for (const [key, schema] of Object.entries(p.parameters)) {
+    for (const [key, schema] of Object.entries(p.parameters ?? {})) {
       if (key in properties) throw new Error(`plugins: svc_parameters.${key} is declared by two plugins`);
       properties[key] = schema;
     }
     for (const key of p.suffixKeys ?? []) {
-      const schema = p.parameters[key];
+      const schema = p.parameters?.[key];
       if (!schema) throw new Error(`plugins: ${p.name} lists suffix key "${key}" but declares no such parameter`);
       suffixSchemas.set(key, schema);
     }

@@ -1,19 +1,18 @@
-import type { MeteredUsage, SettledCost } from '../billing/meter';
+import type { ExtraCharge, MeteredUsage, SettledCost } from '../billing/meter';
 import { microsToNumber } from '../billing/money';
 import type { ChatUsage } from '../stream/wire';
-import type { PluginContext } from '../pipeline/plugin';
 
 /** The response's `cost` block from a settlement (micro-units to JSON numbers). */
 export const cost = (settled: SettledCost) => ({ usd: microsToNumber(settled.usdMicros), diem: microsToNumber(settled.diemMicros) });
 
-/** What the meter settles for a chat: tokens, prompt tokens read from and written to the cache, plugin extras, time. */
-export function metered(usage: ChatUsage, ctx: PluginContext): MeteredUsage {
+/** What the meter settles for a chat: tokens, prompt tokens read from and written to the cache, plugin extras, time since `startedAt`. */
+export function metered(usage: ChatUsage, extras: ExtraCharge[], startedAt: number): MeteredUsage {
   return {
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     cachedPromptTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
     cacheWritePromptTokens: usage.prompt_tokens_details?.cache_creation_input_tokens ?? 0,
-    extras: ctx.extraCharges,
-    executionMs: Math.round(performance.now() - ctx.request.startedAt),
+    extras,
+    executionMs: Math.round(performance.now() - startedAt),
   };
 }

@@ -1,7 +1,10 @@
 import { ServiceError } from '../http/errors';
 import type { MeteredCall } from '../pipeline/metered-call';
 import type { ChatChunk, ChatUsage, ChunkTransformer } from '../stream/wire';
-import type { PluginContext } from '../pipeline/plugin';
+import type { RequestPluginContext } from '../plugin-host/context';
+import type { RespondedAnswer } from '../pipeline/plugin-runner';
+import type { StreamObserver } from './stream-observer';
+import { answerMetered } from './plugin-answer';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
 import { UpstreamStreamError } from '../stream/chunks';
@@ -16,8 +19,8 @@ export interface StreamResponseInput {
   /** The routed upstream call; `result` is set when its first byte came before the headers. */
   routed: Promise<Routed<ProviderChatResult>>;
   result: Routed<ProviderChatResult> | null;
-  call: MeteredCall;
-  ctx: PluginContext;
+  call: MeteredCall & { readonly answered: { id: string } };
+  ctx: RequestPluginContext;
   transforms: ChunkTransformer[];
   includeUsage: boolean;
   /** Tokens of the prompt as sent upstream (after the plugins), counted only when the upstream reports no usage. */
@@ -27,6 +30,10 @@ export interface StreamResponseInput {
   idleTimeoutMs?: number;
   /** The wire format of the stream when it is not chat chunks (the Responses API's events). */
   encoder?: StreamEncoder;
+  /** The plugin that answered instead of the upstream (its chunks replayed), or null. */
+  responded: RespondedAnswer | null;
+  /** Records the stream for the plugins' `onSettled`; null when no such plugin is active. */
+  observer: StreamObserver | null;
 }
 
 /** The stream's own headers; the route's (CF-RAY, model, rate limits, balance) are merged in by Elysia from `set.headers`. */
@@ -100,7 +107,7 @@ class ChatStreamOptions implements ProxyStreamOptions {
 
   constructor(private readonly s: StreamResponseInput) {
     this.upstream = s.result ? streamBody(s.result) : deferredUpstream(s.routed);
-    this.transforms = s.transforms;
+    this.transforms = s.observer ? [s.observer.recorder, ...s.transforms] : s.transforms;
     this.leading = s.ctx.leadingChunks;
     this.pingIntervalMs = s.pingIntervalMs;
     this.idleTimeoutMs = s.idleTimeoutMs;
@@ -117,27 +124,36 @@ class ChatStreamOptions implements ProxyStreamOptions {
     const result = s.result ?? (await s.routed.catch(() => null));
     if (!result) {
       await s.call.release();
+      s.observer?.report(s, outcome, null, null);
       return null;
     }
     result.done();
     const usage: ChatUsage = outcome.usage ?? countedUsage(s, outcome);
     // An upstream that reported no usage and delivered nothing the client could read (a 200
     // of garbage, an empty stream) produced nothing: the reservation goes back, uncharged.
-    if (!outcome.usage && !outcome.aborted && usage.completion_tokens === 0 && s.ctx.leadingChunks.length === 0) {
+    if (!s.responded && !outcome.usage && !outcome.aborted && usage.completion_tokens === 0 && s.ctx.leadingChunks.length === 0) {
       await s.call.release();
+      s.observer?.report(s, outcome, usage, null);
       return null;
     }
-    let charged = { usd: 0, diem: 0 };
+    let settled = { usdMicros: 0, diemMicros: 0 };
     try {
-      charged = cost(await s.call.settle(metered(usage, s.ctx)));
+      const { startedAt } = s.call.request;
+      settled = await s.call.settle(
+        s.responded
+          ? answerMetered(s.responded.answer.charges, s.ctx.extraCharges, startedAt)
+          : metered(usage, s.ctx.extraCharges, startedAt),
+      );
     } catch (error) {
-      s.ctx.services.log.error('chat: settlement failed', { requestId: s.ctx.request.requestId, error: String(error) });
+      s.ctx.services.log.error('chat: settlement failed', { requestId: s.call.request.requestId, error: String(error) });
     }
+    s.observer?.report(s, outcome, usage, settled);
+    const charged = cost(settled);
     // A client that asked for usage gets it; so does one whose stream was cut (an upstream
     // failure, the idle timeout, a shutdown) and charged: it is shown what it paid, before the error.
     if (outcome.aborted || !(s.includeUsage || (outcome.error && (charged.usd > 0 || charged.diem > 0)))) return null;
     const base: ChatChunk = outcome.usageChunk ?? {
-      id: `chatcmpl-${s.ctx.request.requestId}`,
+      id: `chatcmpl-${s.call.request.requestId}`,
       object: 'chat.completion.chunk',
       created: Math.floor(Date.now() / 1000),
       model: s.ctx.model.id,

@@ -106,6 +106,11 @@ export class ModelCall extends MeteredCall {
   /** The request's `prompt_cache_key` while routing: the call is its own route options (no options object or closure a call). */
   cacheKey: string | undefined = undefined;
 
+  /** A plugin answered instead of a provider (a cached answer): the requested model's headers, and no route. */
+  answeredLocally(): void {
+    Object.assign(this.ctx.set.headers, modelHeaders(this.model));
+  }
+
   /** Shows the replica being tried (the router header of a call that fails later). */
   onAttempt(replicaId: string): void {
     this.ctx.set.headers['x-svc-model-router'] = replicaId;

@@ -23,6 +23,7 @@ export function createResponsesHandler(chat: ChatHandler, now: () => number) {
     const idBase = call.request.requestId;
     const shell = responseShell(req, `resp_${idBase}`, call.model.id, Math.floor(now() / 1000));
     const answer = await chat(chatRequest, call, {
+      route: '/responses',
       streamEncoder: (ctx) => new ResponsesStreamEncoder(shell, idBase, () => citedSources(ctx.echo)),
     });
     if (answer instanceof Response) return answer;

@@ -2,15 +2,14 @@ import { Elysia } from 'elysia';
 import { PLUGINS } from '../../plugins';
 import { createChatHandler, type ChatRequestBody } from '../chat/completions';
 import { composeParameters } from '../chat/parameters';
-import { charactersOf } from '../characters';
-import type { PluginServices } from '../pipeline/plugin';
 import { PluginRunner } from '../pipeline/plugin-runner';
-import { webToolsOf } from '../../providers/search';
+import { baseServices, loadPlugins, pluginSpecs } from '../plugin-host';
+import { pluginOptions, type LoadedPackages, type PluginSpec } from '../plugin-host/entries';
 import { chatRequestSchema, svcParametersSchema } from '../chat/schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { errorResponse as error } from './responses';
-import type { AnyRequestPlugin } from '../pipeline/plugin';
+import type { AnyPlugin } from '@svc/plugin-sdk';
 
 // Documentation only: responses are not validated on the hot path.
 const RESPONSES = {
@@ -51,7 +50,10 @@ const RESPONSES = {
 
 /** Options of the chat routes; tests shorten the ping interval or pass their own plugins. */
 export interface ChatRouteOptions {
-  plugins?: AnyRequestPlugin[];
+  /** The plugins instead of the config's list (tests): a plugin (default options) or a spec with options. */
+  plugins?: (AnyPlugin | PluginSpec)[];
+  /** The packages the config's `plugins:` names, imported before the app is built (boot). */
+  packages?: LoadedPackages;
   /** Keep-alive interval while the upstream is silent (default 15 s). */
   pingIntervalMs?: number;
   /** Upstream idle timeout of a stream (default: config `streamIdleTimeoutMs`). */
@@ -64,9 +66,10 @@ export interface ChatRouteOptions {
  * build theirs from the same options, so both run the same plugins and suffix parser.
  */
 export function chatPipeline(deps: AppDeps, opts: ChatRouteOptions = {}) {
-  const plugins = opts.plugins ?? PLUGINS;
-  const parameters = composeParameters(plugins);
-  const handle = createChatHandler(pluginServices(deps), new PluginRunner(plugins), parameters, {
+  const specs = opts.plugins?.map(asSpec) ?? pluginSpecs(deps, PLUGINS, opts.packages);
+  const loaded = loadPlugins(deps, specs);
+  const parameters = composeParameters(specs.map((s) => s.plugin));
+  const handle = createChatHandler(baseServices(deps), new PluginRunner(loaded, deps.log), parameters, {
     pingIntervalMs: opts.pingIntervalMs ?? 15_000,
     idleTimeoutMs: opts.idleTimeoutMs ?? deps.config.streamIdleTimeoutMs,
   });
@@ -108,14 +111,9 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
   );
 }
 
-/** What the svc_parameters plugins may use of the app (never the database or the app itself). */
-export function pluginServices(deps: AppDeps): PluginServices {
-  return {
-    config: deps.config,
-    log: deps.log,
-    now: deps.now,
-    urlGuard: { allowPrivate: deps.config.allowPrivateUrls, fetch: deps.fetch },
-    web: webToolsOf(deps),
-    characters: charactersOf(deps),
-  };
+/** A test's plugin as a spec: its options' defaults applied. */
+function asSpec(p: AnyPlugin | PluginSpec): PluginSpec {
+  return 'plugin' in p && 'options' in p && typeof (p as PluginSpec).plugin?.isActive === 'function'
+    ? (p as PluginSpec)
+    : { plugin: p as AnyPlugin, options: pluginOptions(p as AnyPlugin, {}, ['plugins', (p as AnyPlugin).name]) };
 }

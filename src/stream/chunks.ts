@@ -19,6 +19,20 @@ export class UpstreamStreamError extends Error {
   override name = 'UpstreamStreamError';
 }
 
+/**
+ * A stream transform stopped the stream (a plugin's refusal or failure): the proxy lets the
+ * upstream go, sends `finish` (a `content_filter` finish) when there is one, then the error.
+ */
+export class StreamStopped extends UpstreamStreamError {
+  override name = 'StreamStopped';
+  constructor(
+    message: string,
+    readonly finish: ChatChunk | null,
+  ) {
+    super(message);
+  }
+}
+
 /** An error object as upstreams stream it: OpenAI's `{message, type, code}`, with a numeric code or status on some servers. */
 interface ReportedError {
   message?: unknown;

@@ -1,5 +1,5 @@
 import type { ChatChunk, ChunkTransformer } from './wire';
-import { UpstreamStreamError } from './chunks';
+import { StreamStopped, UpstreamStreamError } from './chunks';
 import { chatEncoder, utf8, type StreamEncoder } from './encoder';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
 import { trackOpenStream, type TrackedStream } from './open-streams';
@@ -187,6 +187,11 @@ class StreamProxy implements Sink {
       if (!this.closed) await this.end(null);
     } catch (error) {
       if (this.closed) return;
+      if (error instanceof StreamStopped) {
+        this.o.abortUpstream();
+        this.source.cancel();
+        if (error.finish) this.write(utf8.encode(encoder.chunk(error.finish)));
+      }
       const message = error instanceof UpstreamStreamError ? error.message : 'The upstream connection failed during the stream';
       await this.end(message);
     }

@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { costLines, pricingOf, reservationMicros } from '../../src/billing/pricing';
 import { metered } from '../../src/chat/settle';
-import type { PluginContext } from '../../src/pipeline/plugin';
 import { createCatalog } from '../../src/models/catalog';
 
 const catalog = createCatalog({
@@ -58,7 +57,6 @@ describe('prompt caching priced exactly', () => {
   });
 
   test("a chat's usage carries both cache counts to the meter", () => {
-    const ctx = { extraCharges: [], request: { startedAt: performance.now() } } as unknown as PluginContext;
     const usage = metered(
       {
         prompt_tokens: 30,
@@ -66,7 +64,8 @@ describe('prompt caching priced exactly', () => {
         total_tokens: 32,
         prompt_tokens_details: { cached_tokens: 10, cache_creation_input_tokens: 15 },
       },
-      ctx,
+      [],
+      performance.now(),
     );
     expect(usage).toMatchObject({ promptTokens: 30, cachedPromptTokens: 10, cacheWritePromptTokens: 15 });
   });

@@ -2,9 +2,13 @@ import { parseConfig } from '../../src/config';
 import type { ModelEntry } from '../../src/models/catalog';
 import type { ModelConfig } from '../../src/models/schema';
 import type { ChatChunk, ChatMessage, ChunkTransformer, UpstreamChatRequest } from '../../src/stream/wire';
-import type { Characters } from '../../src/characters';
 import type { PluginContext, PluginServices } from '../../src/pipeline/plugin';
 import { createSearchProvider, parseSearchConfig } from '../../providers/search';
+import { guardedFetch } from '../../src/net/guarded-fetch';
+import { scrapeUrls } from '../../src/scrape';
+import { pluginMetrics } from '../../src/metrics/plugins';
+import { pluginStores } from '../../src/plugin-host/store';
+import { createMemoryStore } from '../../src/kv/memory';
 
 /** A catalog entry for plugin unit tests, with the given capability flags. */
 export function testModel(capabilities: Partial<NonNullable<ModelConfig['capabilities']>> = {}, id = 'm'): ModelEntry {
@@ -29,12 +33,11 @@ export function testModel(capabilities: Partial<NonNullable<ModelConfig['capabil
 }
 
 /** A character store for contexts that use none: any use fails the test. */
-const noCharacters = {
-  get store(): never {
+const noCharacters: PluginServices['characters'] = {
+  systemPrompt(): never {
     throw new Error('this test context has no characters');
   },
-  ready: Promise.resolve(),
-} as Characters;
+};
 
 /** A PluginContext built by hand, for unit-testing a plugin without the chat route. */
 export function testContext(
@@ -49,17 +52,33 @@ export function testContext(
   const config = parseConfig({ logLevel: 'silent', ...o.config });
   const log = { debug() {}, info() {}, warn() {}, error() {} };
   const search = parseSearchConfig(config.search);
+  const guard = { allowPrivate: config.allowPrivateUrls, fetch };
+  const { scraping } = search;
   const services: PluginServices = {
     config,
     log,
     now: Date.now,
-    urlGuard: { allowPrivate: config.allowPrivateUrls, fetch },
-    web: { config: search, search: createSearchProvider(search, fetch) },
+    urlGuard: guard,
+    fetch: (url, f) => guardedFetch(url, { ...guard, ...f }),
+    web: {
+      config: search,
+      search: createSearchProvider(search, fetch),
+      scrape: (urls, s) =>
+        scrapeUrls(urls, {
+          guard: { ...guard, timeoutMs: scraping.timeoutMs, maxBytes: scraping.maxBytes, signal: s.signal },
+          maxChars: scraping.maxCharsPerPage,
+        }),
+    },
     characters: noCharacters,
+    metrics: pluginMetrics('test'),
     ...o.services,
   };
   return {
-    request: { requestId: 'req-1', startedAt: 0, caller: null },
+    plugin: 'test',
+    options: {},
+    store: pluginStores(createMemoryStore(), 1 << 20, Date.now)('test'),
+    setHeader() {},
+    request: { requestId: 'req-1', startedAt: 0, accountId: null, keyId: null, route: '/chat/completions' },
     services,
     model: o.model ?? testModel(),
     params: o.params ?? {},

@@ -1,0 +1,60 @@
+import { chunksToCompletion, type ChatChunk, type ChatRequest, type ChatUsage, type ChunkTransformer } from '@svc/plugin-sdk';
+import type { SettledCost } from '../billing/meter';
+import type { ActivePlugin, PluginRunner } from '../pipeline/plugin-runner';
+import type { StreamOutcome } from '../stream/proxy';
+import { settledOutcome } from './settled-outcome';
+import type { StreamResponseInput } from './stream-response';
+
+/**
+ * What a stream's `onSettled` plugins are told: the chunks as the upstream (or the
+ * responding plugin) sent them, recorded ahead of the transforms and assembled at the end.
+ * Exists only when such a plugin is active; otherwise the stream stays zero-copy.
+ */
+export class StreamObserver {
+  private readonly chunks: ChatChunk[] = [];
+  private firstByteAt: number | null = null;
+  /** The first transform of the stream: keeps a copy of each chunk (later transforms may change it in place). */
+  readonly recorder: ChunkTransformer;
+
+  constructor(
+    private readonly runner: PluginRunner,
+    private readonly active: readonly ActivePlugin[],
+    private readonly request: ChatRequest,
+    private readonly upstreamAt: number,
+  ) {
+    const observer = this;
+    this.recorder = {
+      transform(chunk, emit) {
+        observer.firstByteAt ??= performance.now();
+        observer.chunks.push(structuredClone(chunk));
+        emit(chunk);
+      },
+    };
+  }
+
+  /** Schedules the plugins' `onSettled` with how the stream ended (`settled` null: released, nothing charged). */
+  report(s: StreamResponseInput, outcome: StreamOutcome, usage: ChatUsage | null, settled: SettledCost | null): void {
+    const completion = this.chunks.length > 0 ? chunksToCompletion(this.chunks) : null;
+    if (completion && usage) completion.usage = usage;
+    this.runner.settled(
+      this.active,
+      settledOutcome({
+        ctx: s.ctx,
+        request: this.request,
+        model: s.call.answered.id,
+        answeredBy: s.responded?.plugin ?? null,
+        completion,
+        usage,
+        cost: settled,
+        status: 200,
+        error: outcome.aborted ? 'The client closed the stream' : outcome.error,
+        upstreamAt: this.upstreamAt,
+        firstByteAt: this.firstByteAt,
+      }),
+    );
+  }
+}
+
+/** The observer of a stream whose active plugins include one with `onSettled`. */
+export const streamObserver = (runner: PluginRunner, active: readonly ActivePlugin[], request: ChatRequest, upstreamAt: number) =>
+  new StreamObserver(runner, active, request, upstreamAt);

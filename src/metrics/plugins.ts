@@ -1,0 +1,77 @@
+import type { PluginCounter, PluginHistogram, PluginMetrics } from '@svc/plugin-sdk';
+import { Counter, Histogram } from 'prom-client';
+import { HotCounter, HotHistogram } from './hot';
+import { metricsRegistry } from './index';
+
+// A hook's time, from a cheap isActive-style transform (~10 µs) to a slow moderation call.
+const HOOK_BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
+
+const calls = new HotCounter(metricsRegistry, 'svc_plugin_calls_total', 'Plugin hook calls, by plugin and hook', ['plugin', 'hook']);
+const duration = new HotHistogram(
+  metricsRegistry,
+  'svc_plugin_duration_seconds',
+  'Time spent in a plugin hook (a stream transform: its chunks together), by plugin and hook',
+  HOOK_BUCKETS,
+  ['plugin', 'hook'],
+);
+const refusals = new HotCounter(metricsRegistry, 'svc_plugin_refusals_total', 'Requests a plugin refused, by plugin', ['plugin']);
+const errors = new HotCounter(
+  metricsRegistry,
+  'svc_plugin_errors_total',
+  'Plugin hooks that threw or ran over their time budget, by plugin',
+  ['plugin'],
+);
+
+/** Counts a hook call and its time. */
+export function pluginHookTimed(plugin: string, hook: string, seconds: number): void {
+  const key = `${plugin}\u0000${hook}`;
+  const labels = () => ({ plugin, hook });
+  calls.inc(key, labels);
+  duration.observe(key, labels, seconds);
+}
+
+/** Counts a refusal. */
+export function pluginRefused(plugin: string): void {
+  refusals.inc(plugin, () => ({ plugin }));
+}
+
+/** Counts a hook that threw or timed out. */
+export function pluginFailed(plugin: string): void {
+  errors.inc(plugin, () => ({ plugin }));
+}
+
+/** Metric names a plugin may use: Prometheus' own characters, short. */
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
+const registered = new Map<string, PluginCounter | PluginHistogram>();
+
+/** The metric name of a plugin's own metric, or a thrown error naming the bad part. */
+function fullName(plugin: string, name: string): string {
+  if (!NAME.test(name)) throw new Error(`plugin ${plugin}: metric name "${name}" must match ${NAME}`);
+  return `svc_plugin_${plugin.replace(/[^a-zA-Z0-9_]/g, '_')}_${name}`;
+}
+
+/** A plugin's own metrics (`ctx.services.metrics`), exported as `svc_plugin_<plugin>_<name>`. */
+export function pluginMetrics(plugin: string): PluginMetrics {
+  return {
+    counter(name, help, labelNames = []) {
+      const full = fullName(plugin, name);
+      let metric = registered.get(full) as PluginCounter | undefined;
+      if (!metric) {
+        const c = new Counter({ name: full, help, labelNames, registers: [metricsRegistry] });
+        metric = { inc: (labels = {}, by = 1) => c.inc(labels, by) };
+        registered.set(full, metric);
+      }
+      return metric;
+    },
+    histogram(name, help, labelNames = [], buckets) {
+      const full = fullName(plugin, name);
+      let metric = registered.get(full) as PluginHistogram | undefined;
+      if (!metric) {
+        const h = new Histogram({ name: full, help, labelNames, buckets, registers: [metricsRegistry] });
+        metric = { observe: (labels, value) => h.observe(labels, value) };
+        registered.set(full, metric);
+      }
+      return metric;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { AnyPlugin, PluginServices, PluginStore } from '@svc/plugin-sdk';
+import type { AppDeps } from '../deps';
+import type { LoadedPlugin } from './context';
+import { chosenPlugins, type LoadedPackages, type PluginSpec } from './entries';
+import { servicesFor, sharedServices, type SharedServices } from './services';
+import { pluginStores } from './store';
+
+export type { LoadedPlugin } from './context';
+export { importPluginPackages } from './load';
+
+/** What the plugins of one app share: their services and their stores (one memory budget per app). */
+interface Host {
+  shared: SharedServices;
+  storeOf(plugin: string): PluginStore;
+  base: PluginServices;
+}
+
+const hosts = new WeakMap<AppDeps, Host>();
+
+/** The plugin host of an app, made once (chat and /responses share its stores). */
+function hostOf(deps: AppDeps): Host {
+  let host = hosts.get(deps);
+  if (!host) {
+    const shared = sharedServices(deps);
+    host = { shared, storeOf: pluginStores(deps.kv, deps.config.pluginStoreMaxBytes, deps.now), base: servicesFor(shared, 'svc') };
+    hosts.set(deps, host);
+  }
+  return host;
+}
+
+/** The services a request's context starts with, before any plugin's view. */
+export const baseServices = (deps: AppDeps): PluginServices => hostOf(deps).base;
+
+/** The plugins that run, made ready: each with its options, store, services and time budget. */
+export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): LoadedPlugin[] {
+  const host = hostOf(deps);
+  return specs.map(({ plugin, options, timeoutMs }) => ({
+    name: plugin.name,
+    plugin,
+    options,
+    store: host.storeOf(plugin.name),
+    services: servicesFor(host.shared, plugin.name),
+    timeoutMs: timeoutMs ?? deps.config.pluginTimeoutMs,
+  }));
+}
+
+/**
+ * The plugin list of an app: the config's `plugins:` over the built-ins (with the packages
+ * it names, imported before the app is built), or `explicit` (tests) with default options.
+ */
+export function pluginSpecs(deps: AppDeps, builtIns: readonly AnyPlugin[], packages: LoadedPackages = new Map()): PluginSpec[] {
+  return chosenPlugins(builtIns, deps.config.plugins, packages);
+}
