@@ -62,7 +62,8 @@ export interface DecisionInput {
   cacheControl: CacheControl;
   modelId: string;
   keyId: string | null;
-  req: Readonly<Record<string, unknown>>;
+  /** The request as it goes upstream; absent before it is known (then sampling does not limit storing). */
+  req?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -79,6 +80,6 @@ export function decide(input: DecisionInput, options: CacheOptions): CacheDecisi
   if (mode === 'use' && cacheControl.noCache) mode = 'refresh';
   if (mode === 'refresh' && cacheControl.noStore) mode = 'bypass';
   const ttlSeconds = Math.min(typeof param === 'object' && param.ttl !== undefined ? param.ttl : options.ttlSeconds, options.maxTtlSeconds);
-  const storable = !cacheControl.noStore && (options.cacheNonDeterministic || !nonDeterministic(input.req));
+  const storable = !cacheControl.noStore && (options.cacheNonDeterministic || input.req === undefined || !nonDeterministic(input.req));
   return { mode, read: mode === 'use', write: mode !== 'bypass' && storable, ttlMs: ttlSeconds * 1000 };
 }

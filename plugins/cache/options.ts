@@ -41,8 +41,14 @@ export const cacheOptions = {
   prices: Type.Record(Type.String(), Price, { default: {}, description: 'Price of a hit per catalog model id (beats `price`).' }),
   herdWaitMs: Type.Integer({
     minimum: 0,
-    default: 30_000,
-    description: 'How long identical concurrent misses wait for the first one’s answer before calling the upstream themselves.',
+    default: 10_000,
+    description:
+      'How long identical concurrent misses wait for the first one’s answer before calling the upstream themselves (keep it under the plugin’s hook budget, `pluginTimeoutMs`).',
+  }),
+  storeTimeoutMs: Type.Integer({
+    minimum: 1,
+    default: 250,
+    description: 'A store read slower than this counts as an outage: the request bypasses the cache.',
   }),
 };
 
