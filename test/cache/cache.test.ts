@@ -137,11 +137,23 @@ for (const backend of BACKENDS) {
       expect(w.calls()).toBe(2);
     });
 
-    test('a cut stream is not stored', async () => {
-      w.reset({ failAfterChunks: 1 });
-      await (await w.chat('cut', { stream: true, svc_parameters: { cache: 'use' } })).text();
+    test('a cut stream is not stored, nor one the client left', async () => {
+      w.reset({ tokens: ['a', 'b', 'c', 'd', 'e'], failAfterChunks: 3, chunkDelayMs: 30 });
+      const cut = await readChatStream(await w.chat('cut', { stream: true, svc_parameters: { cache: 'use' } }));
+      expect(cut.text).toStartWith('a');
       w.reset();
       expect((await w.chat('cut', { svc_parameters: { cache: 'use' } })).headers.get('x-svc-cache')).toBe('MISS');
+
+      w.reset({ tokens: ['a', 'b', 'c', 'd', 'e'], chunkDelayMs: 150 });
+      const leaving = new AbortController();
+      const res = await w.chat('left', { stream: true, svc_parameters: { cache: 'use' } }, { signal: leaving.signal });
+      const reader = res.body!.getReader();
+      await reader.read();
+      leaving.abort();
+      await reader.read().catch(() => null);
+      await Bun.sleep(1_200);
+      w.reset();
+      expect((await w.chat('left', { svc_parameters: { cache: 'use' } })).headers.get('x-svc-cache')).toBe('MISS');
     });
 
     test('ten concurrent identical misses make one upstream call; all get the answer', async () => {

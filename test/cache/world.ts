@@ -12,9 +12,17 @@ export interface CacheWorld {
   /** The listening server's API base (`http://127.0.0.1:port/api/v1`). */
   base: string;
   /** POST `path` over HTTP with `key` (the bootstrap ADMIN key by default). */
-  post(path: string, json: Record<string, unknown>, opts?: { key?: string; headers?: Record<string, string> }): Promise<Response>;
+  post(
+    path: string,
+    json: Record<string, unknown>,
+    opts?: { key?: string; headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<Response>;
   /** POST /chat/completions of one user message to fix-plain, plus `extra`. */
-  chat(content: string, extra?: Record<string, unknown>, opts?: { key?: string; headers?: Record<string, string> }): Promise<Response>;
+  chat(
+    content: string,
+    extra?: Record<string, unknown>,
+    opts?: { key?: string; headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<Response>;
   /** Chat completions the upstream received so far. */
   calls(): number;
   /** A new account with an ADMIN key. */
@@ -46,6 +54,7 @@ export async function startCacheWorld(
       method: 'POST',
       headers: { authorization: `Bearer ${opts.key ?? t.adminKey}`, 'content-type': 'application/json', ...opts.headers },
       body: JSON.stringify(json),
+      signal: opts.signal,
     });
   return {
     t,
