@@ -10,7 +10,7 @@ const calls = new HotCounter(metricsRegistry, 'svc_plugin_calls_total', 'Plugin 
 const duration = new HotHistogram(
   metricsRegistry,
   'svc_plugin_duration_seconds',
-  'Time spent in a plugin hook (a stream transform: its chunks together), by plugin and hook',
+  'Time spent in a plugin hook (a stream transform: per chunk), by plugin and hook',
   HOOK_BUCKETS,
   ['plugin', 'hook'],
 );
@@ -50,11 +50,12 @@ function fullName(plugin: string, name: string): string {
   return `svc_plugin_${plugin.replace(/[^a-zA-Z0-9_]/g, '_')}_${name}`;
 }
 
-/** A plugin's own metrics (`ctx.services.metrics`), exported as `svc_plugin_<plugin>_<name>`. */
+/** A plugin's own metrics (`ctx.services.metrics`), exported as `svc_plugin_<plugin>_<name>` (a counter's name ends in `_total`). */
 export function pluginMetrics(plugin: string): PluginMetrics {
   return {
     counter(name, help, labelNames = []) {
-      const full = fullName(plugin, name);
+      // Prometheus counters end in _total.
+      const full = fullName(plugin, name.endsWith('_total') ? name : `${name}_total`);
       let metric = registered.get(full) as PluginCounter | undefined;
       if (!metric) {
         const c = new Counter({ name: full, help, labelNames, registers: [metricsRegistry] });

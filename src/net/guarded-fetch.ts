@@ -28,6 +28,9 @@ export interface GuardOptions {
   maxRedirects?: number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** GET unless told (a plugin posting to an operator's classifier); a redirect of another method is refused. */
+  method?: string;
+  body?: string | Uint8Array;
   fetch?: typeof fetch;
   /** Resolves a host name to its addresses; tests inject one. */
   lookup?: (host: string) => Promise<string[]>;
@@ -133,9 +136,10 @@ export async function guardedFetch(input: string, o: GuardOptions): Promise<Fetc
         ...o.headers,
       };
       if (host) headers.host = host;
-      const res = await doFetch(target, { redirect: 'manual', signal, headers });
+      const res = await doFetch(target, { redirect: 'manual', signal, headers, method: o.method, body: o.body as BodyInit | undefined });
       if (REDIRECTS.has(res.status)) {
         void res.body?.cancel().catch(() => {});
+        if (o.method && o.method !== 'GET') throw new UrlRefused('redirects', `A ${o.method} was redirected (${res.status})`);
         const location = res.headers.get('location');
         if (!location) throw new UrlRefused('status', `Redirect ${res.status} without a Location header`);
         if (hop >= maxRedirects) throw new UrlRefused('redirects', `More than ${maxRedirects} redirects`);

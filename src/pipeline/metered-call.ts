@@ -75,6 +75,11 @@ export class MeteredCall {
     return this.ctx.svc;
   }
 
+  /** The client's request headers. */
+  get clientHeaders(): Headers {
+    return this.ctx.request.headers;
+  }
+
   /** The response headers (Elysia merges them into the response once). */
   get headers(): Record<string, string | number> {
     return this.ctx.set.headers;

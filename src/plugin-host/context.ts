@@ -25,6 +25,8 @@ export interface LoadedPlugin {
 /** What a request's plugin context needs of its call. */
 export interface ContextCall {
   readonly request: RequestContext;
+  /** The client's request headers. */
+  readonly clientHeaders: Headers;
   readonly headers: Record<string, string | number>;
   readonly signal: AbortSignal;
 }
@@ -61,7 +63,14 @@ export class RequestPluginContext implements PluginContext {
   get request(): PluginRequest {
     if (this.summary) return this.summary;
     const { requestId, startedAt, caller } = this.call.request;
-    this.summary = { requestId, startedAt, accountId: caller?.accountId ?? null, keyId: caller?.apiKey?.id ?? null, route: this.route };
+    this.summary = {
+      requestId,
+      startedAt,
+      accountId: caller?.accountId ?? null,
+      keyId: caller?.apiKey?.id ?? null,
+      route: this.route,
+      headers: this.call.clientHeaders,
+    };
     return this.summary;
   }
 

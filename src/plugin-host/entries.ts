@@ -36,12 +36,22 @@ export type LoadedPackages = ReadonlyMap<string, readonly AnyPlugin[]>;
 
 /** The plugin's operator options with defaults applied; a bad one stops the start naming the plugin and the field. */
 export function pluginOptions(plugin: AnyPlugin, raw: unknown, at: (string | number)[]): Record<string, unknown> {
+  let options: Record<string, unknown>;
   try {
-    return validated(T.Object(plugin.options ?? {}, { additionalProperties: false }), raw, 'config', [...at, 'options']);
+    options = validated(T.Object(plugin.options ?? {}, { additionalProperties: false }), raw, 'config', [...at, 'options']);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError(error.message.replace(/^config: /, `config: plugin "${plugin.name}": `), error.field);
   }
+  const field = [...at, 'options'].join('.');
+  let problem: string | null;
+  try {
+    problem = plugin.validateOptions?.(options) ?? null;
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  if (problem) throw new ConfigError(`config: plugin "${plugin.name}": invalid field "${field}": ${problem}`, field);
+  return options;
 }
 
 /**

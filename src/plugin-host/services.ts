@@ -5,6 +5,7 @@ import { guardedFetch } from '../net/guarded-fetch';
 import { scrapeUrls } from '../scrape';
 import { webToolsOf } from '../../providers/search';
 import { pluginMetrics } from '../metrics/plugins';
+import { textTokens } from '../pipeline/tokens';
 
 /** The services every plugin shares; `metrics` is each plugin's own (see `servicesFor`). */
 export type SharedServices = Omit<PluginServices, 'metrics'>;
@@ -20,7 +21,8 @@ export function sharedServices(deps: AppDeps): SharedServices {
     log: deps.log,
     now: deps.now,
     urlGuard: guard,
-    fetch: (url, o) => guardedFetch(url, { ...guard, ...o }),
+    fetch: (url, { operatorUrl, ...o }) => guardedFetch(url, { ...guard, ...o, allowPrivate: guard.allowPrivate || operatorUrl === true }),
+    countTokens: textTokens,
     web: {
       config: web.config,
       search: web.search,

@@ -5,6 +5,7 @@ import type { ChatChunk, ChatMessage, ChunkTransformer, UpstreamChatRequest } fr
 import type { PluginContext, PluginServices } from '../../src/pipeline/plugin';
 import { createSearchProvider, parseSearchConfig } from '../../providers/search';
 import { guardedFetch } from '../../src/net/guarded-fetch';
+import { textTokens } from '../../src/pipeline/tokens';
 import { scrapeUrls } from '../../src/scrape';
 import { pluginMetrics } from '../../src/metrics/plugins';
 import { pluginStores } from '../../src/plugin-host/store';
@@ -59,7 +60,8 @@ export function testContext(
     log,
     now: Date.now,
     urlGuard: guard,
-    fetch: (url, f) => guardedFetch(url, { ...guard, ...f }),
+    fetch: (url, { operatorUrl, ...f }) => guardedFetch(url, { ...guard, ...f, allowPrivate: guard.allowPrivate || operatorUrl === true }),
+    countTokens: textTokens,
     web: {
       config: search,
       search: createSearchProvider(search, fetch),
@@ -78,7 +80,7 @@ export function testContext(
     options: {},
     store: pluginStores(createMemoryStore(), 1 << 20, Date.now)('test'),
     setHeader() {},
-    request: { requestId: 'req-1', startedAt: 0, accountId: null, keyId: null, route: '/chat/completions' },
+    request: { requestId: 'req-1', startedAt: 0, accountId: null, keyId: null, route: '/chat/completions', headers: new Headers() },
     services,
     model: o.model ?? testModel(),
     params: o.params ?? {},

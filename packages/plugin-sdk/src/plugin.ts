@@ -52,6 +52,8 @@ export interface PluginServices {
   characters: PluginCharacters;
   /** Counters and histograms of the plugin's own, exported in /metrics. */
   metrics: PluginMetrics;
+  /** Tokens of `text` as svc's meter counts them (o200k) when an upstream reports none. */
+  countTokens(text: string): number;
 }
 
 /** The catalog model a request resolved to. */
@@ -73,6 +75,8 @@ export interface PluginRequest {
   keyId: string | null;
   /** '/chat/completions' or '/responses'. */
   route: string;
+  /** The client's request headers (read-only), e.g. `cache-control`. */
+  headers: Headers;
 }
 
 /** What a plugin sees and may add to while one chat request runs: `P` its parameters, `O` its operator options. */
@@ -143,6 +147,8 @@ export interface Plugin<Params = Record<string, unknown>, Options = Record<strin
   suffixKeys?: string[];
   /** TypeBox properties of the operator's options (config `plugins[].options`), validated at start with defaults applied. */
   options?: TProperties;
+  /** A check of the options beyond their schema, run at start: a message stops the start naming the plugin (exit 2). */
+  validateOptions?(options: Options): string | null;
   /** Whether the plugin does anything for this request (synchronous and cheap); inactive plugins cost nothing else. */
   isActive(ctx: PluginContext<Params, Options>): boolean;
   /** Changes the upstream request; may throw `refuse(...)`. */

@@ -25,6 +25,14 @@ export interface PluginFetchOptions {
   maxBytes: number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** GET unless told; a redirect of another method is refused. */
+  method?: 'GET' | 'POST' | 'PUT';
+  body?: string | Uint8Array;
+  /**
+   * The URL is the operator's (from the plugin's options, e.g. a classifier on 127.0.0.1),
+   * not a user's: private addresses are allowed. Never set it for a URL a request supplied.
+   */
+  operatorUrl?: boolean;
 }
 
 /** Fetches a URL through the SSRF guard; throws an Error whose message is safe to show when it is refused or fails. */
