@@ -5,7 +5,6 @@ import {
   type ChatRequest,
   type PluginAnswer,
   type PluginContext,
-  type PluginRequest,
   type SettledOutcome,
 } from '@svc/plugin-sdk';
 import { cacheParameter, decide, parseCacheControl, type CacheDecision, type CacheParameter, type DecisionInput } from './controls';
@@ -41,11 +40,6 @@ function herdOf(ctx: Ctx): Herd<CacheEntry> {
   let herd = herds.get(ctx.store);
   if (!herd) herds.set(ctx.store, (herd = new Herd(ctx.store)));
   return herd;
-}
-
-/** The client's request headers, when the pipeline hands them over. */
-function requestHeaders(request: PluginRequest): Headers | undefined {
-  return (request as PluginRequest & { headers?: Headers }).headers;
 }
 
 /** Rejects after `ms`: a store that hangs (Redis reconnecting) must not hold the request. */
@@ -178,7 +172,7 @@ export const cache = definePlugin({
     const param = ctx.params.cache;
     const input: DecisionInput = {
       param,
-      cacheControl: parseCacheControl(requestHeaders(ctx.request)?.get('cache-control')),
+      cacheControl: parseCacheControl(ctx.request.headers.get('cache-control')),
       modelId: ctx.model.id,
       keyId: ctx.request.keyId,
     };
