@@ -35,10 +35,19 @@ const herds = new WeakMap<Ctx['store'], Herd<CacheEntry>>();
 
 const entryKey = (hash: string) => `e:${hash}`;
 
-/** The herd of this store (one per store, so per app instance). */
+/** The herd of this store (one per store, so per app instance); its lock calls bounded like reads. */
 function herdOf(ctx: Ctx): Herd<CacheEntry> {
   let herd = herds.get(ctx.store);
-  if (!herd) herds.set(ctx.store, (herd = new Herd(ctx.store)));
+  if (!herd) {
+    const { store } = ctx;
+    const ms = ctx.options.storeTimeoutMs;
+    herd = new Herd({
+      get: (key) => within(store.get(key), ms),
+      setIfAbsent: (key, value, ttlMs) => within(store.setIfAbsent(key, value, ttlMs), ms),
+      delete: (key) => within(store.delete(key), ms),
+    });
+    herds.set(ctx.store, herd);
+  }
   return herd;
 }
 
@@ -145,7 +154,7 @@ async function storeAnswer(outcome: SettledOutcome, ctx: Ctx): Promise<void> {
       return;
     }
     try {
-      await ctx.store.set(entryKey(state.key), bytes, state.decision.ttlMs);
+      await within(ctx.store.set(entryKey(state.key), bytes, state.decision.ttlMs), ctx.options.storeTimeoutMs);
       metrics.stored(ctx.model.id, bytes.byteLength);
       stored = entry;
     } catch (err) {

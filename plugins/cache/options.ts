@@ -48,7 +48,7 @@ export const cacheOptions = {
   storeTimeoutMs: Type.Integer({
     minimum: 1,
     default: 250,
-    description: 'A store read slower than this counts as an outage: the request bypasses the cache.',
+    description: 'A store call slower than this counts as an outage: the request bypasses the cache (a write: the answer is not stored).',
   }),
 };
 
