@@ -51,11 +51,29 @@ function herdOf(ctx: Ctx): Herd<CacheEntry> {
   return herd;
 }
 
-/** Rejects after `ms`: a store that hangs (Redis reconnecting) must not hold the request. */
+// One rejecting promise per store-call bound, shared by every call started while it has at least
+// `ms` to go: each call is bounded by `ms` to `2·ms` without a timer of its own (a timer set and
+// cleared per call was a visible part of a hit's cost).
+const deadlines = new Map<number, { at: number; promise: Promise<never> }>();
+
+function deadline(ms: number): Promise<never> {
+  const now = performance.now();
+  let d = deadlines.get(ms);
+  if (!d || d.at - now < ms) {
+    const promise = new Promise<never>((_, reject) => {
+      const timer = setTimeout(() => reject(new Error(`store slower than ${ms} ms`)), 2 * ms);
+      (timer as { unref?: () => void }).unref?.();
+    });
+    promise.catch(() => {});
+    d = { at: now + 2 * ms, promise };
+    deadlines.set(ms, d);
+  }
+  return d.promise;
+}
+
+/** `promise`, or a rejection once it took longer than the bound: a store that hangs (Redis frozen) must not hold the request. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`store slower than ${ms} ms`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline(ms)]);
 }
 
 async function readEntry(ctx: Ctx, hash: string): Promise<CacheEntry | null> {

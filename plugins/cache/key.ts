@@ -20,15 +20,21 @@ export const IGNORED_FIELDS: readonly string[] = [
 /** JSON with object keys sorted at every depth and no whitespace: one text per meaning. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (value[i] === undefined ? 'null' : canonicalJson(value[i]));
+    return out + ']';
+  }
   const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (const key of keys) {
     const v = record[key];
     // As JSON.stringify does: an undefined field is absent, so `{a: undefined}` keys as `{}`.
-    if (v !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
+    if (v !== undefined) out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + canonicalJson(v);
   }
-  return `{${parts.join(',')}}`;
+  return out + '}';
 }
 
 /** The request's fields that change the answer (a shallow copy without the ignored ones). */
