@@ -77,6 +77,20 @@ for (const backend of BACKENDS) {
       expect(w.calls()).toBe(2);
     });
 
+    test('the response-side plugins run over a hit as over the upstream (strip_thinking_response), and a stream hit without include_usage has no usage chunk', async () => {
+      w.reset({ tokens: ['<think>', 'hmm', '</think>', 'Otters'] });
+      const body = { stream: true, svc_parameters: { cache: 'use', strip_thinking_response: true } };
+      const first = await readChatStream(await w.chat('think', body));
+      expect(first.text).toBe('Otters');
+      const res = await w.chat('think', body);
+      expect(res.headers.get('x-svc-cache')).toBe('HIT');
+      const replay = await readChatStream(res);
+      expect(replay).toMatchObject({ text: 'Otters', usage: null, done: true });
+      const raw = await (await w.chat('think', { svc_parameters: { cache: 'use' } })).json();
+      expect(raw.choices[0].message.content).toBe('<think>hmm</think>Otters');
+      expect(w.calls()).toBe(1);
+    });
+
     test('a tool-call answer is stored and replayed like any other', async () => {
       w.reset({ toolCalls: [{ name: 'lookup', arguments: '{"q":"otters"}' }] });
       const body = {
