@@ -31,6 +31,7 @@ interface RequestState {
 // By request id: every hook of a request sees the same id, whatever context object carries it.
 // onSettled removes the state; it runs for every request whose plugins were asked isActive.
 const states = new Map<string, RequestState>();
+const MAX_PENDING = 100_000;
 const herds = new WeakMap<Ctx['store'], Herd<CacheEntry>>();
 
 const entryKey = (hash: string) => `e:${hash}`;
@@ -207,6 +208,8 @@ export const cache = definePlugin({
     // A request that never asked, on a model and key the operator left alone, costs nothing more:
     // no header, and its stream stays zero-copy (an onSettled plugin makes the pipeline decode it).
     if (decision.mode === 'bypass' && param === undefined) return false;
+    // A request whose onSettled never came (a later plugin's isActive threw) must not pile up.
+    if (states.size >= MAX_PENDING) states.delete(states.keys().next().value!);
     states.set(ctx.request.requestId, { input, decision, key: null, owner: null });
     return true;
   },
