@@ -11,6 +11,8 @@ import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
 import { startIdleCollector } from './lifecycle/idle-collect';
 import { serveOptions } from './http/serve-options';
+import { preparePlugins } from './plugin-host';
+import { PLUGINS } from '../plugins';
 
 /** The port is taken (by another svc or anything else) and port sharing was not asked for. */
 class PortInUseError extends Error {
@@ -24,6 +26,7 @@ class PortInUseError extends Error {
 
 async function main() {
   const config = loadConfig(process.env, checkConfigSections);
+  const pluginPackages = await preparePlugins(config, PLUGINS, process.env.SVC_CONFIG ?? './svc.config.yaml');
   const embedded = !config.databaseUrl;
   const lock = embedded ? lockDataDir(config.dataDir) : null;
   const progress = startProgress();
@@ -39,7 +42,7 @@ async function main() {
   // Start-up leaves garbage that an idle process never collects: opening PGlite leaves
   // ~130 MB of ArrayBuffers (its first start, now in a child, left ~350 MB).
   Bun.gc(true);
-  const app = createApp(deps);
+  const app = createApp(deps, { chat: { packages: pluginPackages } });
   try {
     app.listen(serveOptions(config));
   } catch (error) {

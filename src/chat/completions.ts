@@ -149,10 +149,10 @@ export function createChatHandler(
     try {
       active = runner.active(ctx);
       observing = runner.observing(active);
-      const transformed = runner.transformRequest(active, upstreamReq);
+      const transformed = runner.transformRequest(active, upstreamReq, ctx);
       if (transformed) await transformed;
       // A plugin may answer in the upstream's place (a cache), seeing the request as it would go upstream.
-      const responding = runner.respond(active, upstreamReq);
+      const responding = runner.respond(active, upstreamReq, ctx);
       if (responding) responded = await responding;
       if (stream) transforms = runner.streamTransforms(active, ctx);
       if (observing) upstreamAt = performance.now();
@@ -177,7 +177,7 @@ export function createChatHandler(
     } catch (error) {
       if (observing) {
         const failed = { ctx, request: upstreamReq, model: model.id, answeredBy: null, completion: null, usage: null, cost: null };
-        runner.settled(active, settledOutcome({ ...failed, status: statusOf(error), error, upstreamAt, firstByteAt: null }));
+        runner.settled(active, ctx, settledOutcome({ ...failed, status: statusOf(error), error, upstreamAt, firstByteAt: null }));
       }
       return call.fail(error);
     }
@@ -194,10 +194,9 @@ export function createChatHandler(
           ? answerMetered(responded.answer.charges, ctx.extraCharges, call.request.startedAt)
           : metered(usage, ctx.extraCharges, call.request.startedAt),
       );
-      const report = (status: number, error: unknown) =>
-        runner.settled(
-          active,
-          settledOutcome({
+      // What onSettled is told, kept only when a plugin will be (no closure per request).
+      const seen = observing
+        ? {
             ctx,
             request: upstreamReq,
             model: call.answered.id,
@@ -205,19 +204,15 @@ export function createChatHandler(
             completion: before,
             usage,
             cost: settled,
-            status,
-            error,
-            upstreamAt,
-            firstByteAt,
-          }),
-        );
+          }
+        : null;
       let answer;
       try {
-        const transformed = runner.transformResponse(active, completion);
+        const transformed = runner.transformResponse(active, completion, ctx);
         answer = transformed instanceof Promise ? await transformed : transformed;
       } catch (error) {
         const shown = withheld(error, settled.usdMicros);
-        if (observing) report(statusOf(shown), shown);
+        if (seen) runner.settled(active, ctx, settledOutcome({ ...seen, status: statusOf(shown), error: shown, upstreamAt, firstByteAt }));
         throw shown;
       }
       call.chargeBeforeHeaders(settled);
@@ -228,7 +223,7 @@ export function createChatHandler(
       out.model = call.answered.id;
       out.cost = cost(settled);
       out.svc_parameters = parameters.echo(ctx.params, ctx.echo);
-      if (observing) report(200, null);
+      if (seen) runner.settled(active, ctx, settledOutcome({ ...seen, status: 200, error: null, upstreamAt, firstByteAt }));
       return out;
     }
     // onSettled needs the upstream's chunks assembled: recorded ahead of the transforms (so decoded, not zero-copy).

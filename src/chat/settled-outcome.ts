@@ -27,7 +27,7 @@ export const statusOf = (error: unknown) => (error instanceof ServiceError ? err
 export function settledOutcome(o: OutcomeInput): SettledOutcome {
   const { ctx } = o;
   const now = performance.now();
-  const stop = o.error instanceof PluginStop ? o.error : ctx.shared.stopped;
+  const stop = o.error instanceof PluginStop ? o.error : ctx.stopped;
   const message = o.error === null || o.error === undefined ? null : o.error instanceof Error ? o.error.message : String(o.error);
   return {
     requestId: ctx.request.requestId,

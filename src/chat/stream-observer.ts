@@ -2,8 +2,16 @@ import { chunksToCompletion, type ChatChunk, type ChatRequest, type ChatUsage, t
 import type { SettledCost } from '../billing/meter';
 import type { ActivePlugin, PluginRunner } from '../pipeline/plugin-runner';
 import type { StreamOutcome } from '../stream/proxy';
+import type { RequestPluginContext } from '../plugin-host/context';
+import type { RespondedAnswer } from '../pipeline/plugin-runner';
 import { settledOutcome } from './settled-outcome';
-import type { StreamResponseInput } from './stream-response';
+
+/** What the observer reads of the stream's response (src/chat/stream-response.ts). */
+export interface ObservedStream {
+  ctx: RequestPluginContext;
+  call: { readonly answered: { id: string } };
+  responded: RespondedAnswer | null;
+}
 
 /**
  * What a stream's `onSettled` plugins are told: the chunks as the upstream (or the
@@ -33,11 +41,12 @@ export class StreamObserver {
   }
 
   /** Schedules the plugins' `onSettled` with how the stream ended (`settled` null: released, nothing charged). */
-  report(s: StreamResponseInput, outcome: StreamOutcome, usage: ChatUsage | null, settled: SettledCost | null): void {
+  report(s: ObservedStream, outcome: StreamOutcome, usage: ChatUsage | null, settled: SettledCost | null): void {
     const completion = this.chunks.length > 0 ? chunksToCompletion(this.chunks) : null;
     if (completion && usage) completion.usage = usage;
     this.runner.settled(
       this.active,
+      s.ctx,
       settledOutcome({
         ctx: s.ctx,
         request: this.request,

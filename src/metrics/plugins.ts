@@ -1,6 +1,6 @@
 import type { PluginCounter, PluginHistogram, PluginMetrics } from '@svc/plugin-sdk';
 import { Counter, Histogram } from 'prom-client';
-import { HotCounter, HotHistogram } from './hot';
+import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot';
 import { metricsRegistry } from './index';
 
 // A hook's time, from a cheap isActive-style transform (~10 µs) to a slow moderation call.
@@ -22,12 +22,35 @@ const errors = new HotCounter(
   ['plugin'],
 );
 
-/** Counts a hook call and its time. */
-export function pluginHookTimed(plugin: string, hook: string, seconds: number): void {
-  const key = `${plugin}\u0000${hook}`;
-  const labels = () => ({ plugin, hook });
-  calls.inc(key, labels);
-  duration.observe(key, labels, seconds);
+/** A hook svc times. */
+export type Hook = 'transformRequest' | 'respond' | 'transformStream' | 'transformResponse' | 'onSettled';
+
+/** One hook's series. */
+interface HookSeries {
+  calls: CounterSeries;
+  duration: HistogramSeries;
+}
+
+/**
+ * One plugin's hook series, each made on the hook's first call (no zero series for hooks a
+ * plugin lacks) and kept, so a call counts without a key string or a label object.
+ */
+export class PluginMeters {
+  private readonly series: Partial<Record<Hook, HookSeries>> = {};
+
+  constructor(private readonly plugin: string) {}
+
+  /** Counts a call of `hook` that took `seconds`. */
+  timed(hook: Hook, seconds: number): void {
+    let s = this.series[hook];
+    if (!s) {
+      const key = `${this.plugin}\u0000${hook}`;
+      const labels = { plugin: this.plugin, hook };
+      s = this.series[hook] = { calls: calls.seriesOf(key, labels), duration: duration.seriesOf(key, labels) };
+    }
+    s.calls.value++;
+    duration.record(s.duration, seconds);
+  }
 }
 
 /** Counts a refusal. */
@@ -68,7 +91,8 @@ export function pluginMetrics(plugin: string): PluginMetrics {
       const full = fullName(plugin, name);
       let metric = registered.get(full) as PluginHistogram | undefined;
       if (!metric) {
-        const h = new Histogram({ name: full, help, labelNames, buckets, registers: [metricsRegistry] });
+        // prom-client takes `buckets: undefined` as no buckets at all: leave it out for its defaults.
+        const h = new Histogram({ name: full, help, labelNames, ...(buckets ? { buckets } : {}), registers: [metricsRegistry] });
         metric = { observe: (labels, value) => h.observe(labels, value) };
         registered.set(full, metric);
       }

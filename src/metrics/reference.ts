@@ -1,3 +1,5 @@
+// The plugins' metrics register on import; the reference lists them too.
+import './plugins';
 import { metricsRegistry } from '.';
 
 /** The markers around the generated table in docs/operations.md. */

@@ -1,23 +1,12 @@
-import type {
-  ChatChunk,
-  ChatCompletion,
-  ChatRequest,
-  ChunkTransformer,
-  PluginAnswer,
-  PluginContext,
-  SettledOutcome,
-} from '@svc/plugin-sdk';
+import type { ChatChunk, ChatCompletion, ChatRequest, ChunkTransformer, PluginAnswer, SettledOutcome } from '@svc/plugin-sdk';
 import type { Logger } from '../log';
-import { pluginHookTimed } from '../metrics/plugins';
+import type { Hook } from '../metrics/plugins';
 import { viewFor, type LoadedPlugin, type RequestPluginContext } from '../plugin-host/context';
 import { PluginStop, PluginTimeout, pluginStop } from '../plugin-host/errors';
 import { StreamStopped } from '../stream/chunks';
 
-/** An active plugin of one request, with its own view of the context. */
-export interface ActivePlugin {
-  p: LoadedPlugin;
-  ctx: PluginContext;
-}
+/** An active plugin of one request. */
+export type ActivePlugin = LoadedPlugin;
 
 /** A plugin's answer instead of the upstream's, and whose it is. */
 export interface RespondedAnswer {
@@ -25,7 +14,7 @@ export interface RespondedAnswer {
   answer: PluginAnswer;
 }
 
-/** No plugin active (the common request): one shared list, not an empty array per request. */
+/** No plugin active: one shared list, not an empty array per request. */
 const NONE: readonly ActivePlugin[] = Object.freeze([]);
 
 /** `p`, or a rejection once `ms` pass; the timer is cleared either way. */
@@ -42,7 +31,9 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T> {
  * Runs the plugins of one request (DESIGN stage 6) in list order, only the active ones, so
  * an inactive plugin costs one `isActive` call. Every hook is timed and counted by plugin;
  * an async hook has the plugin's time budget; a throw becomes the error the client sees,
- * naming the plugin (refusals their own status, failures a 5xx).
+ * naming the plugin (refusals their own status, failures a 5xx). The hooks that run one
+ * after the other share the request's context, pointed at each plugin in turn: no object
+ * per plugin per request.
  */
 export class PluginRunner {
   /** Whether any plugin has `onSettled` (else the pipeline builds no outcome). */
@@ -55,7 +46,7 @@ export class PluginRunner {
     this.observes = plugins.some((p) => p.plugin.onSettled);
   }
 
-  /** The plugins active for this request, in list order, each with its view of `base`. */
+  /** The plugins active for this request, in list order. */
   active(base: RequestPluginContext): readonly ActivePlugin[] {
     let out: ActivePlugin[] | null = null;
     for (const p of this.plugins) {
@@ -63,67 +54,100 @@ export class PluginRunner {
       try {
         on = p.plugin.isActive(base.as(p));
       } catch (error) {
-        throw pluginStop(error, p.name, false, this.log, base.request.requestId);
+        throw pluginStop(error, p.name, false, this.log, base.requestId);
       }
-      if (on) (out ??= []).push({ p, ctx: viewFor(base, p) });
+      if (on) (out ??= []).push(p);
     }
     return out ?? NONE;
   }
 
-  /** Runs one hook of `a` timed, within its budget when it is async; a throw becomes the client's error. */
-  private async run<T>(a: ActivePlugin, hook: string, after: boolean, fn: () => T | Promise<T>): Promise<T> {
-    const started = performance.now();
-    try {
-      const out = fn();
-      return out instanceof Promise ? await within(out, a.p.timeoutMs) : out;
-    } catch (error) {
-      throw pluginStop(error, a.p.name, after, this.log, a.ctx.request.requestId);
-    } finally {
-      pluginHookTimed(a.p.name, hook, (performance.now() - started) / 1000);
+  /** The error a hook's throw becomes (its time counted). */
+  private failed(p: LoadedPlugin, hook: Hook, after: boolean, requestId: string, started: number, error: unknown): Error {
+    p.meters.timed(hook, (performance.now() - started) / 1000);
+    return pluginStop(error, p.name, after, this.log, requestId);
+  }
+
+  /**
+   * What a hook of `p` returned, timed: the value at once when the hook was synchronous,
+   * else a promise within the plugin's time budget (a rejection becomes the client's error).
+   * The call sites call the hook themselves: a closure per call would cost every request.
+   */
+  private finish<T>(p: LoadedPlugin, hook: Hook, after: boolean, requestId: string, started: number, out: T | Promise<T>): T | Promise<T> {
+    if (!(out instanceof Promise)) {
+      p.meters.timed(hook, (performance.now() - started) / 1000);
+      return out;
     }
+    return within(out, p.timeoutMs).then(
+      (value) => {
+        p.meters.timed(hook, (performance.now() - started) / 1000);
+        return value;
+      },
+      (error: unknown) => {
+        p.meters.timed(hook, (performance.now() - started) / 1000);
+        throw pluginStop(error, p.name, after, this.log, requestId);
+      },
+    );
   }
 
   /** Lets each active plugin change the upstream request, one after the other (with none active, no promise). */
-  transformRequest(active: readonly ActivePlugin[], req: ChatRequest): Promise<void> | undefined {
-    return active.length === 0 ? undefined : this.transformRequestOf(active, req);
+  transformRequest(active: readonly ActivePlugin[], req: ChatRequest, base: RequestPluginContext): Promise<void> | undefined {
+    return active.length === 0 ? undefined : this.transformRequestOf(active, req, base);
   }
 
-  private async transformRequestOf(active: readonly ActivePlugin[], req: ChatRequest): Promise<void> {
-    for (const a of active)
-      if (a.p.plugin.transformRequest) await this.run(a, 'transformRequest', false, () => a.p.plugin.transformRequest!(req, a.ctx));
+  private async transformRequestOf(active: readonly ActivePlugin[], req: ChatRequest, base: RequestPluginContext): Promise<void> {
+    const { requestId } = base;
+    for (const p of active) {
+      if (!p.plugin.transformRequest) continue;
+      const started = performance.now();
+      let out;
+      try {
+        out = p.plugin.transformRequest(req, base.as(p));
+      } catch (error) {
+        throw this.failed(p, 'transformRequest', false, requestId, started, error);
+      }
+      const done = this.finish(p, 'transformRequest', false, requestId, started, out);
+      if (done) await done;
+    }
   }
 
   /** The first answer of an active plugin's `respond`, in list order; undefined (no promise) when none has the hook. */
-  respond(active: readonly ActivePlugin[], req: ChatRequest): Promise<RespondedAnswer | null> | undefined {
-    for (const a of active) if (a.p.plugin.respond) return this.respondOf(active, req);
+  respond(active: readonly ActivePlugin[], req: ChatRequest, base: RequestPluginContext): Promise<RespondedAnswer | null> | undefined {
+    for (const p of active) if (p.plugin.respond) return this.respondOf(active, req, base);
     return undefined;
   }
 
-  private async respondOf(active: readonly ActivePlugin[], req: ChatRequest): Promise<RespondedAnswer | null> {
-    for (const a of active) {
-      if (!a.p.plugin.respond) continue;
-      const answer = await this.run(a, 'respond', false, () => a.p.plugin.respond!(req, a.ctx));
-      if (answer) return { plugin: a.p.name, answer };
+  private async respondOf(active: readonly ActivePlugin[], req: ChatRequest, base: RequestPluginContext): Promise<RespondedAnswer | null> {
+    for (const p of active) {
+      if (!p.plugin.respond) continue;
+      const started = performance.now();
+      let out;
+      try {
+        out = p.plugin.respond(req, base.as(p));
+      } catch (error) {
+        throw this.failed(p, 'respond', false, base.requestId, started, error);
+      }
+      const answer = await this.finish(p, 'respond', false, base.requestId, started, out);
+      if (answer) return { plugin: p.name, answer };
     }
     return null;
   }
 
-  /** The chunk transforms of the active plugins; empty means the stream stays zero-copy. A throw in one names its plugin. */
+  /** The chunk transforms of the active plugins (each with its own view); empty means the stream stays zero-copy. */
   streamTransforms(active: readonly ActivePlugin[], base: RequestPluginContext): ChunkTransformer[] {
     const out: ChunkTransformer[] = [];
-    for (const a of active) if (a.p.plugin.transformStream) out.push(this.guarded(a, a.p.plugin.transformStream(a.ctx), base));
+    for (const p of active) if (p.plugin.transformStream) out.push(this.guarded(p, p.plugin.transformStream(viewFor(base, p)), base));
     return out;
   }
 
   /** `t` with its throws turned into the plugin's stop (a refusal mid-stream, or a failure), and its time counted. */
-  private guarded(a: ActivePlugin, t: ChunkTransformer, base: RequestPluginContext): ChunkTransformer {
+  private guarded(p: LoadedPlugin, t: ChunkTransformer, base: RequestPluginContext): ChunkTransformer {
     const { log } = this;
     let last: ChatChunk | null = null;
     // A refusal ends the stream with a content_filter finish; a failure without one. Either is kept for onSettled.
     const fail = (error: unknown) => {
-      const stop = pluginStop(error, a.p.name, true, log, a.ctx.request.requestId);
+      const stop = pluginStop(error, p.name, true, log, base.requestId);
       if (!(stop instanceof PluginStop)) return stop;
-      base.shared.stopped = stop;
+      base.stopped = stop;
       const finish: ChatChunk | null =
         stop.reason !== null && last
           ? {
@@ -145,7 +169,7 @@ export class PluginRunner {
         } catch (error) {
           throw fail(error);
         } finally {
-          pluginHookTimed(a.p.name, 'transformStream', (performance.now() - started) / 1000);
+          p.meters.timed('transformStream', (performance.now() - started) / 1000);
         }
       },
       flush: t.flush
@@ -161,16 +185,31 @@ export class PluginRunner {
   }
 
   /** Lets each active plugin change a non-streaming response (with none active, `body` itself: no promise per request). */
-  transformResponse(active: readonly ActivePlugin[], body: ChatCompletion): ChatCompletion | Promise<ChatCompletion> {
-    return active.length === 0 ? body : this.transformResponseOf(active, body);
+  transformResponse(
+    active: readonly ActivePlugin[],
+    body: ChatCompletion,
+    base: RequestPluginContext,
+  ): ChatCompletion | Promise<ChatCompletion> {
+    for (const p of active) if (p.plugin.transformResponse) return this.transformResponseOf(active, body, base);
+    return body;
   }
 
-  private async transformResponseOf(active: readonly ActivePlugin[], body: ChatCompletion): Promise<ChatCompletion> {
+  private async transformResponseOf(
+    active: readonly ActivePlugin[],
+    body: ChatCompletion,
+    base: RequestPluginContext,
+  ): Promise<ChatCompletion> {
     let out = body;
-    for (const a of active) {
-      if (!a.p.plugin.transformResponse) continue;
-      const current = out;
-      out = await this.run(a, 'transformResponse', true, () => a.p.plugin.transformResponse!(current, a.ctx));
+    for (const p of active) {
+      if (!p.plugin.transformResponse) continue;
+      const started = performance.now();
+      let next;
+      try {
+        next = p.plugin.transformResponse(out, base.as(p));
+      } catch (error) {
+        throw this.failed(p, 'transformResponse', true, base.requestId, started, error);
+      }
+      out = await this.finish(p, 'transformResponse', true, base.requestId, started, next);
     }
     return out;
   }
@@ -178,19 +217,26 @@ export class PluginRunner {
   /** Whether an active plugin has `onSettled` (the pipeline then keeps what the outcome needs). */
   observing(active: readonly ActivePlugin[]): boolean {
     if (!this.observes) return false;
-    for (const a of active) if (a.p.plugin.onSettled) return true;
+    for (const p of active) if (p.plugin.onSettled) return true;
     return false;
   }
 
   /**
-   * Hands the outcome to each active plugin's `onSettled`, after the answer (a macrotask
-   * later, never awaited by it); a throw or a timeout is logged and counted, never seen by the client.
+   * Hands the outcome to each active plugin's `onSettled` (each with its own view: they run
+   * together), after the answer (a macrotask later, never awaited by it); a throw or a
+   * timeout is logged and counted, never seen by the client.
    */
-  settled(active: readonly ActivePlugin[], outcome: SettledOutcome): void {
+  settled(active: readonly ActivePlugin[], base: RequestPluginContext, outcome: SettledOutcome): void {
     setImmediate(() => {
-      for (const a of active) {
-        if (!a.p.plugin.onSettled) continue;
-        this.run(a, 'onSettled', true, () => a.p.plugin.onSettled!(outcome, a.ctx)).catch(() => {});
+      for (const p of active) {
+        if (!p.plugin.onSettled) continue;
+        const started = performance.now();
+        try {
+          const done = this.finish(p, 'onSettled', true, outcome.requestId, started, p.plugin.onSettled(outcome, viewFor(base, p)));
+          if (done instanceof Promise) done.catch(() => {});
+        } catch (error) {
+          this.failed(p, 'onSettled', true, outcome.requestId, started, error); // logged and counted, never thrown
+        }
       }
     });
   }

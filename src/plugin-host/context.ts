@@ -9,6 +9,7 @@ import type {
   PluginStore,
 } from '@svc/plugin-sdk';
 import type { RequestContext } from '../http/request-context';
+import type { PluginMeters } from '../metrics/plugins';
 import type { PluginStop } from './errors';
 
 /** A plugin as the pipeline runs it: its code, the operator's options, its store, its services and its time budget. */
@@ -20,7 +21,12 @@ export interface LoadedPlugin {
   services: PluginServices;
   /** A hook's time budget in ms (config `pluginTimeoutMs`, or the entry's own). */
   timeoutMs: number;
+  /** Its hook calls and times in /metrics. */
+  meters: PluginMeters;
 }
+
+/** The options of the context before any plugin's turn: shared, never written. */
+const NO_OPTIONS: Record<string, unknown> = Object.freeze({});
 
 /** What a request's plugin context needs of its call. */
 export interface ContextCall {
@@ -32,20 +38,23 @@ export interface ContextCall {
 }
 
 /**
- * The plugin context of one chat request. Each active plugin sees it through its own view
- * (`viewFor`: its name, options, store and services over the shared request state); its
- * request summary is built only when a plugin reads it.
+ * The plugin context of one chat request. The hooks that run one after the other
+ * (isActive, transformRequest, respond, transformResponse) get it pointed at their plugin
+ * (`as`); those whose work outlives their turn (a stream transform, onSettled) get a view of
+ * their own (`viewFor`). Its request summary is built only when a plugin reads it.
  */
 export class RequestPluginContext implements PluginContext {
   plugin = '';
-  options: Record<string, unknown> = {};
+  options: Record<string, unknown> = NO_OPTIONS;
   store!: PluginStore;
   readonly extraCharges: PluginCharge[] = [];
   readonly echo: Record<string, unknown> = {};
   readonly leadingChunks: ChatChunk[] = [];
   readonly signal: AbortSignal;
-  /** What every view shares and writes: the plugin that stopped the stream, if one did. */
-  readonly shared: { stopped: PluginStop | null } = { stopped: null };
+  /** The plugin that stopped the stream, if one did (views write it here: `root`). */
+  stopped: PluginStop | null = null;
+  /** The request's context itself, also from a view. */
+  readonly root: RequestPluginContext = this;
   private summary: PluginRequest | null = null;
 
   constructor(
@@ -58,6 +67,11 @@ export class RequestPluginContext implements PluginContext {
     readonly route: string,
   ) {
     this.signal = call.signal;
+  }
+
+  /** The request id, without building the request summary. */
+  get requestId(): string {
+    return this.call.request.requestId;
   }
 
   get request(): PluginRequest {
@@ -78,7 +92,7 @@ export class RequestPluginContext implements PluginContext {
     this.call.headers[name.toLowerCase()] = value;
   }
 
-  /** Points the shared context at `p` for one synchronous call (isActive). */
+  /** Points the context at `p` for its turn (a hook the runner awaits before the next plugin's). */
   as(p: LoadedPlugin): this {
     this.plugin = p.name;
     this.options = p.options;

@@ -6,9 +6,13 @@ import { servicesFor, sharedServices, type SharedServices } from './services';
 import { createRedisStore } from '../kv/redis';
 import { parseRedisConfig } from '../kv/redis-config';
 import { LazyRedisKv, pluginStores } from './store';
+import { PluginMeters } from '../metrics/plugins';
 
 export type { LoadedPlugin } from './context';
 export { importPluginPackages } from './load';
+import { importPluginPackages } from './load';
+import { ConfigError, type Config } from '../config';
+import { dirname } from 'node:path';
 
 /** What the plugins of one app share: their services and their stores (one memory budget per app). */
 interface Host {
@@ -53,6 +57,7 @@ export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): Loaded
     store: host.storeOf(plugin.name),
     services: servicesFor(host.shared, plugin.name),
     timeoutMs: timeoutMs ?? deps.config.pluginTimeoutMs,
+    meters: new PluginMeters(plugin.name),
   }));
 }
 
@@ -62,4 +67,21 @@ export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): Loaded
  */
 export function pluginSpecs(deps: AppDeps, builtIns: readonly AnyPlugin[], packages: LoadedPackages = new Map()): PluginSpec[] {
   return chosenPlugins(builtIns, deps.config.plugins, packages);
+}
+
+/**
+ * At start, before anything is opened: imports the packages the config names (paths
+ * relative to the config file) and checks the whole list (entries, options), so a package
+ * that cannot be loaded or a bad option stops the start (ConfigError, exit 2).
+ */
+export async function preparePlugins(config: Config, builtIns: readonly AnyPlugin[], configPath: string): Promise<LoadedPackages> {
+  try {
+    const packages = await importPluginPackages(config.plugins, dirname(configPath));
+    chosenPlugins(builtIns, config.plugins, packages);
+    return packages;
+  } catch (error) {
+    // Say which file it was, as the other config errors do.
+    if (error instanceof ConfigError) throw new ConfigError(error.message.replace(/^config: /, `${configPath}: `), error.field);
+    throw error;
+  }
 }

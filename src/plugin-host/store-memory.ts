@@ -18,6 +18,8 @@ const sizeOf = (key: string, value: string | Uint8Array) =>
 export class MemoryPluginKv {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** Entries evicted to stay within the budget (not counting expired ones), for a plugin's metrics. */
+  evictions = 0;
 
   constructor(
     private readonly maxBytes: number,
@@ -59,6 +61,7 @@ export class MemoryPluginKv {
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.remove(k, e);
+      if (e.expiresAt > this.now()) this.evictions++;
     }
   }
 

@@ -111,9 +111,8 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
   );
 }
 
-/** A test's plugin as a spec: its options' defaults applied. */
+/** A plugin given in code (tests, the plugin test kit) as a spec: its options validated, defaults applied. */
 function asSpec(p: AnyPlugin | PluginSpec): PluginSpec {
-  return 'plugin' in p && 'options' in p && typeof (p as PluginSpec).plugin?.isActive === 'function'
-    ? (p as PluginSpec)
-    : { plugin: p as AnyPlugin, options: pluginOptions(p as AnyPlugin, {}, ['plugins', (p as AnyPlugin).name]) };
+  const spec: PluginSpec = 'plugin' in p && typeof p.plugin === 'object' ? (p as PluginSpec) : { plugin: p as AnyPlugin, options: {} };
+  return { ...spec, options: pluginOptions(spec.plugin, spec.options, ['plugins', spec.plugin.name]) };
 }

@@ -1,68 +1,68 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { PLUGINS } from '../../plugins';
-import type { AnyRequestPlugin } from '../../src/pipeline/plugin';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import { importPluginPackages } from '../../src/plugin-host';
 import { fencedBlocks, pageText, ROOT } from './markdown';
 import { runExample, scratchFolder, serve, type Served } from './run-example';
 
-// docs/plugins.md's worked example, done as a reader does it: its `ts file` blocks are written
-// as a plugin folder beside the real ones (under a scratch name, so the relative imports are
-// the page's), the plugin's own test runs, the plugin joins the list where the page's diff puts
-// it, and the page's `sh example plugin` blocks run against a svc serving that list.
+// docs/plugins.md's worked example, done as a reader and an operator do it: its `ts file` and
+// `json file` blocks are written as a package in a scratch folder inside the repository (so
+// `@svc/plugin-sdk` and svc resolve as they do for an author working beside svc), the
+// package's own test runs through the test kit, svc starts with the page's `plugins:` config
+// (the package imported as a start would), and the page's `sh example plugin` blocks run.
 const PAGE = 'docs/plugins.md';
 const blocks = fencedBlocks(pageText(PAGE));
-const files = blocks.filter((b) => b.info.startsWith('ts file plugins/'));
+const files = blocks.filter((b) => /^(ts|json) file /.test(b.info));
 const examples = blocks.filter((b) => b.info === 'sh example plugin').map((b) => ({ ...b, language: 'sh', name: `${PAGE}:${b.line}` }));
-// The page's one entry in plugins/index.ts: `+import { name } from './folder'` and `+  name,` as the list's first entry.
-const diff = blocks.find((b) => b.info === 'diff')?.code ?? '';
-const exported = /^\+import \{ (\w+) \} from '\.\/(\w+)';$/m.exec(diff);
+const config = parse(blocks.find((b) => b.info === 'yaml' && b.code.includes('plugins:'))?.code ?? '{}') as {
+  plugins?: { package?: string }[];
+};
+const packageDir = dirname(dirname(files.find((f) => f.info.endsWith('/src/index.ts'))?.info.split(' ')[2] ?? 'x/src/index.ts'));
 
-let folder = '';
 let scratch = '';
 let served: Served | undefined;
 beforeAll(async () => {
-  folder = mkdtempSync(join(ROOT, 'plugins', '.docs-example-'));
+  scratch = await scratchFolder();
   for (const file of files) {
-    const path = join(folder, file.info.split(' ')[2]!.split('/').slice(2).join('/'));
+    const path = join(scratch, file.info.split(' ')[2]!);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, file.code);
   }
-  scratch = await scratchFolder();
 });
 afterAll(async () => {
-  rmSync(folder, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
   await served?.stop();
 });
 
 describe('the worked plugin example', () => {
-  test('the page has its files, the list entry and examples', () => {
-    expect(files.map((f) => basename(f.info.split(' ')[2]!)).sort()).toEqual(['index.test.ts', 'index.ts']);
-    expect(exported).not.toBeNull();
-    expect(diff).toMatch(new RegExp(`^\\+  ${exported![1]},$`, 'm'));
+  test('the page has the package, its test, a config naming it and examples', () => {
+    expect(files.map((f) => f.info.split(' ')[2]).sort()).toEqual(
+      ['package.json', 'src/index.ts', 'test/index.test.ts', 'tsconfig.json'].map((f) => `${packageDir}/${f}`),
+    );
+    expect(config.plugins?.[0]?.package).toBe(`./${packageDir}`);
     expect(examples.length).toBeGreaterThan(0);
   });
 
-  test("the plugin's own test passes", async () => {
-    const proc = Bun.spawn([process.execPath, 'test', `./${join('plugins', basename(folder))}`], {
+  test("the plugin's own test passes through the test kit", async () => {
+    const proc = Bun.spawn([process.execPath, 'test', `./${join(scratch.slice(ROOT.length + 1), packageDir)}`], {
       cwd: ROOT,
       stdout: 'pipe',
       stderr: 'pipe',
     });
     const [exit, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect({ exit, failed: /(\d+) fail/.exec(stderr)?.[1] }).toEqual({ exit: 0, failed: '0' });
-  }, 60_000);
+  }, 180_000);
 
   test.each(examples)(
-    '$name runs against svc with the plugin in the list',
+    '$name runs against svc started with the page’s config',
     async (example) => {
       if (!served) {
-        const plugin = (await import(join(folder, 'index.ts')))[exported![1]!] as AnyRequestPlugin;
-        served = await serve({}, { chat: { plugins: [plugin, ...PLUGINS] } });
+        const packages = await importPluginPackages(config.plugins, scratch);
+        served = await serve({ plugins: config.plugins }, { chat: { packages } });
       }
       await runExample(example, served, scratch);
     },
-    30_000,
+    60_000,
   );
 });

@@ -81,6 +81,7 @@ export const observer = definePlugin({
   async onSettled(outcome, ctx) {
     await ctx.store.incrBy('requests', 1);
     ctx.services.metrics.counter('outcomes', 'Outcomes seen by the observer', ['complete']).inc({ complete: String(outcome.complete) });
+    ctx.services.metrics.histogram('total_seconds', 'Request time seen by the observer').observe({}, outcome.timings.totalMs / 1000);
     observed.push(outcome);
   },
 });

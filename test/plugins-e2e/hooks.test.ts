@@ -212,4 +212,5 @@ test('/metrics: calls, time and refusals per plugin and hook, and a plugin count
   expect(metrics).toMatch(/svc_plugin_duration_seconds_count\{plugin="answerer",hook="respond"\} [1-9]/);
   expect(metrics).toMatch(/svc_plugin_refusals_total\{plugin="guard"\} [1-9]/);
   expect(metrics).toMatch(/svc_plugin_observer_outcomes_total\{complete="true"\} [1-9]/);
+  expect(metrics).toMatch(/svc_plugin_observer_total_seconds_count [1-9]/);
 });

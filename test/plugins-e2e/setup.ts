@@ -29,7 +29,9 @@ export const DEFAULT_PROMPT = 'SVC DEFAULT PROMPT';
  * a fixture SearXNG and fixture web pages. Models: fix-plain (no capabilities), fix-fc
  * (function calling), fix-think (disable-thinking capable), fix-x (native x-search).
  */
-export async function startPluginWorld(opts: { allowPrivateUrls?: boolean; engine?: 'searxng' | 'brave' } = {}): Promise<PluginWorld> {
+export async function startPluginWorld(
+  opts: { allowPrivateUrls?: boolean; engine?: 'searxng' | 'brave'; config?: Record<string, unknown> } = {},
+): Promise<PluginWorld> {
   const upstream = startUpstream('up');
   const brave = opts.engine === 'brave';
   const engine = brave ? startBrave() : startSearxng();
@@ -58,6 +60,7 @@ export async function startPluginWorld(opts: { allowPrivateUrls?: boolean; engin
         fixtureModel('fix-think', ['up'], { capabilities: { supportsReasoning: true, supportsDisableThinking: true } }),
         fixtureModel('fix-x', ['up'], { capabilities: { supportsXSearch: true } }),
       ],
+      ...opts.config,
     },
   });
   const world: PluginWorld = {

@@ -56,6 +56,7 @@ test('memory: past its byte budget the least recently used entries go first', ()
   expect(kv.read('a')?.value).toBe('x'.repeat(100));
   expect(kv.read('c')).not.toBeNull();
   expect(kv.size).toBeLessThanOrEqual(1_000);
+  expect(kv.evictions).toBe(1);
   kv.write('huge', 'h'.repeat(1_000));
   expect(kv.read('huge')).toBeNull();
 });

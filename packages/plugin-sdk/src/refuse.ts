@@ -1,5 +1,9 @@
-/** The statuses a refusal may carry. */
-export type RefusalStatus = 400 | 403 | 422;
+/**
+ * The statuses a refusal may carry: 400, 403, 422 for the request or the answer; 502 when
+ * the upstream's answer broke what was asked (a schema), 503 when a check the plugin needs
+ * could not run (a classifier that did not answer, failing closed).
+ */
+export type RefusalStatus = 400 | 403 | 422 | 502 | 503;
 
 /**
  * A plugin's refusal (guardrails): thrown from a hook, it answers the client with `status`
