@@ -10,7 +10,9 @@
  * sends one SSE event per read, as a real upstream does, instead of the whole stream in one read, so per-chunk
  * costs show), --strip (stream with
  * strip_thinking_response), --responses (a streamed POST /responses over the same upstream stream: --no-usage and --chunked apply), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
- * --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
+ * --cache-hit (the same chat or /responses request every time with `cache=use`: after the first, every
+ * request is a response-cache hit), --cache-miss (`cache=use` with a different prompt each time: every
+ * request a miss and a store), --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost), --alloc (the objects allocated per request,
  * by type, over a window with no collection in it: bench/lib/alloc-window.ts).
@@ -42,6 +44,10 @@ const responses = flag('--responses');
 const stream = flag('--stream') || flag('--strip') || responses;
 const external = flag('--external');
 const embeddings = flag('--embeddings');
+const cacheHit = flag('--cache-hit');
+const cacheMiss = flag('--cache-miss');
+// The response cache asked by model suffix, so chat and /responses ask it the same way.
+const benchModel = cacheHit || cacheMiss ? `${BENCH_MODEL}:cache=use` : BENCH_MODEL;
 
 const JSON_BYTES = jsonCompletion();
 // --no-usage: the stream reports no usage (svc counts the tokens itself).
@@ -130,7 +136,7 @@ async function main() {
   const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
   const app = createApp(deps);
   const body = responses
-    ? JSON.stringify({ model: BENCH_MODEL, input: 'Say hello.', max_output_tokens: 64, stream: true })
+    ? JSON.stringify({ model: benchModel, input: 'Say hello.', max_output_tokens: 64, stream: true })
     : embeddings
       ? JSON.stringify({
           model: BENCH_EMBED_MODEL,
@@ -138,16 +144,19 @@ async function main() {
           ...(flag('--base64') ? { encoding_format: 'base64' } : {}),
         })
       : JSON.stringify({
-          model: BENCH_MODEL,
+          model: benchModel,
           messages: [{ role: 'user', content: 'Say hello.' }],
           max_tokens: 64,
           ...(stream ? { stream: true } : {}),
           ...(flag('--strip') ? { svc_parameters: { strip_thinking_response: true } } : {}),
         });
   const url = `http://localhost${config.basePath}${embeddings ? '/embeddings' : responses ? '/responses' : '/chat/completions'}`;
+  let prompts = 0;
   async function one() {
+    // --cache-miss: a prompt of its own per request (same length class), so each one misses and stores.
+    const text = cacheMiss ? body.replace('Say hello.', `Say hello ${prompts++}.`) : body;
     const res = await app.handle(
-      new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body }),
+      new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: text }),
     );
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
     await res.arrayBuffer();
@@ -212,8 +221,9 @@ async function main() {
           ? `stream (50 chunks${chunked ? ', one read each' : ', one read'}${flag('--no-usage') ? ', no usage' : ''})`
           : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
+  const cached = cacheHit ? ', cache hits' : cacheMiss ? ', cache misses' : '';
   process.stdout.write(
-    `${what} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +
+    `${what}${cached} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +
       (stream ? ` (${(us / 50).toFixed(2)} us per chunk)` : '') +
       `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests ${rate > 0 ? `at ${rate}/s` : `at ${concurrency} concurrent`}\n`,
   );

@@ -1,4 +1,5 @@
 import type { AnyRequestPlugin } from '../src/pipeline/plugin';
+import { cache } from './cache';
 import { characterSlug } from './character_slug';
 import { disableThinking } from './disable_thinking';
 import { enableWebScraping } from './enable_web_scraping';
@@ -23,4 +24,6 @@ export const PLUGINS: AnyRequestPlugin[] = [
   includeSvcSystemPrompt,
   stripThinkingResponse,
   disableThinking,
+  // Last: it answers from the request as every other plugin left it.
+  cache,
 ];

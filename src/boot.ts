@@ -19,6 +19,7 @@ import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
 import { capabilityMismatch } from '../providers/model-capability';
 import { DEFAULT_COMPATIBILITY_MAPPING, DEFAULT_MODELS, SIMULATOR_PROVIDER } from './models/default-catalog';
+import { closePluginHost } from './plugin-host';
 
 /** Providers from config, plus the simulator when nothing else is configured. */
 export function effectiveProviders(config: Config) {
@@ -97,6 +98,7 @@ export async function closeDeps(deps: AppDeps) {
   await deps.meter.close();
   await deps.limits.close();
   await deps.keys.close();
+  await closePluginHost(deps);
   await deps.kv.close();
   await deps.storage.close();
 }

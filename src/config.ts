@@ -136,6 +136,13 @@ export const ConfigSchema = T.Object({
     default: 64 * 1024 * 1024,
     description: "Memory the plugins' key-value stores may hold in one process without Redis (least recently used evicted)",
   }),
+  pluginStoreRedisUrl: T.Optional(
+    T.String({
+      minLength: 1,
+      description:
+        "A Redis of the plugins' stores' own (e.g. a cache Redis with an LRU eviction policy), instead of `redisUrl`; connected on first use, and while it is away the plugins' store calls fail (the cache bypasses)",
+    }),
+  ),
   // Sections owned by later stages, each validated by its owner's schema (src/config-sections.ts).
   search: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Web search and scraping engines' })),
   rateLimits: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Rate-limit tables and overrides' })),
@@ -169,6 +176,7 @@ export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int
   DATABASE_URL: { key: 'databaseUrl', kind: 'string' },
   SVC_DATABASE_TIMEOUT_MS: { key: 'databaseTimeoutMs', kind: 'int' },
   REDIS_URL: { key: 'redisUrl', kind: 'string' },
+  SVC_PLUGIN_STORE_REDIS_URL: { key: 'pluginStoreRedisUrl', kind: 'string' },
   SVC_MAX_BODY_BYTES: { key: 'maxBodyBytes', kind: 'int' },
   SVC_BODY_TIMEOUT_MS: { key: 'bodyTimeoutMs', kind: 'int' },
   SVC_UPLOAD_BUDGET_BYTES: { key: 'uploadBudgetBytes', kind: 'int' },

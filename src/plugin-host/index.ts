@@ -3,7 +3,9 @@ import type { AppDeps } from '../deps';
 import type { LoadedPlugin } from './context';
 import { chosenPlugins, type LoadedPackages, type PluginSpec } from './entries';
 import { servicesFor, sharedServices, type SharedServices } from './services';
-import { pluginStores } from './store';
+import { createRedisStore } from '../kv/redis';
+import { parseRedisConfig } from '../kv/redis-config';
+import { LazyRedisKv, pluginStores } from './store';
 import { PluginMeters } from '../metrics/plugins';
 
 export type { LoadedPlugin } from './context';
@@ -17,6 +19,8 @@ interface Host {
   shared: SharedServices;
   storeOf(plugin: string): PluginStore;
   base: PluginServices;
+  /** The plugins' own Redis (`pluginStoreRedisUrl`), if configured. */
+  ownRedis: LazyRedisKv | null;
 }
 
 const hosts = new WeakMap<AppDeps, Host>();
@@ -26,10 +30,18 @@ function hostOf(deps: AppDeps): Host {
   let host = hosts.get(deps);
   if (!host) {
     const shared = sharedServices(deps);
-    host = { shared, storeOf: pluginStores(deps.kv, deps.config.pluginStoreMaxBytes, deps.now), base: servicesFor(shared, 'svc') };
+    const url = deps.config.pluginStoreRedisUrl;
+    const ownRedis = url ? new LazyRedisKv(() => createRedisStore(url, { redis: parseRedisConfig(deps.config) })) : null;
+    const storeOf = pluginStores(deps.kv, deps.config.pluginStoreMaxBytes, deps.now, ownRedis ?? undefined);
+    host = { shared, storeOf, base: servicesFor(shared, 'svc'), ownRedis };
     hosts.set(deps, host);
   }
   return host;
+}
+
+/** Closes what the plugin host opened (the plugins' own Redis). */
+export async function closePluginHost(deps: AppDeps): Promise<void> {
+  await hosts.get(deps)?.ownRedis?.close();
 }
 
 /** The services a request's context starts with, before any plugin's view. */

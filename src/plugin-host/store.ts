@@ -41,8 +41,11 @@ function memoryStore(kv: MemoryPluginKv, prefix: string): PluginStore {
   };
 }
 
+/** The key-value operations a plugin's store is built on. */
+type KvOps = Pick<KeyValueStore, 'get' | 'set' | 'setIfAbsent' | 'del' | 'incrBy'>;
+
 /** A plugin's namespace on the configured key-value store (Redis single or Cluster). */
-function kvStore(kv: KeyValueStore, prefix: string): PluginStore {
+function kvStore(kv: KvOps, prefix: string): PluginStore {
   // A counter (INCRBY) has no mark: it starts with a digit or '-'.
   const decode = (v: string | null) =>
     v === null ? null : v.startsWith(BYTES) ? Buffer.from(v.slice(1), 'base64') : v.startsWith(TEXT) ? v.slice(1) : v;
@@ -65,11 +68,43 @@ function kvStore(kv: KeyValueStore, prefix: string): PluginStore {
 }
 
 /**
- * The plugins' stores: on Redis when the app's key-value store is Redis (every instance sees
+ * The plugins' own Redis (`pluginStoreRedisUrl`), connected on first use rather than at start:
+ * a cache's Redis being away must not stop svc. Until it answers, every call fails (and the next
+ * one tries again); once connected, the link reconnects by itself and fails fast while down.
+ */
+export class LazyRedisKv implements KvOps {
+  private opening: Promise<KeyValueStore> | null = null;
+
+  constructor(private readonly connect: () => Promise<KeyValueStore>) {}
+
+  private ready(): Promise<KeyValueStore> {
+    this.opening ??= this.connect().catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  get = async (key: string) => (await this.ready()).get(key);
+  set = async (key: string, value: string, ttlMs?: number) => (await this.ready()).set(key, value, ttlMs);
+  setIfAbsent = async (key: string, value: string, ttlMs: number) => (await this.ready()).setIfAbsent(key, value, ttlMs);
+  del = async (key: string) => (await this.ready()).del(key);
+  incrBy = async (key: string, by: number, ttlMs?: number) => (await this.ready()).incrBy(key, by, ttlMs);
+
+  /** Closes the connection if one was opened. */
+  async close(): Promise<void> {
+    const opened = await this.opening?.catch(() => null);
+    await opened?.close();
+  }
+}
+
+/**
+ * The plugins' stores: on their own Redis when `own` is given, else on Redis when the app's key-value store is Redis (every instance sees
  * the same entries), else in this process within `maxBytes` (least recently used evicted).
  * Each plugin gets its own namespace, `plugin:<name>:`.
  */
-export function pluginStores(kv: KeyValueStore, maxBytes: number, now: () => number): (plugin: string) => PluginStore {
+export function pluginStores(kv: KeyValueStore, maxBytes: number, now: () => number, own?: KvOps): (plugin: string) => PluginStore {
+  if (own) return (plugin) => kvStore(own, `plugin:${plugin}:`);
   if (kv.backend === 'redis') return (plugin) => kvStore(kv, `plugin:${plugin}:`);
   const memory = new MemoryPluginKv(maxBytes, now);
   return (plugin) => memoryStore(memory, `${plugin}\u0000`);
