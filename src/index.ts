@@ -2,36 +2,33 @@ import { existsSync } from 'node:fs';
 import { createApp } from './app';
 import { bootstrapAdmin } from './auth/bootstrap';
 import { closeDeps, createDeps } from './boot';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig, type Config } from './config';
 import { checkConfigSections } from './config-sections';
 import { openStorage } from './db/open';
-import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
+import { lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
 import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
 import { startIdleCollector } from './lifecycle/idle-collect';
 import { serveOptions } from './http/serve-options';
-
-/** The port is taken (by another svc or anything else) and port sharing was not asked for. */
-class PortInUseError extends Error {
-  constructor(host: string, port: number) {
-    super(
-      `${host}:${port} is already in use (another svc?). Stop it, pick another PORT, or set SVC_REUSE_PORT=true ` +
-        'to share the port on purpose (the kernel then splits connections between the processes)',
-    );
-  }
-}
+import { openKeyValueStore } from './kv/redis';
+import { assertPortFree, describeStartupFailure, failedOn, PortInUseError } from './lifecycle/startup-failure';
 
 async function main() {
   const config = loadConfig(process.env, checkConfigSections);
+  started = config;
+  assertPortFree(config);
   const embedded = !config.databaseUrl;
   const lock = embedded ? lockDataDir(config.dataDir) : null;
   const progress = startProgress();
+  // Redis first: a start that cannot reach it should not create the embedded database first.
+  if (config.redisUrl) progress.step('connecting to Redis');
+  const kv = await openKeyValueStore(config).catch(failedOn('redis'));
   if (embedded && !existsSync(`${config.dataDir}/pglite/PG_VERSION`))
     process.stderr.write(`svc: first start: creating the embedded database in ${config.dataDir}/pglite (takes a few seconds)\n`);
-  const storage = await openStorage(config, progress.step);
+  const storage = await openStorage(config, progress.step).catch(failedOn('postgres'));
   progress.step('loading models, limits and billing');
-  const deps = await createDeps(config, { storage });
+  const deps = await createDeps(config, { storage, kv });
   // The tokenizer's rank table (prompt estimates) is read now, not on the first request.
   loadTokenizer();
   const bootstrap = await bootstrapAdmin(deps.storage.db, config.bootstrapCreditUsd);
@@ -110,19 +107,11 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** The configuration once read, so that a failure names the URLs it could not reach. */
+let started: Config | undefined;
+
 main().catch((error) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`svc: configuration error: ${error.message}\n`);
-    process.exit(2);
-  }
-  if (error instanceof PortInUseError) {
-    process.stderr.write(`svc: cannot start: ${error.message}\n`);
-    process.exit(2);
-  }
-  if (error instanceof DataDirLockedError) {
-    process.stderr.write(`svc: cannot start: ${error.message}. Stop it first, or give this instance its own SVC_DATA_DIR.\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`svc: failed to start: ${error?.stack ?? error}\n`);
-  process.exit(1);
+  const { line, exitCode } = describeStartupFailure(error, { databaseUrl: started?.databaseUrl, redisUrl: started?.redisUrl });
+  process.stderr.write(`${line}\n`);
+  process.exit(exitCode);
 });
