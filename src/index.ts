@@ -1,23 +1,30 @@
 import { existsSync } from 'node:fs';
-import { createApp } from './app';
-import { bootstrapAdmin } from './auth/bootstrap';
-import { closeDeps, createDeps } from './boot';
 import { loadConfig, type Config } from './config';
 import { checkConfigSections } from './config-sections';
-import { openStorage } from './db/open';
+import { checkSecrets } from './config-secrets';
 import { lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
-import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
 import { startIdleCollector } from './lifecycle/idle-collect';
 import { serveOptions } from './http/serve-options';
-import { openKeyValueStore } from './kv/redis';
 import { assertPortFree, describeStartupFailure, failedOn, PortInUseError } from './lifecycle/startup-failure';
 
 async function main() {
   const config = loadConfig(process.env, checkConfigSections);
   started = config;
+  const weakSecretsWarning = checkSecrets(config);
+  if (weakSecretsWarning) process.stderr.write(`${weakSecretsWarning}\n`);
   assertPortFree(config);
+  // The server's modules load only now: a configuration error is told before ~1 s of imports.
+  const [{ createApp }, { bootstrapAdmin }, { closeDeps, createDeps }, { openStorage }, { loadTokenizer }, { openKeyValueStore }] =
+    await Promise.all([
+      import('./app'),
+      import('./auth/bootstrap'),
+      import('./boot'),
+      import('./db/open'),
+      import('./tokenizer/count'),
+      import('./kv/redis'),
+    ]);
   const embedded = !config.databaseUrl;
   const lock = embedded ? lockDataDir(config.dataDir) : null;
   const progress = startProgress();
@@ -64,6 +71,7 @@ async function main() {
       tookMs: Math.round(t.tookMs),
     });
   });
+  if (weakSecretsWarning) deps.log.warn(weakSecretsWarning.replace(/^svc: WARNING: /, ''));
   deps.log.info('svc listening', { url, backends: `${deps.storage.backend}+${deps.kv.backend}`, models: deps.models.list().length });
 
   let stopping = false;
