@@ -31,6 +31,8 @@ const LOADED_ON_FIRST_USE = [
   // Audio: the upload reader and the simulator's MP3 encoder.
   'music-metadata',
   '@breezystack/lamejs',
+  // Never loaded: a peer of @elysiajs/openapi for its fromTypes() only; the image removes it (Dockerfile).
+  'typescript',
 ];
 
 const transpiler = new Bun.Transpiler({ loader: 'ts' });
