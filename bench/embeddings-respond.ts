@@ -7,7 +7,7 @@
  *
  * Flags: --rounds N (default 8), --iterations N per round (default 2000).
  */
-import { base64Float32 } from '../src/embeddings/float32';
+import { base64Float32 } from '../src/stream/float32';
 import { embeddingResponse } from '../src/embeddings/respond';
 import type { EmbeddingRequest } from '../src/embeddings/schema';
 import type { ModelEntry } from '../src/models/catalog';
