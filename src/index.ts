@@ -16,15 +16,21 @@ async function main() {
   if (weakSecretsWarning) process.stderr.write(`${weakSecretsWarning}\n`);
   assertPortFree(config);
   // The server's modules load only now: a configuration error is told before ~1 s of imports.
-  const [{ createApp }, { bootstrapAdmin }, { closeDeps, createDeps }, { openStorage }, { loadTokenizer }, { openKeyValueStore }] =
-    await Promise.all([
-      import('./app'),
-      import('./auth/bootstrap'),
-      import('./boot'),
-      import('./db/open'),
-      import('./tokenizer/count'),
-      import('./kv/redis'),
-    ]);
+  const [
+    { createApp },
+    { bootstrapAdmin, bootstrapKeyLive },
+    { closeDeps, createDeps },
+    { openStorage },
+    { loadTokenizer },
+    { openKeyValueStore },
+  ] = await Promise.all([
+    import('./app'),
+    import('./auth/bootstrap'),
+    import('./boot'),
+    import('./db/open'),
+    import('./tokenizer/count'),
+    import('./kv/redis'),
+  ]);
   const embedded = !config.databaseUrl;
   const lock = embedded ? lockDataDir(config.dataDir) : null;
   const progress = startProgress();
@@ -61,6 +67,12 @@ async function main() {
         `  API: ${url}   docs: http://localhost:${port}/docs   console: http://localhost:${port}/console\n\n`,
     );
   }
+  process.stderr.write(`svc: listening on ${listenBanner(config.host, port, config.basePath)}\n`);
+  if (EVERY_INTERFACE.has(config.host) && (await bootstrapKeyLive(deps.storage.db).catch(() => false)))
+    process.stderr.write(
+      `svc: WARNING: listening on every interface (${config.host}) while the bootstrap ADMIN key is live, with ${config.bootstrapCreditUsd} USD ` +
+        'of credit on its account: set HOST=127.0.0.1 to serve this machine only, or create your own keys and delete the bootstrap one\n',
+    );
   // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
   if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS)
     deps.log.warn('BUN_CONFIG_MAX_HTTP_REQUESTS is not set: at most 256 upstream calls run at once (npm start sets 65535)');
@@ -113,6 +125,15 @@ async function main() {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** Addresses that listen on every interface. */
+const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '']);
+
+/** Where svc listens, as a person reads it: every interface said so, with the local URL to open. */
+function listenBanner(host: string, port: number, basePath: string): string {
+  const url = `http://${EVERY_INTERFACE.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}${basePath}`;
+  return EVERY_INTERFACE.has(host) ? `${host}:${port}, every interface (open ${url})` : url;
 }
 
 /** The configuration once read, so that a failure names the URLs it could not reach. */

@@ -52,6 +52,9 @@ describe('weak secrets', () => {
       await until('svc ready', answers(`http://127.0.0.1:${port}/ready`, 200), 90_000);
       expect(child.stderr).toContain('svc: WARNING: running with weak secrets because SVC_ALLOW_WEAK_SECRETS is set: tokenSecret');
       await until('the warning in the JSON log', () => child.stdout.includes('running with weak secrets'), 10_000);
+      // On 127.0.0.1: the address, and no warning about every interface.
+      expect(child.stderr).toContain(`svc: listening on http://127.0.0.1:${port}/api/v1`);
+      expect(child.stderr).not.toContain('every interface');
     } finally {
       child.proc.kill('SIGKILL');
       await child.proc.exited;
