@@ -64,8 +64,10 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
     .use(stages)
     .get(
       '/models',
-      function listModels({ query }) {
+      function listModels({ query, set, path }) {
         const type: string = query.type ?? 'text';
+        // Text models only unless asked: the header says how to list every type.
+        if (query.type === undefined) set.headers.link = `<${path}?type=all>; rel="alternate"; title="models of every type"`;
         let entries =
           type === 'all' ? deps.models.list() : type === 'code' ? deps.models.list('text') : deps.models.list(type as ModelType);
         if (type === 'code') entries = entries.filter((m) => m.config.capabilities?.optimizedForCode);
@@ -75,7 +77,14 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
         auth: 'OPTIONAL',
         query: TypeQuery,
         response: { 200: t.Object({ object: t.Literal('list'), type: t.String(), data: t.Array(ModelRecord) }) },
-        detail: { operationId: 'listModels', summary: 'List models', tags: ['Models'], security: [{}, { BearerAuth: [] }] },
+        detail: {
+          operationId: 'listModels',
+          summary: 'List models',
+          description:
+            'Text models unless `type` says otherwise: `?type=all` lists every type (image, audio, embedding, video, ...); an answer without `type` carries a `Link` header to it.',
+          tags: ['Models'],
+          security: [{}, { BearerAuth: [] }],
+        },
       },
     )
     .get(

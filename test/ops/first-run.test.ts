@@ -40,3 +40,15 @@ describe('a first run', () => {
     }
   });
 });
+
+test('GET /models (text only by default) links to the list of every type', async () => {
+  const t = await startTestApp();
+  try {
+    const text = await t.app.handle(new Request('http://localhost/api/v1/models'));
+    expect(text.headers.get('link')).toBe('</api/v1/models?type=all>; rel="alternate"; title="models of every type"');
+    const all = (await (await t.app.handle(new Request('http://localhost/api/v1/models?type=all'))).json()) as { data: unknown[] };
+    expect(all.data.length).toBeGreaterThan(((await text.json()) as { data: unknown[] }).data.length);
+  } finally {
+    await t.close();
+  }
+});
