@@ -52,3 +52,20 @@ test('GET /models (text only by default) links to the list of every type', async
     await t.close();
   }
 });
+
+test('every operation of the docs has a summary in words, not its path', async () => {
+  const t = await startTestApp();
+  try {
+    const spec = (await (await t.app.handle(new Request('http://localhost/api/v1/openapi.json'))).json()) as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
+    const bare = Object.entries(spec.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => !op.summary || op.summary.startsWith('/'))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(bare).toEqual([]);
+  } finally {
+    await t.close();
+  }
+});
