@@ -6,7 +6,9 @@
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# TypeScript (23 MB) is a peer of @elysiajs/openapi, which npm installs even with --omit=dev;
+# only its fromTypes() needs it, which svc does not use (test/ops/lazy-modules.test.ts).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && rm -rf node_modules/typescript
 
 # Stage 2: the runtime. Sources run as they are (Bun runs TypeScript); no build step.
 FROM debian:bookworm-slim AS runtime

@@ -11,6 +11,7 @@ import { compression } from './http/compression';
 import { errorHandler } from './http/error-handler';
 import { openApiDocs } from './http/openapi';
 import { docsPage } from './http/docs-page';
+import { indexRoute } from './http/index-page';
 import { healthRoutes } from './http/health';
 import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(openApiDocs(config.basePath, (request) => app.handle(request)))
     .use(docsPage(config.basePath))
     .use(healthRoutes(deps))
+    .use(indexRoute(config.basePath))
     .use(metricsRoute({ enabled: config.metrics, token: config.metricsToken }))
     .use(consoleRoutes(deps, stages)) // the operator console at /console (docs/console.md)
     .use(api) as unknown as Elysia;

@@ -61,7 +61,7 @@ export async function createDeps(
   const providerIds = new Set(providers.map((p) => p.id));
   for (const m of models.list())
     for (const r of m.config.routes)
-      if (!providerIds.has(r.provider)) throw new Error(`models: model "${m.id}" routes to unknown provider "${r.provider}"`);
+      if (!providerIds.has(r.provider)) throw new ConfigError(`models: model "${m.id}" routes to unknown provider "${r.provider}"`);
   const outbound = overrides.fetch ?? fetch;
   // Upstream model names of reasoning models, so the simulator knows which ones think.
   const reasoning = new Set<string>();

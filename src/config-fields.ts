@@ -104,9 +104,43 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Reads a string where the schema wants a number or a boolean as that type ("8080" -> 8080,
+ * "true" -> true): `port: ${PORT}` fills a string from the environment, and it is the
+ * schema, not the YAML, that knows the field is numeric. Anything else is left for the
+ * validation to refuse ("eighty" stays a string and is named as the bad field).
+ */
+export function typedStrings(schema: TSchema, value: unknown): unknown {
+  const node = schema as SchemaNode;
+  const kind = node[Kind];
+  if (typeof value === 'string') {
+    if ((kind === 'Integer' || kind === 'Number') && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+    if (kind === 'Boolean' && (value === 'true' || value === 'false')) return value === 'true';
+    if (kind === 'Union' && node.anyOf && !Value.Check(schema, value))
+      for (const branch of node.anyOf) {
+        const typed = typedStrings(branch, value);
+        if (typed !== value && Value.Check(branch, typed)) return typed;
+      }
+    return value;
+  }
+  if (Array.isArray(value)) return node.items ? value.map((v) => typedStrings(node.items!, v)) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (kind === 'Union' && node.anyOf) {
+    const fits = node.anyOf.find((branch) => Value.Check(branch, typedStrings(branch, value)));
+    return fits ? typedStrings(fits, value) : value;
+  }
+  const inner = node.patternProperties ? Object.values(node.patternProperties)[0] : undefined;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, v]) => {
+      const field = node.properties?.[key] ?? inner;
+      return [key, field ? typedStrings(field, v) : v];
+    }),
+  );
+}
+
 /** Validates `value` against `schema` after defaults: unknown fields first (a typo also looks like a missing field), then values. */
 export function validated<S extends TSchema>(schema: S, raw: unknown, source: string, prefix: (string | number)[]): Static<S> {
-  const value = Value.Default(schema, Value.Clone(raw ?? {}));
+  const value = Value.Default(schema, typedStrings(schema, Value.Clone(raw ?? {})));
   const unknown = unknownField(schema, value, prefix);
   if (unknown) throw new ConfigError(`${source}: unknown field "${unknown.path}"${unknown.hint}`, unknown.path);
   const bad = firstViolation(schema, value);

@@ -79,7 +79,10 @@ export const ConfigSchema = T.Object({
   }),
   metrics: T.Boolean({ default: true, description: 'Serve GET /metrics (Prometheus text format)' }),
   metricsToken: T.Optional(
-    T.String({ minLength: 16, description: 'When set, GET /metrics requires `Authorization: Bearer <metricsToken>`' }),
+    T.String({
+      minLength: 1,
+      description: 'When set, GET /metrics requires `Authorization: Bearer <metricsToken>` (16 characters or more, not a placeholder)',
+    }),
   ),
   shutdownGraceSeconds: T.Integer({
     minimum: 0,
@@ -106,10 +109,15 @@ export const ConfigSchema = T.Object({
   }),
   tokenSecret: T.Optional(
     T.String({
-      minLength: 16,
-      description: 'Signs short-lived tokens and cursors; the same on every instance (random per process when unset)',
+      minLength: 1,
+      description:
+        'Signs short-lived tokens and cursors; the same on every instance (32 characters or more, not a placeholder; unset: one random secret shared through the KV store)',
     }),
   ),
+  allowWeakSecrets: T.Boolean({
+    default: false,
+    description: 'Start even when a secret is a known placeholder or too short (a warning at every start); never in production',
+  }),
   providers: T.Array(ProviderConfigSchema, { default: [], description: 'Upstreams (docs/providers.md); none: the built-in simulator' }),
   models: T.Array(ModelConfigSchema, { default: [], description: 'The model catalog; none: the default catalog on the simulator' }),
   traits: T.Record(T.String(), T.Record(T.String(), T.String()), {
@@ -187,6 +195,7 @@ export const ENV_KEYS: Record<string, { key: keyof Config; kind: 'string' | 'int
   SVC_ALLOW_PRIVATE_URLS: { key: 'allowPrivateUrls', kind: 'bool' },
   SVC_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
   SVC_TOKEN_SECRET: { key: 'tokenSecret', kind: 'string' },
+  SVC_ALLOW_WEAK_SECRETS: { key: 'allowWeakSecrets', kind: 'bool' },
   SVC_ACCESS_LOG: { key: 'accessLog', kind: 'bool' },
   SVC_METRICS: { key: 'metrics', kind: 'bool' },
   SVC_METRICS_TOKEN: { key: 'metricsToken', kind: 'string' },

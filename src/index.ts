@@ -1,40 +1,51 @@
 import { existsSync } from 'node:fs';
-import { createApp } from './app';
-import { bootstrapAdmin } from './auth/bootstrap';
-import { closeDeps, createDeps } from './boot';
-import { ConfigError, loadConfig } from './config';
+import { loadConfig, type Config } from './config';
 import { checkConfigSections } from './config-sections';
-import { openStorage } from './db/open';
-import { DataDirLockedError, lockDataDir } from './lifecycle/data-lock';
+import { checkSecrets } from './config-secrets';
+import { lockDataDir } from './lifecycle/data-lock';
 import { startProgress } from './lifecycle/progress';
-import { loadTokenizer } from './tokenizer/count';
 import { shutDown } from './lifecycle/shutdown';
 import { startIdleCollector } from './lifecycle/idle-collect';
 import { serveOptions } from './http/serve-options';
-import { preparePlugins } from './plugin-host';
-import { PLUGINS } from '../plugins';
-
-/** The port is taken (by another svc or anything else) and port sharing was not asked for. */
-class PortInUseError extends Error {
-  constructor(host: string, port: number) {
-    super(
-      `${host}:${port} is already in use (another svc?). Stop it, pick another PORT, or set SVC_REUSE_PORT=true ` +
-        'to share the port on purpose (the kernel then splits connections between the processes)',
-    );
-  }
-}
+import { assertPortFree, describeStartupFailure, failedOn, PortInUseError } from './lifecycle/startup-failure';
 
 async function main() {
   const config = loadConfig(process.env, checkConfigSections);
+  started = config;
+  const weakSecretsWarning = checkSecrets(config);
+  if (weakSecretsWarning) process.stderr.write(`${weakSecretsWarning}\n`);
+  assertPortFree(config);
+  // Plugin packages load before anything is opened: one that cannot load, or whose options
+  // are invalid, stops the start naming it (exit 2) with nothing created.
+  const [{ preparePlugins }, { PLUGINS }] = await Promise.all([import('./plugin-host'), import('../plugins')]);
   const pluginPackages = await preparePlugins(config, PLUGINS, process.env.SVC_CONFIG ?? './svc.config.yaml');
+  // The server's modules load only now: a configuration error is told before ~1 s of imports.
+  const [
+    { createApp },
+    { bootstrapAdmin, bootstrapKeyLive },
+    { closeDeps, createDeps },
+    { openStorage },
+    { loadTokenizer },
+    { openKeyValueStore },
+  ] = await Promise.all([
+    import('./app'),
+    import('./auth/bootstrap'),
+    import('./boot'),
+    import('./db/open'),
+    import('./tokenizer/count'),
+    import('./kv/redis'),
+  ]);
   const embedded = !config.databaseUrl;
   const lock = embedded ? lockDataDir(config.dataDir) : null;
   const progress = startProgress();
+  // Redis first: a start that cannot reach it should not create the embedded database first.
+  if (config.redisUrl) progress.step('connecting to Redis');
+  const kv = await openKeyValueStore(config).catch(failedOn('redis'));
   if (embedded && !existsSync(`${config.dataDir}/pglite/PG_VERSION`))
     process.stderr.write(`svc: first start: creating the embedded database in ${config.dataDir}/pglite (takes a few seconds)\n`);
-  const storage = await openStorage(config, progress.step);
+  const storage = await openStorage(config, progress.step).catch(failedOn('postgres'));
   progress.step('loading models, limits and billing');
-  const deps = await createDeps(config, { storage });
+  const deps = await createDeps(config, { storage, kv });
   // The tokenizer's rank table (prompt estimates) is read now, not on the first request.
   loadTokenizer();
   const bootstrap = await bootstrapAdmin(deps.storage.db, config.bootstrapCreditUsd);
@@ -60,6 +71,12 @@ async function main() {
         `  API: ${url}   docs: http://localhost:${port}/docs   console: http://localhost:${port}/console\n\n`,
     );
   }
+  process.stderr.write(`svc: listening on ${listenBanner(config.host, port, config.basePath)}\n`);
+  if (EVERY_INTERFACE.has(config.host) && (await bootstrapKeyLive(deps.storage.db).catch(() => false)))
+    process.stderr.write(
+      `svc: WARNING: listening on every interface (${config.host}) while the bootstrap ADMIN key is live, with ${config.bootstrapCreditUsd} USD ` +
+        'of credit on its account: set HOST=127.0.0.1 to serve this machine only, or create your own keys and delete the bootstrap one\n',
+    );
   // Bun reads this only from the environment it starts with (npm start sets it); assigning it now would do nothing.
   if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS)
     deps.log.warn('BUN_CONFIG_MAX_HTTP_REQUESTS is not set: at most 256 upstream calls run at once (npm start sets 65535)');
@@ -70,6 +87,7 @@ async function main() {
       tookMs: Math.round(t.tookMs),
     });
   });
+  if (weakSecretsWarning) deps.log.warn(weakSecretsWarning.replace(/^svc: WARNING: /, ''));
   deps.log.info('svc listening', { url, backends: `${deps.storage.backend}+${deps.kv.backend}`, models: deps.models.list().length });
 
   let stopping = false;
@@ -113,19 +131,20 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+/** Addresses that listen on every interface. */
+const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '']);
+
+/** Where svc listens, as a person reads it: every interface said so, with the local URL to open. */
+function listenBanner(host: string, port: number, basePath: string): string {
+  const url = `http://${EVERY_INTERFACE.has(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}${basePath}`;
+  return EVERY_INTERFACE.has(host) ? `${host}:${port}, every interface (open ${url})` : url;
+}
+
+/** The configuration once read, so that a failure names the URLs it could not reach. */
+let started: Config | undefined;
+
 main().catch((error) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`svc: configuration error: ${error.message}\n`);
-    process.exit(2);
-  }
-  if (error instanceof PortInUseError) {
-    process.stderr.write(`svc: cannot start: ${error.message}\n`);
-    process.exit(2);
-  }
-  if (error instanceof DataDirLockedError) {
-    process.stderr.write(`svc: cannot start: ${error.message}. Stop it first, or give this instance its own SVC_DATA_DIR.\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`svc: failed to start: ${error?.stack ?? error}\n`);
-  process.exit(1);
+  const { line, exitCode } = describeStartupFailure(error, { databaseUrl: started?.databaseUrl, redisUrl: started?.redisUrl });
+  process.stderr.write(`${line}\n`);
+  process.exit(exitCode);
 });

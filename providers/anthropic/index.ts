@@ -1,5 +1,5 @@
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
-import { DEFAULT_MAX_COMPLETION_TOKENS } from '../../src/chat/max-tokens';
+import { DEFAULT_MAX_COMPLETION_TOKENS } from '../../src/stream/max-tokens';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../../src/models/provider-config';
 import { responseJsonUpTo } from '../../src/net/limited-body';
 import type { UpstreamChatRequest } from '../../src/stream/wire';

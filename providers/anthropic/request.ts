@@ -9,7 +9,7 @@ import type {
   Tool,
   ToolChoice,
 } from '@anthropic-ai/sdk/resources/messages';
-import { clientIndexOf } from '../../src/chat/message-index';
+import { clientIndexOf } from '../../src/stream/message-index';
 import type { ChatMessage, ContentPart, UpstreamChatRequest } from '../../src/stream/wire';
 import {
   functionToolsOf,

@@ -1,5 +1,5 @@
 import type { ContentEmbedding } from '@google/genai';
-import { base64Float32 } from '../../src/embeddings/float32';
+import { base64Float32 } from '../../src/stream/float32';
 import type { EmbeddingResult, UpstreamEmbeddingRequest } from '../types';
 import { unsupported } from '../translate/request';
 import { upstreamUnavailable } from '../errors';

@@ -1,5 +1,5 @@
 import type { Content, FunctionCallingConfig, FunctionCallingConfigMode, GenerationConfig, Part, Tool } from '@google/genai';
-import { clientIndexOf } from '../../src/chat/message-index';
+import { clientIndexOf } from '../../src/stream/message-index';
 import type { ChatMessage, ContentPart, UpstreamChatRequest } from '../../src/stream/wire';
 import {
   functionToolsOf,

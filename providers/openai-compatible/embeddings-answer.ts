@@ -1,4 +1,4 @@
-import { base64Float32, float32OfBase64 } from '../../src/embeddings/float32';
+import { base64Float32, float32OfBase64 } from '../../src/stream/float32';
 import type { EmbeddingResult, EmbeddingVector, UpstreamEmbeddingRequest } from '../types';
 import { arrayElements, documentMembers, objectMembers, type Span } from './json-spans';
 

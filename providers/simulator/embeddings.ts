@@ -1,4 +1,4 @@
-import { base64Float32 } from '../../src/embeddings/float32';
+import { base64Float32 } from '../../src/stream/float32';
 import { embeddingInputTokens } from '../../src/pipeline/tokens';
 import type { EmbeddingVector, ProviderCalls, UpstreamEmbeddingRequest } from '../types';
 

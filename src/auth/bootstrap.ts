@@ -5,6 +5,8 @@ import type { Database } from '../db/database';
 import { accounts, apiKeys } from '../db/schema';
 import { createApiKey, type ApiKeyType } from './api-keys';
 
+const BOOTSTRAP_KEY_DESCRIPTION = 'Bootstrap admin key';
+
 /** Creates an account with a starting USD credit; returns its id. */
 export async function createAccount(
   db: Database,
@@ -44,9 +46,19 @@ export async function bootstrapAdmin(db: Database, creditUsd: string): Promise<{
     const existing = await tx.select({ id: apiKeys.id }).from(apiKeys).limit(1);
     if (existing.length > 0) return null;
     const accountId = await createAccount(tx as unknown as Database, { creditUsd, displayName: 'bootstrap', operator: true });
-    const { secret } = await createApiKey(tx as unknown as Database, { accountId, type: 'ADMIN', description: 'Bootstrap admin key' });
+    const { secret } = await createApiKey(tx as unknown as Database, { accountId, type: 'ADMIN', description: BOOTSTRAP_KEY_DESCRIPTION });
     return { secret, accountId };
   });
+}
+
+/** Whether the bootstrap ADMIN key is still usable (not deleted): the start-up banner warns about it. */
+export async function bootstrapKeyLive(db: Database): Promise<boolean> {
+  const rows = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(sql`${apiKeys.description} = ${BOOTSTRAP_KEY_DESCRIPTION} and ${apiKeys.deletedAt} is null`)
+    .limit(1);
+  return rows.length > 0;
 }
 
 /** Creates a key on the bootstrap (oldest) account, for `bun run keys:create`. */

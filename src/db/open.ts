@@ -47,24 +47,49 @@ export function reconnectDelaySeconds(failures: number): number {
   return Math.min(0.05 * 2 ** Math.min(failures, 10), RECONNECT_MAX_DELAY_S) * (0.5 + Math.random() / 2);
 }
 
+/** The session advisory lock one instance holds while it migrates (bootstrap.ts takes 7313001). */
+export const MIGRATION_LOCK = 7313002;
+
 /**
  * Opens Postgres at `url` and applies pending migrations (without a deadline: a migration
  * may take long). Every later call has a deadline of `timeoutMs` (see withDeadlines), and a
  * new connection gives up after as long, so an outage answers 503 within about that.
  */
 export async function openPostgres(url: string, opts: { max?: number; onStep?: OnStep; timeoutMs?: number } = {}): Promise<Storage> {
-  const { postgres, drizzle, migrate } = await loadPostgres();
+  const { postgres, drizzle } = await loadPostgres();
   const timeoutMs = opts.timeoutMs ?? DATABASE_TIMEOUT_MS;
+  const connectTimeout = Math.max(1, Math.ceil(timeoutMs / 1000));
+  opts.onStep?.('connecting to Postgres and applying migrations');
+  await migrateUnderLock(url, connectTimeout, opts.onStep);
   const client = postgres(url, {
     max: opts.max ?? 10,
     onnotice: () => {},
-    connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    connect_timeout: connectTimeout,
     backoff: reconnectDelaySeconds,
   });
-  opts.onStep?.('connecting to Postgres and applying migrations');
-  await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
   const db = drizzle(withDeadlines(client, timeoutMs), { schema });
   return { db: db as unknown as Database, backend: 'postgres', close: () => client.end({ timeout: 5 }) };
+}
+
+/**
+ * Migrates on a connection of its own that holds MIGRATION_LOCK: instances starting together
+ * (a Deployment's replicas, a rolling upgrade) would otherwise all run the same CREATE TABLEs
+ * and all but one fail. The others wait on the lock, then find nothing left to apply. The
+ * lock is the session's, so a process that dies while migrating releases it with its connection.
+ */
+async function migrateUnderLock(url: string, connectTimeout: number, onStep?: OnStep) {
+  const { postgres, drizzle, migrate } = await loadPostgres();
+  const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: connectTimeout });
+  try {
+    const [first] = await client`select pg_try_advisory_lock(${MIGRATION_LOCK}) as locked`;
+    if (!first?.locked) {
+      onStep?.('waiting for another instance to finish migrating');
+      await client`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    }
+    await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await client.end({ timeout: 5 });
+  }
 }
 
 /**

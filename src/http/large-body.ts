@@ -5,7 +5,7 @@
  * header ("x-svc-balance-usd", ": ", the value, "\r\n") goes out as its own send() instead:
  * ~70 system calls per response with svc's headers. A body given as a stream goes out with
  * its headers in one write (chunked: Elysia rebuilds the Response and Bun does not keep a
- * stream's length). `bun bench/cork-repro.ts --strace` reproduces it on a bare Bun server:
+ * stream's length). `bun bench/tools/cork-repro.ts --strace` reproduces it on a bare Bun server:
  * 15,356 bytes go out in one send, 15,360 in 63 (12 headers); 16 connections get 8k responses
  * a second of a 20 KB string against 37k of the same bytes as a stream. In svc: embeddings
  * 553 -> 369 µs of CPU per request, a 20 KB chat answer 264 -> 203.
@@ -32,7 +32,7 @@ export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
 /**
  * A Response body for bytes a route holds whole (an image, a compressed answer, an asset):
  * the bytes, or from UNCORKED_BODY_BYTES a one-chunk stream of them. Measured with
- * `bench/cork-repro.ts` on an AMD EPYC machine, 16 connections: 1 MB of bytes 1.9k responses/s
+ * `bench/tools/cork-repro.ts` on an AMD EPYC machine, 16 connections: 1 MB of bytes 1.9k responses/s
  * against 3.5k as a stream; 20 KB 3.9k against 37.9k. The cost: the answer is chunked, with no
  * Content-Length (Bun drops a declared length for a stream body).
  */

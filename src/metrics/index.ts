@@ -14,6 +14,10 @@ collectDefaultMetrics({ register: metricsRegistry, prefix: 'svc_' });
 // request in flight waiting behind it. The heap totals (svc_nodejs_heap_size_*) stay.
 const SLOW_DEFAULT_METRICS = ['total', 'used', 'available'].map((part) => `svc_nodejs_heap_space_size_${part}_bytes`);
 for (const name of SLOW_DEFAULT_METRICS) metricsRegistry.removeSingleMetric(name);
+// The event-loop delay is exported once, as svc_event_loop_delay_seconds below: prom-client's
+// own lag gauges are reset by each scrape, so two scrapers read different numbers.
+for (const metric of metricsRegistry.getMetricsAsArray())
+  if (metric.name.startsWith('svc_nodejs_eventloop_lag')) metricsRegistry.removeSingleMetric(metric.name);
 
 // Request latency from a health check (~0.1 ms) to a long non-streaming completion.
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -70,8 +74,7 @@ const abuseBlocks = new Counter({
   registers: [metricsRegistry],
 });
 
-// prom-client's own event-loop gauges (svc_nodejs_eventloop_lag_*) are reset by each scrape;
-// a cumulative histogram reads the same for every scraper, and a diff of two scrapes gives
+// A cumulative histogram reads the same for every scraper, and a diff of two scrapes gives
 // the delay over any window (the bench reads one before and after each saturation phase).
 const eventLoopDelay = new HotHistogram(
   metricsRegistry,

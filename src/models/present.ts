@@ -1,18 +1,31 @@
 import { microsToNumber } from '../billing/money';
-import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
-import { presentMusicSpec, presentVideoConstraints } from '../jobs/model';
 import type { ModelEntry } from './catalog';
 import type { AudioModelSpec } from './audio-spec';
 import type { Capabilities } from './schema';
-import { TRANSCRIPTION_FORMATS } from '../audio/upload';
+
+/**
+ * The model families' parts of a model's record, handed in by the wiring (src/routes/models.ts):
+ * the catalog sits below the image, media-job and audio families and imports none of them.
+ */
+export interface FamilyPresenters {
+  isImageModel(m: ModelEntry): boolean;
+  /** The pricing of a model with an image spec. */
+  imagePricing(m: ModelEntry): Record<string, unknown>;
+  imageConstraints(m: ModelEntry): Record<string, unknown>;
+  videoConstraints(m: ModelEntry): Record<string, unknown> | null;
+  /** A music model's limits, at the top of model_spec. */
+  musicSpec(m: ModelEntry): Record<string, unknown> | null;
+  /** The formats a voice sample may come in when the model names none. */
+  voiceSampleFormats: readonly string[];
+}
 
 const usdDiem = (micros: number) => ({ usd: microsToNumber(micros), diem: microsToNumber(micros) });
 
 /** Pricing in the reference's shape for the model's type (one member of its `pricing` anyOf). */
-function pricing(m: ModelEntry): Record<string, unknown> {
+function pricing(m: ModelEntry, families: FamilyPresenters): Record<string, unknown> {
   const p = m.prices;
   // Models with an image spec publish resolution, quality and upscale prices (src/images/model.ts).
-  if (m.config.image) return presentImagePricing(m);
+  if (m.config.image) return families.imagePricing(m);
   const unit = usdDiem(p.perUnit);
   switch (m.type) {
     case 'text':
@@ -87,7 +100,7 @@ const SIMULATED_DESCRIPTION: Partial<Record<ModelEntry['type'], string>> = {
 };
 
 /** The ModelResponse record of GET /models (reference API-NOTES section 2). */
-export function presentModel(m: ModelEntry, createdAt: number) {
+export function presentModel(m: ModelEntry, createdAt: number, families: FamilyPresenters) {
   const c = m.config;
   const spec: Record<string, unknown> = {
     name: m.name,
@@ -97,7 +110,7 @@ export function presentModel(m: ModelEntry, createdAt: number) {
     beta: false,
     traits: c.traits,
     modelSource: m.simulated ? 'svc-simulator' : c.routes.map((r) => r.provider).join(','),
-    pricing: pricing(m),
+    pricing: pricing(m, families),
   };
   if (m.simulated) spec.simulator = true;
   if (m.type === 'text') {
@@ -109,17 +122,17 @@ export function presentModel(m: ModelEntry, createdAt: number) {
       supportsPromptCaching: c.capabilities?.supportsPromptCaching === true,
     };
     spec.constraints = c.constraints ?? { temperature: { default: 0.7 }, top_p: { default: 0.9 } };
-  } else if (isImageModel(m)) spec.constraints = { ...presentImageConstraints(m), ...c.constraints };
-  else if (m.config.video) spec.constraints = { ...presentVideoConstraints(m), ...c.constraints };
+  } else if (families.isImageModel(m)) spec.constraints = { ...families.imageConstraints(m), ...c.constraints };
+  else if (m.config.video) spec.constraints = { ...families.videoConstraints(m), ...c.constraints };
   else if (c.constraints) spec.constraints = c.constraints;
   if (m.type === 'embedding' && c.dimensions) {
     // A request may ask for up to `dimensions` (POST /embeddings), so custom dimensions are supported.
     spec.embeddingDimensions = c.dimensions;
     spec.supportsCustomDimensions = true;
   }
-  if (c.audio) Object.assign(spec, presentAudio(c.audio));
+  if (c.audio) Object.assign(spec, presentAudio(c.audio, families.voiceSampleFormats));
   // Music models publish their limits at the top of model_spec (none of the reference's constraint shapes is theirs).
-  if (m.config.music) Object.assign(spec, presentMusicSpec(m));
+  if (m.config.music) Object.assign(spec, families.musicSpec(m));
   else if (c.promptCharacterLimit) spec.constraints = { ...(spec.constraints as object), promptCharacterLimit: c.promptCharacterLimit };
   if (c.deprecation)
     spec.deprecation = {
@@ -140,14 +153,14 @@ export function presentModel(m: ModelEntry, createdAt: number) {
 }
 
 /** The reference's TTS fields of model_spec: voices, voice cloning, and svc's formats and input limit. */
-function presentAudio(a: AudioModelSpec): Record<string, unknown> {
+function presentAudio(a: AudioModelSpec, sampleFormats: readonly string[]): Record<string, unknown> {
   return {
     ...(a.voices ? { voices: a.voices } : {}),
     ...(a.voiceCloning
       ? {
           voice_cloning: {
             mode: a.voiceCloning.mode,
-            accepted_formats: a.voiceCloning.acceptedFormats ?? [...TRANSCRIPTION_FORMATS],
+            accepted_formats: a.voiceCloning.acceptedFormats ?? [...sampleFormats],
             min_sample_seconds: a.voiceCloning.minSampleSeconds,
             retention_days: a.voiceCloning.retentionDays,
           },

@@ -52,7 +52,7 @@ export function augmentRoutes(deps: AppDeps, stages: Stages) {
       body: WebSearchRequestSchema,
       detail: {
         operationId: 'webSearch',
-        summary: '/api/v1/augment/search',
+        summary: 'Search the web',
         tags,
         security,
         description:
@@ -72,7 +72,7 @@ export function augmentRoutes(deps: AppDeps, stages: Stages) {
       body: WebScrapeRequestSchema,
       detail: {
         operationId: 'webScrape',
-        summary: '/api/v1/augment/scrape',
+        summary: 'Read a web page as markdown',
         tags,
         security,
         description:
@@ -99,7 +99,7 @@ export function augmentRoutes(deps: AppDeps, stages: Stages) {
         body: TextParserRequestSchema,
         detail: {
           operationId: 'createTextParser',
-          summary: '/api/v1/augment/text-parser',
+          summary: 'Extract the text of a document',
           tags,
           security,
           description:

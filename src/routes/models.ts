@@ -2,9 +2,22 @@ import { Elysia, t } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { MODEL_TYPES, type ModelType } from '../models/schema';
-import { presentModel } from '../models/present';
+import { presentModel, type FamilyPresenters } from '../models/present';
+import { isImageModel, presentImageConstraints, presentImagePricing } from '../images/model';
+import { presentMusicSpec, presentVideoConstraints } from '../jobs/model';
+import { TRANSCRIPTION_FORMATS } from '../audio/upload';
 import { ErrorBody } from '../http/error-body';
 import { notFound } from '../http/errors';
+
+/** The families' parts of each model record (the catalog below them cannot import them). */
+const FAMILIES: FamilyPresenters = {
+  isImageModel,
+  imagePricing: presentImagePricing,
+  imageConstraints: presentImageConstraints,
+  videoConstraints: presentVideoConstraints,
+  musicSpec: presentMusicSpec,
+  voiceSampleFormats: TRANSCRIPTION_FORMATS,
+};
 
 const TypeQuery = t.Object({
   // A union of literals, not t.UnionEnum: Elysia 1.4 fills an omitted optional UnionEnum
@@ -51,18 +64,27 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
     .use(stages)
     .get(
       '/models',
-      function listModels({ query }) {
+      function listModels({ query, set, path }) {
         const type: string = query.type ?? 'text';
+        // Text models only unless asked: the header says how to list every type.
+        if (query.type === undefined) set.headers.link = `<${path}?type=all>; rel="alternate"; title="models of every type"`;
         let entries =
           type === 'all' ? deps.models.list() : type === 'code' ? deps.models.list('text') : deps.models.list(type as ModelType);
         if (type === 'code') entries = entries.filter((m) => m.config.capabilities?.optimizedForCode);
-        return { object: 'list' as const, type, data: entries.map((m) => presentModel(m, createdAt)) };
+        return { object: 'list' as const, type, data: entries.map((m) => presentModel(m, createdAt, FAMILIES)) };
       },
       {
         auth: 'OPTIONAL',
         query: TypeQuery,
         response: { 200: t.Object({ object: t.Literal('list'), type: t.String(), data: t.Array(ModelRecord) }) },
-        detail: { operationId: 'listModels', summary: 'List models', tags: ['Models'], security: [{}, { BearerAuth: [] }] },
+        detail: {
+          operationId: 'listModels',
+          summary: 'List models',
+          description:
+            'Text models unless `type` says otherwise: `?type=all` lists every type (image, audio, embedding, video, ...); an answer without `type` carries a `Link` header to it.',
+          tags: ['Models'],
+          security: [{}, { BearerAuth: [] }],
+        },
       },
     )
     .get(
@@ -70,7 +92,7 @@ export function modelRoutes(deps: Pick<AppDeps, 'models'>, stages: Stages) {
       function retrieveModel({ params }) {
         const model = deps.models.get(params.id) ?? deps.models.resolve(params.id);
         if (!model) throw notFound(`Model "${params.id}" not found. GET /models lists the available models.`);
-        return presentModel(model, createdAt);
+        return presentModel(model, createdAt, FAMILIES);
       },
       {
         auth: 'OPTIONAL',

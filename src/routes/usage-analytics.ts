@@ -59,7 +59,7 @@ export function usageAnalyticsRoutes(deps: AppDeps, stages: Stages, timeoutMs = 
       response: { 200: UsageAnalyticsSchema, 403: ErrorBody, 504: ErrorBody },
       detail: {
         operationId: 'getBillingUsageAnalytics',
-        summary: '/api/v1/billing/usage-analytics',
+        summary: 'Usage by day, model and key',
         tags: ['Billing'],
         security: [{ BearerAuth: [] }, { siwx: [] }],
         description:

@@ -6,7 +6,8 @@ import { checkCommand } from './synopsis';
 
 // bench/ holds the harness and the tools docs/benchmarks.md lists, nothing else: a probe
 // written for one investigation is documented there (what it measures, how to run it) or
-// deleted. Each listed command, and each flag its row names, is one the script reads.
+// deleted. At most 15 tools sit beside the harness; narrower probes live in bench/tools/.
+// Each listed command, and each flag its row names, is one the script reads.
 const HARNESS = ['run.ts', 'metrics.ts', 'report.ts', 'probe.ts'];
 
 const TOOLS = markdownTables(pageText('docs/benchmarks.md'))
@@ -20,10 +21,12 @@ const TOOLS = markdownTables(pageText('docs/benchmarks.md'))
   );
 
 describe('the bench folder', () => {
-  test('every script in bench/ is a listed tool or a part of the harness', () => {
+  test('every script in bench/ and bench/tools/ is a listed tool or a part of the harness; at most 15 tools at the top', () => {
     const listed = TOOLS.map((t) => /bench\/(\S+\.ts)/.exec(t.command)?.[1]);
-    const scripts = readdirSync(join(ROOT, 'bench')).filter((f) => f.endsWith('.ts'));
+    const top = readdirSync(join(ROOT, 'bench')).filter((f) => f.endsWith('.ts'));
+    const scripts = [...top, ...readdirSync(join(ROOT, 'bench', 'tools')).map((f) => `tools/${f}`)];
     expect(scripts.filter((f) => !HARNESS.includes(f) && !listed.includes(f))).toEqual([]);
+    expect(top.filter((f) => !HARNESS.includes(f)).length).toBeLessThanOrEqual(15);
   });
 
   test.each(TOOLS)('$name runs a script that reads every flag its row names', ({ command, flags }) => {

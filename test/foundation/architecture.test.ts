@@ -135,6 +135,39 @@ describe('architecture', () => {
     expect(graph.get(join(ROOT, 'src/kv/redis-link.ts'))?.map(rel)).toContain('src/kv/redis-single.ts');
   });
 
+  // The model families: each serves its routes with what the layers below it offer. Providers
+  // and the model catalog sit below them, so shared pieces live in src/stream/, src/models/ or
+  // src/net/, never in a family.
+  const FAMILIES = [
+    'src/chat/',
+    'src/embeddings/',
+    'src/images/',
+    'src/audio/',
+    'src/jobs/',
+    'src/responses/',
+    'src/augment/',
+    'src/characters/',
+  ];
+  // The simulator's lazy loaders of sharp and music-metadata, which the families own.
+  const PROVIDER_FAMILY_IMPORTS = [
+    'providers/simulator/images.ts -> src/images/sharp.ts',
+    'providers/simulator/speech.ts -> src/audio/media.ts',
+  ];
+  const upward = (from: (f: string) => boolean) =>
+    files
+      .filter((f) => from(rel(f)))
+      .flatMap((f) => (graph.get(f) ?? []).filter((g) => FAMILIES.some((x) => rel(g).startsWith(x))).map((g) => `${rel(f)} -> ${rel(g)}`));
+
+  test('providers and the model catalog import no model family (nothing runs up the layers)', () => {
+    expect(upward((f) => f.startsWith('providers/')).filter((i) => !PROVIDER_FAMILY_IMPORTS.includes(i))).toEqual([]);
+    expect(upward((f) => f.startsWith('src/models/'))).toEqual([]);
+  });
+
+  test('the upward-import check sees one (so it can fail)', () => {
+    expect(upward((f) => f === 'src/routes/models.ts').length).toBeGreaterThan(0);
+    expect(FAMILIES.some((x) => 'src/chat/completions.ts'.startsWith(x))).toBe(true);
+  });
+
   test('providers parse their config sections without src/config.ts, and the plugin contract names its settings', () => {
     expect(graph.get(join(ROOT, 'providers/search/config.ts'))?.map(rel)).not.toContain('src/config.ts');
     expect(graph.get(join(ROOT, 'src/pipeline/plugin.ts'))?.map(rel)).not.toContain('src/config.ts');

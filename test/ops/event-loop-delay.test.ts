@@ -48,3 +48,10 @@ test('a loop blocked for 150 ms shows up above the 50 ms bucket, with the ticks 
   expect(over50ms(after) - over50ms(before)).toBeGreaterThanOrEqual(3);
   expect(after.sum - before.sum).toBeGreaterThan(0.3);
 });
+
+test('the delay is exported once: no prom-client event-loop lag gauges beside the histogram', async () => {
+  const { text } = await scrape();
+  expect(text.split('\n').filter((line) => line.startsWith('# TYPE') && /event_?loop/.test(line))).toEqual([
+    '# TYPE svc_event_loop_delay_seconds histogram',
+  ]);
+});

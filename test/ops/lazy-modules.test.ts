@@ -31,6 +31,8 @@ const LOADED_ON_FIRST_USE = [
   // Audio: the upload reader and the simulator's MP3 encoder.
   'music-metadata',
   '@breezystack/lamejs',
+  // Never loaded: a peer of @elysiajs/openapi for its fromTypes() only; the image removes it (Dockerfile).
+  'typescript',
 ];
 
 const transpiler = new Bun.Transpiler({ loader: 'ts' });
@@ -43,7 +45,7 @@ const packageOf = (specifier: string) =>
 /**
  * The package specifiers reached from `entry` through static imports of svc's own files: what
  * a process started with `bun <entry>` has loaded before its first request. Dynamic `import()`
- * calls and type-only imports (erased by the transpiler) are not followed.
+ * calls past the entry and type-only imports (erased by the transpiler) are not followed.
  */
 function packagesLoadedAtStart(entry: string): Map<string, string> {
   const packages = new Map<string, string>(); // specifier -> first file importing it
@@ -54,7 +56,9 @@ function packagesLoadedAtStart(entry: string): Map<string, string> {
     if (seen.has(file)) continue;
     seen.add(file);
     for (const { kind, path } of transpiler.scanImports(readFileSync(file, 'utf8'))) {
-      if (kind !== 'import-statement' && kind !== 'require-call') continue;
+      // The entry's own `import()`s load at every start too (it reads the config first).
+      const atStart = kind === 'import-statement' || kind === 'require-call' || (kind === 'dynamic-import' && file === entry);
+      if (!atStart) continue;
       if (path.startsWith('.')) queue.push(Bun.resolveSync(path, dirname(file)));
       else if (!packages.has(path)) packages.set(path, file.slice(ROOT.length + 1));
     }

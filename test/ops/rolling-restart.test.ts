@@ -100,7 +100,7 @@ describe.skipIf(!CADDY || !EXTERNAL)('a rolling restart behind the shipped Caddy
       SVC_LOG_LEVEL: 'info',
       SVC_SHUTDOWN_DRAIN_SECONDS: String(DRAIN_SECONDS),
       SVC_SHUTDOWN_GRACE_SECONDS: '5',
-      SVC_TOKEN_SECRET: 'rolling-restart-shared-secret',
+      SVC_TOKEN_SECRET: 'rolling-restart-shared-secret-of-32-chars',
     };
     // The first start on the empty database creates the ADMIN key (stderr); the second shares it.
     await startInstance(0);

@@ -1,10 +1,10 @@
 /**
- * `bun bench/tokenizer.ts`: what the prompt estimate costs per request. The chat route counts
+ * `bun bench/tools/tokenizer.ts`: what the prompt estimate costs per request. The chat route counts
  * the prompt with the o200k_base tokenizer (src/tokenizer/) before reserving; this prints µs
  * per count for the bench's short prompt and for longer ones.
  */
-import { chatPromptTokens } from '../src/pipeline/tokens';
-import type { ChatMessage } from '../src/stream/wire';
+import { chatPromptTokens } from '../../src/pipeline/tokens';
+import type { ChatMessage } from '../../src/stream/wire';
 
 const prompts: [string, ChatMessage[]][] = [
   ['bench prompt (10 chars)', [{ role: 'user', content: 'Say hello.' }]],

@@ -1,5 +1,5 @@
 /**
- * `npx bun bench/usage-rollup-cost.ts [--rows 20000] [--rounds 3] [--slices 0,2]`: what keeping
+ * `npx bun bench/tools/usage-rollup-cost.ts [--rows 20000] [--rounds 3] [--slices 0,2]`: what keeping
  * usage_daily adds to a ledger batch on the embedded database: the same batches (1,000 chat
  * settlements of one account, two lines each) written into two PGlite databases, one as svc
  * runs (the writer appends the batch's daily sums) and one whose usage_daily ignores inserts
@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { LedgerCharge } from '../src/billing/ledger-row';
-import { benchCharge, ownCpuMicros } from './lib/ledger-charge';
-import { writeLedgerBatch } from '../src/billing/ledger-writer';
-import { SlicePacer } from '../src/billing/slice-pacer';
-import { createAccount } from '../src/auth/bootstrap';
-import { openPglite } from '../src/db/open';
+import type { LedgerCharge } from '../../src/billing/ledger-row';
+import { benchCharge, ownCpuMicros } from '../lib/ledger-charge';
+import { writeLedgerBatch } from '../../src/billing/ledger-writer';
+import { SlicePacer } from '../../src/billing/slice-pacer';
+import { createAccount } from '../../src/auth/bootstrap';
+import { openPglite } from '../../src/db/open';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);

@@ -1,5 +1,5 @@
 /**
- * `bun bench/cork-repro.ts [--strace]`: a standalone reproduction, for Bun's issue tracker, of
+ * `bun bench/tools/cork-repro.ts [--strace]`: a standalone reproduction, for Bun's issue tracker, of
  * why svc sends large bodies as streams (src/http/large-body.ts). A Bun.serve response with 12
  * headers and a 20 KB body, answered after a turn of the event loop, is served as a string, as bytes, as a Blob and as a one-chunk
  * stream, then strings of 15 and 4 KB, each to 16 keep-alive connections for 3 s:

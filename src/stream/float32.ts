@@ -1,3 +1,4 @@
+// Used by the providers to write and read embedding answers: below the families, so that they may import it.
 /** A vector as base64 of its little-endian float32 bytes (what the OpenAI SDKs decode). */
 export function base64Float32(vector: readonly number[]): string {
   const view = new DataView(new ArrayBuffer(vector.length * 4));

@@ -1,5 +1,5 @@
 /**
- * `bun bench/embeddings-respond.ts`: CPU of turning one upstream `/embeddings` answer (1,024
+ * `bun bench/tools/embeddings-respond.ts`: CPU of turning one upstream `/embeddings` answer (1,024
  * floats, the in-process harness's) into the client's response bytes, with no app around
  * it. "parse + stringify" is what svc did before the pass-through (JSON.parse, rebuild,
  * JSON.stringify); the others are the pass-through for each encoding pair. Variants run
@@ -7,13 +7,13 @@
  *
  * Flags: --rounds N (default 8), --iterations N per round (default 2000).
  */
-import { base64Float32 } from '../src/embeddings/float32';
-import { embeddingResponse } from '../src/embeddings/respond';
-import type { EmbeddingRequest } from '../src/embeddings/schema';
-import type { ModelEntry } from '../src/models/catalog';
-import { parseEmbeddingsAnswer } from '../providers/openai-compatible/embeddings-answer';
-import { embeddingsAnswer } from './servers/upstream-bytes';
-import { percentile } from './lib/stats';
+import { base64Float32 } from '../../src/stream/float32';
+import { embeddingResponse } from '../../src/embeddings/respond';
+import type { EmbeddingRequest } from '../../src/embeddings/schema';
+import type { ModelEntry } from '../../src/models/catalog';
+import { parseEmbeddingsAnswer } from '../../providers/openai-compatible/embeddings-answer';
+import { embeddingsAnswer } from '../servers/upstream-bytes';
+import { percentile } from '../lib/stats';
 
 const argv = Bun.argv.slice(2);
 const num = (name: string, dflt: number) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : dflt);

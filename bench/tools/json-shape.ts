@@ -1,11 +1,11 @@
 /**
- * `bun bench/json-shape.ts`: what the JSON shape check (src/http/json-shape.ts) adds to a
+ * `bun bench/tools/json-shape.ts`: what the JSON shape check (src/http/json-shape.ts) adds to a
  * request. Every JSON body is scanned once for depth and item counts before JSON.parse; this
  * prints the scan's cost against JSON.parse's on a typical ~2 KB chat body and on larger ones,
  * and the whole read (text + scan + parse) against the native `Request.json()` it replaced.
  * Scan and parse times are the best of 20 rounds; on a shared machine compare the ratios, not the microseconds.
  */
-import { jsonShapeProblem, parseJsonBody } from '../src/http/json-shape';
+import { jsonShapeProblem, parseJsonBody } from '../../src/http/json-shape';
 
 const chat = (chars: number) =>
   JSON.stringify({

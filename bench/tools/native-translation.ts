@@ -6,12 +6,12 @@
  * provider's stream (raw bytes for OpenAI-compatible, translatedStream for the others) and
  * the proxy's zero-copy tap, and is read to the end. Rounds alternate the three so machine
  * noise hits them alike; the median CPU time per chunk and the ratio to the passthrough are
- * printed. Run: `npx bun bench/native-translation.ts [--streams 400] [--rounds 7]`.
+ * printed. Run: `npx bun bench/tools/native-translation.ts [--streams 400] [--rounds 7]`.
  */
-import { anthropicStream } from '../providers/anthropic/stream';
-import { geminiStream } from '../providers/gemini/stream';
-import { translatedStream } from '../providers/translate/stream';
-import { proxyStream } from '../src/stream/proxy';
+import { anthropicStream } from '../../providers/anthropic/stream';
+import { geminiStream } from '../../providers/gemini/stream';
+import { translatedStream } from '../../providers/translate/stream';
+import { proxyStream } from '../../src/stream/proxy';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
