@@ -73,6 +73,14 @@ function fullName(plugin: string, name: string): string {
   return `svc_plugin_${plugin.replace(/[^a-zA-Z0-9_]/g, '_')}_${name}`;
 }
 
+/**
+ * Whether `name` is a plugin's own metric (registered on the plugin's first use of it, so
+ * present or not depending on what ran): each plugin's page documents its own.
+ */
+export function isPluginOwnMetric(name: string): boolean {
+  return registered.has(name);
+}
+
 /** A plugin's own metrics (`ctx.services.metrics`), exported as `svc_plugin_<plugin>_<name>` (a counter's name ends in `_total`). */
 export function pluginMetrics(plugin: string): PluginMetrics {
   return {

@@ -1,5 +1,5 @@
 // The plugins' metrics register on import; the reference lists them too.
-import './plugins';
+import { isPluginOwnMetric } from './plugins';
 import { metricsRegistry } from '.';
 
 /** The markers around the generated table in docs/operations.md. */
@@ -20,11 +20,12 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /**
  * The table of every metric `GET /metrics` serves, generated from the registry the service
  * builds (src/metrics/), so docs/operations.md cannot drift from it: name, type, labels, help.
+ * A plugin's own metrics (`svc_plugin_<plugin>_<name>`) are on that plugin's page, not here.
  */
 export function metricsReference(): string {
-  const metrics = (metricsRegistry.getMetricsAsArray() as unknown as DescribedMetric[]).toSorted(
-    (a, b) => Number(isProcessMetric(a.name)) - Number(isProcessMetric(b.name)),
-  );
+  const metrics = (metricsRegistry.getMetricsAsArray() as unknown as DescribedMetric[])
+    .filter((m) => !isPluginOwnMetric(m.name))
+    .toSorted((a, b) => Number(isProcessMetric(a.name)) - Number(isProcessMetric(b.name)));
   const rows = metrics.map(
     (m) => `| \`${m.name}\` | ${m.type} | ${(m.labelNames ?? []).map((l) => `\`${l}\``).join(', ')} | ${cell(m.help)} |`,
   );
