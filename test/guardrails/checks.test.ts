@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { startTestApp } from '../helpers/app';
+import { rejectionOf } from '../helpers/rejection';
 import { startGuardWorld, streamed, type GuardWorld } from './setup';
 
 /** A classifier on 127.0.0.1 that denies input containing "forbidden", hangs on "hang", passes the rest. */
@@ -152,7 +153,7 @@ describe('webhook classifier', () => {
 
 test('a pathological operator regex is refused at start, naming the plugin, the field and the reason', async () => {
   const start = startTestApp({ config: { plugins: [{ name: 'deny_list', options: { deny: [{ name: 'bad', regex: '(a+)+$' }] } }] } });
-  await expect(start).rejects.toThrow(
+  expect((await rejectionOf(start)).message).toContain(
     'config: plugin "deny_list": invalid field "plugins.0.options": rule bad: regex refused: nested quantifiers: a+ repeated inside (a+)+',
   );
 }, 30_000);
