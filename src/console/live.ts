@@ -1,3 +1,8 @@
+import { addBucket, quantileMs } from './quantile';
+import { pluginCountsOf, pluginRows, type LivePlugin, type PluginCounts, type PluginInfo } from './live-plugins';
+
+export { quantileMs } from './quantile';
+
 /** Routes left out of the live request figures: the console's own polling, probes and scrapes. */
 const SELF_ROUTES = /^\/(console|metrics|health|ready)(\/|$)/;
 
@@ -12,6 +17,7 @@ export interface MetricsSnapshot {
   openStreams: number;
   rateLimitRefusals: number;
   abuseBlocks: number;
+  plugins: Map<string, PluginCounts>;
 }
 
 /** The live page's figures over the interval between two snapshots. */
@@ -33,6 +39,7 @@ export interface LiveSummary {
     p50Ms: number | null;
     p99Ms: number | null;
   }[];
+  plugins: LivePlugin[];
 }
 
 type Labels = Record<string, string | number | undefined>;
@@ -44,11 +51,6 @@ export interface Metric {
 
 const sum = (m: Metric | undefined, keep: (labels: Labels) => boolean = () => true) =>
   (m?.values ?? []).reduce((n, v) => (keep(v.labels) ? n + v.value : n), 0);
-
-function addBucket(into: Map<number, number>, le: string | number | undefined, value: number) {
-  const bound = le === '+Inf' ? Infinity : Number(le);
-  into.set(bound, (into.get(bound) ?? 0) + value);
-}
 
 /** Reads a snapshot out of the registry's JSON form (prom-client's getMetricsAsJSON). */
 export function snapshotOf(metrics: Metric[], at: number): MetricsSnapshot {
@@ -83,31 +85,8 @@ export function snapshotOf(metrics: Metric[], at: number): MetricsSnapshot {
     openStreams: sum(byName.get('svc_open_streams')),
     rateLimitRefusals: sum(byName.get('svc_rate_limit_refusals_total')),
     abuseBlocks: sum(byName.get('svc_abuse_blocks_total')),
+    plugins: pluginCountsOf(byName),
   };
-}
-
-/**
- * The quantile `q` of the observations between two cumulative histograms, in ms, by linear
- * interpolation inside the bucket (as Prometheus' histogram_quantile); null with none.
- */
-export function quantileMs(before: Map<number, number>, after: Map<number, number>, q: number): number | null {
-  const bounds = [...after.keys()].sort((a, b) => a - b);
-  const counts = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
-  const total = counts.at(-1) ?? 0;
-  if (total <= 0) return null;
-  const rank = q * total;
-  for (let i = 0; i < bounds.length; i++) {
-    if ((counts[i] ?? 0) < rank) continue;
-    const upper = bounds[i] as number;
-    const lower = i === 0 ? 0 : (bounds[i - 1] as number);
-    // Past the last finite bound the best answer is that bound.
-    if (upper === Infinity) return lower * 1000;
-    const below = i === 0 ? 0 : (counts[i - 1] ?? 0);
-    const inBucket = (counts[i] ?? 0) - below;
-    const fraction = inBucket > 0 ? (rank - below) / inBucket : 1;
-    return Math.round((lower + (upper - lower) * fraction) * 1000 * 10) / 10;
-  }
-  return null;
 }
 
 function mapDiff(a: Map<string, number>, b: Map<string, number>): Record<string, number> {
@@ -116,8 +95,8 @@ function mapDiff(a: Map<string, number>, b: Map<string, number>): Record<string,
   return out;
 }
 
-/** The live figures between snapshot `a` and the later `b`. */
-export function summarize(a: MetricsSnapshot, b: MetricsSnapshot): LiveSummary {
+/** The live figures between snapshot `a` and the later `b`, with a row for each plugin of `plugins` (default: each metered one). */
+export function summarize(a: MetricsSnapshot, b: MetricsSnapshot, plugins?: PluginInfo[]): LiveSummary {
   const seconds = Math.max((b.at - a.at) / 1000, 0.001);
   const rate = (n: number) => Math.round((n / seconds) * 100) / 100;
   const providers = [...b.upstream].map(([id, p]) => {
@@ -143,6 +122,7 @@ export function summarize(a: MetricsSnapshot, b: MetricsSnapshot): LiveSummary {
     rateLimitRefusals: b.rateLimitRefusals - a.rateLimitRefusals,
     abuseBlocks: b.abuseBlocks - a.abuseBlocks,
     providers: providers.sort((x, y) => x.id.localeCompare(y.id)),
+    plugins: pluginRows(a.plugins, b.plugins, plugins),
   };
 }
 
@@ -152,7 +132,7 @@ export function summarize(a: MetricsSnapshot, b: MetricsSnapshot): LiveSummary {
  * few seconds, longer after a pause. Until one is that old, since the first snapshot, which
  * `liveSampler` takes as it is made (the app's start).
  */
-export function liveSampler(read: () => Promise<Metric[]>, now: () => number, windowMs = 10_000) {
+export function liveSampler(read: () => Promise<Metric[]>, now: () => number, windowMs = 10_000, plugins?: () => PluginInfo[]) {
   const kept: MetricsSnapshot[] = [];
   const origin = read().then((m) => snapshotOf(m, now()));
   return async function liveSummary(): Promise<LiveSummary> {
@@ -162,6 +142,6 @@ export function liveSampler(read: () => Promise<Metric[]>, now: () => number, wi
     const oldEnough = kept[0] && current.at - kept[0].at >= windowMs ? kept[0] : null;
     kept.push(current);
     if (kept.length > 256) kept.shift(); // many pages polling at once
-    return summarize(oldEnough ?? (await origin), current);
+    return summarize(oldEnough ?? (await origin), current, plugins?.());
   };
 }

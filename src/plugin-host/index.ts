@@ -21,6 +21,8 @@ interface Host {
   base: PluginServices;
   /** The plugins' own Redis (`pluginStoreRedisUrl`), if configured. */
   ownRedis: LazyRedisKv | null;
+  /** The plugins that run, as last loaded (chat and /responses load the same list). */
+  loaded: readonly LoadedPlugin[];
 }
 
 const hosts = new WeakMap<AppDeps, Host>();
@@ -33,7 +35,7 @@ function hostOf(deps: AppDeps): Host {
     const url = deps.config.pluginStoreRedisUrl;
     const ownRedis = url ? new LazyRedisKv(() => createRedisStore(url, { redis: parseRedisConfig(deps.config) })) : null;
     const storeOf = pluginStores(deps.kv, deps.config.pluginStoreMaxBytes, deps.now, ownRedis ?? undefined);
-    host = { shared, storeOf, base: servicesFor(shared, 'svc'), ownRedis };
+    host = { shared, storeOf, base: servicesFor(shared, 'svc'), ownRedis, loaded: [] };
     hosts.set(deps, host);
   }
   return host;
@@ -50,7 +52,7 @@ export const baseServices = (deps: AppDeps): PluginServices => hostOf(deps).base
 /** The plugins that run, made ready: each with its options, store, services and time budget. */
 export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): LoadedPlugin[] {
   const host = hostOf(deps);
-  return specs.map(({ plugin, options, timeoutMs }) => ({
+  return (host.loaded = specs.map(({ plugin, options, timeoutMs }) => ({
     name: plugin.name,
     plugin,
     options,
@@ -58,7 +60,26 @@ export function loadPlugins(deps: AppDeps, specs: readonly PluginSpec[]): Loaded
     services: servicesFor(host.shared, plugin.name),
     timeoutMs: timeoutMs ?? deps.config.pluginTimeoutMs,
     meters: new PluginMeters(plugin.name),
+  })));
+}
+
+/** The hooks svc runs, in pipeline order. */
+const HOOKS = ['transformRequest', 'respond', 'transformStream', 'transformResponse', 'onSettled'] as const;
+
+/**
+ * The plugins of an app for the console: those that run, in order, with the hooks each
+ * defines, then the config's entries turned off (`enabled: false`).
+ */
+export function pluginList(deps: AppDeps): { name: string; enabled: boolean; hooks: string[] }[] {
+  const running = (hosts.get(deps)?.loaded ?? []).map(({ name, plugin }) => ({
+    name,
+    enabled: true,
+    hooks: HOOKS.filter((hook) => typeof plugin[hook] === 'function'),
   }));
+  const off = ((deps.config.plugins ?? []) as { name?: string; package?: string; enabled?: boolean }[])
+    .filter((e) => e.enabled === false)
+    .map((e) => ({ name: e.name ?? e.package ?? '', enabled: false, hooks: [] }));
+  return [...running, ...off];
 }
 
 /**

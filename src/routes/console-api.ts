@@ -11,6 +11,7 @@ import { accountScope } from './account-scope';
 import { accountSummary } from './admin-account-list';
 import type { Caller } from '../http/request-context';
 import { metricsRegistry } from '../metrics';
+import { pluginList } from '../plugin-host';
 
 const WindowQuery = t.Optional(
   t.Union(
@@ -37,7 +38,7 @@ function healthOf(p: LiveSummary['providers'][number] | undefined, windowSeconds
  */
 export function consoleApiRoutes(deps: AppDeps, stages: Stages) {
   const read = () => metricsRegistry.getMetricsAsJSON();
-  const live = liveSampler(read, deps.now, 10_000);
+  const live = liveSampler(read, deps.now, 10_000, () => pluginList(deps));
   const minute = liveSampler(read, deps.now, 60_000);
   const caller = (c: Caller | null) => c as Caller;
 

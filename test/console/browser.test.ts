@@ -252,10 +252,33 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await shot('usage-customer');
   }, 60_000);
 
-  test('live: request rate, open streams, latency and the upstream, refreshed', async () => {
+  test('live: request rate, open streams, latency, the upstream and the plugins, refreshed', async () => {
+    // A chat just before: the service system prompt plugin (on by default) runs its transform.
+    const chat = await t.request('/chat/completions', {
+      method: 'POST',
+      json: { model: 'fix-chat', messages: [{ role: 'user', content: 'Hi' }] },
+    });
+    expect(chat.status).toBe(200);
     await go('live', 'Live');
     await page.getByText('Requests / s').waitFor();
     await page.getByRole('cell', { name: 'up-a' }).waitFor();
+    const table = page.getByRole('table', { name: 'Plugin hook calls, refusals, errors and time, by plugin' });
+    expect(await table.getByRole('columnheader').allTextContents()).toEqual([
+      'Plugin',
+      'Enabled',
+      'Hooks',
+      'Calls',
+      'Refusals',
+      'Errors',
+      'Mean',
+      'p95',
+    ]);
+    const row = table.getByRole('row').filter({ hasText: 'include_svc_system_prompt' });
+    await row.waitFor();
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells.slice(0, 3)).toEqual(['include_svc_system_prompt', 'yes', 'transformRequest']);
+    expect(Number(cells[3])).toBeGreaterThanOrEqual(1);
+    expect(cells[6]).toMatch(/ms$/);
     await shot('live');
   }, 60_000);
 

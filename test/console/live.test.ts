@@ -102,3 +102,58 @@ describe('live figures', () => {
     expect(s.requestsPerSecond).toBe(10);
   });
 });
+
+describe('live plugin figures', () => {
+  const hook = (plugin: string, name: string, calls: number, fast: number, sum: number): Metric['values'] => [
+    { value: calls, labels: { plugin, hook: name }, metricName: 'svc_plugin_duration_seconds_count' },
+    { value: sum, labels: { plugin, hook: name }, metricName: 'svc_plugin_duration_seconds_sum' },
+    { value: fast, labels: { plugin, hook: name, le: 0.001 }, metricName: 'svc_plugin_duration_seconds_bucket' },
+    { value: calls, labels: { plugin, hook: name, le: 0.01 }, metricName: 'svc_plugin_duration_seconds_bucket' },
+    { value: calls, labels: { plugin, hook: name, le: '+Inf' }, metricName: 'svc_plugin_duration_seconds_bucket' },
+  ];
+  const registry = (n: number): Metric[] => [
+    {
+      name: 'svc_plugin_calls_total',
+      values: [
+        { value: 10 * n, labels: { plugin: 'p', hook: 'transformRequest' } },
+        { value: 10 * n, labels: { plugin: 'p', hook: 'onSettled' } },
+      ],
+    },
+    {
+      name: 'svc_plugin_duration_seconds',
+      values: [...hook('p', 'transformRequest', 10 * n, 10 * n, 0.005 * n), ...hook('p', 'onSettled', 10 * n, 0, 0.1 * n)],
+    },
+    { name: 'svc_plugin_refusals_total', values: [{ value: n, labels: { plugin: 'p' } }] },
+    { name: 'svc_plugin_errors_total', values: [{ value: 2 * n, labels: { plugin: 'p' } }] },
+  ];
+
+  test('calls by hook, refusals, errors, and mean and p95 over every hook of the interval', () => {
+    const s = summarize(snapshotOf(registry(1), 0), snapshotOf(registry(3), 10_000));
+    // 20 transforms in the first bucket, 20 onSettled in the second: p95 is 90% into the second.
+    expect(s.plugins).toEqual([
+      {
+        name: 'p',
+        enabled: true,
+        hooks: ['transformRequest', 'onSettled'],
+        calls: 40,
+        callsByHook: { transformRequest: 20, onSettled: 20 },
+        refusals: 2,
+        errors: 4,
+        meanMs: 5.25,
+        p95Ms: 9.1,
+      },
+    ]);
+  });
+
+  test("with the app's list: its plugins in its order, zeros for one without calls", () => {
+    const list = [
+      { name: 'idle', enabled: false, hooks: [] },
+      { name: 'p', enabled: true, hooks: ['transformRequest'] },
+    ];
+    const s = summarize(snapshotOf(registry(1), 0), snapshotOf(registry(1), 10_000), list);
+    expect(s.plugins.map((p) => [p.name, p.calls, p.meanMs, p.p95Ms])).toEqual([
+      ['idle', 0, null, null],
+      ['p', 0, null, null],
+    ]);
+  });
+});

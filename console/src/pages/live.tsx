@@ -4,6 +4,7 @@ import { TimeChart } from '../chart';
 import type { LiveSummary } from '../../../src/console/live';
 import { duration, num } from '../format';
 import { Alert, DataTable, EmptyRow, PageHeading } from '../parts';
+import { PluginTable } from './live-plugins';
 
 /** GET /console/api/live: figures over the last ~10 s of this instance's metrics (the server's own type). */
 type Live = LiveSummary;
@@ -25,7 +26,7 @@ const tilesOf = (live: Live): [string, string][] => [
   ['Abuse blocks', String(live.abuseBlocks)],
 ];
 
-/** The live page: request rate, open streams, latency and upstream errors, refreshed every 3 s. */
+/** The live page: request rate, open streams, latency, upstream errors and plugins, refreshed every 3 s. */
 export function LivePage() {
   const [live, setLive] = useState<Live | null>(null);
   const [history, setHistory] = useState<{ t: number[]; rps: number[]; p99: (number | null)[] }>({ t: [], rps: [], p99: [] });
@@ -119,6 +120,7 @@ export function LivePage() {
             ))}
             {live.providers.length === 0 && <EmptyRow columns={5}>No upstream calls in this window.</EmptyRow>}
           </DataTable>
+          <PluginTable plugins={live.plugins} />
         </>
       )}
     </section>
