@@ -1,15 +1,17 @@
 import { invalidField } from '../http/errors';
 import { flacSeconds } from './flac-frames';
+import { mp4Seconds } from './mp4-samples';
 import { mpegFrameSeconds } from './mpeg-frames';
 import { oggPacketSeconds } from './ogg-packets';
 import { readWav } from './wav-format';
+import { webmSeconds } from './webm-blocks';
 
 /**
  * The lowest byte rate each container's codecs are encoded at, for the uploads whose length
  * svc reads from the container rather than from every frame: Ogg other than Opus and Vorbis
- * (Speex, 2.15 kbit/s), WebM and MP4 (Opus or HE-AAC, 6 kbit/s). N bytes play at most N over it.
+ * (Speex, 2.15 kbit/s). N bytes play at most N over it.
  */
-const LOWEST_BYTES_PER_SECOND: Record<string, number> = { ogg: 250, webm: 750, m4a: 750, mp4: 750 };
+const LOWEST_BYTES_PER_SECOND: Record<string, number> = { ogg: 250 };
 
 /** How long an upload plays, as billed, and the longest it could play (what is reserved). */
 export interface MeasuredAudio {
@@ -23,9 +25,10 @@ export interface MeasuredAudio {
  * Measures an upload of a recognised format from its content: PCM WAV from the data bytes over
  * the byte rate its validated format implies; MP3 and AAC (ADTS) frame by frame; FLAC from
  * its frames or STREAMINFO, whichever is longer; Ogg Opus and Vorbis packet by packet, or
- * their last granule position when that is more. Other Ogg codecs, WebM and MP4 take the
- * container's length (`containerSeconds`, music-metadata's reading of granule positions and
- * track durations) and reserve as if the bytes played at the codec's lowest bit rate.
+ * their last granule position when that is more; MP4 from its sample tables (mp4-samples.ts);
+ * WebM from its blocks (webm-blocks.ts). Other Ogg codecs take the container's length
+ * (`containerSeconds`, music-metadata's last granule position) and reserve as if the bytes
+ * played at the codec's lowest bit rate.
  */
 export function measureAudio(bytes: Uint8Array, format: string, containerSeconds: number | undefined, field = 'file'): MeasuredAudio {
   let seconds: number;
@@ -35,6 +38,8 @@ export function measureAudio(bytes: Uint8Array, format: string, containerSeconds
     if (scan.frames === 0) throw invalidField(field, `the ${format} file has no audio frames`);
     seconds = scan.seconds;
   } else if (format === 'flac') seconds = flacSeconds(bytes, field).seconds;
+  else if (format === 'm4a' || format === 'mp4') return counted(mp4Seconds(bytes, field), field);
+  else if (format === 'webm') return counted(webmSeconds(bytes, field), field);
   else {
     const packets = format === 'ogg' ? oggPacketSeconds(bytes) : undefined;
     if (packets !== undefined) return counted(Math.max(packets, containerSeconds ?? 0), field);

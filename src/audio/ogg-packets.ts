@@ -6,7 +6,7 @@ function opusFrameSamples(config: number): number {
 }
 
 /** The samples (at 48 kHz) an Opus packet decodes to, from its TOC byte and frame count. */
-function opusPacketSamples(p: Uint8Array): number {
+export function opusPacketSamples(p: Uint8Array): number {
   if (p.byteLength === 0) return 0;
   const code = p[0]! & 3;
   const frames = code === 0 ? 1 : code < 3 ? 2 : (p[1] ?? 0) & 0x3f;

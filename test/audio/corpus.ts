@@ -145,3 +145,41 @@ export function oggWithGranule(ogg: Uint8Array<ArrayBuffer>, granule: number, pa
     }
   });
 }
+
+/** Where the content of the first box of `type` starts in an MP4 (after its 8-byte header). */
+const mp4Box = (bytes: Uint8Array, type: string) => Buffer.from(bytes).indexOf(type) + 4;
+
+/** An MP4 copy whose mvhd and mdhd durations say one second (their timescale); the sample tables are left as they are. */
+export const mp4WithDuration1s = (mp4: Uint8Array<ArrayBuffer>) =>
+  edited(mp4, (v) => {
+    for (const type of ['mvhd', 'mdhd']) {
+      const at = mp4Box(mp4, type);
+      const wide = v.getUint8(at) === 1;
+      const timescale = v.getUint32(at + (wide ? 20 : 12));
+      if (wide) v.setBigUint64(at + 24, BigInt(timescale));
+      else v.setUint32(at + 16, timescale);
+    }
+  });
+
+/** An MP4 copy whose stts's first entry says 2^31 - 1 samples: more than the file's bytes can hold. */
+export const mp4WithSampleCount = (mp4: Uint8Array<ArrayBuffer>) => edited(mp4, (v) => v.setUint32(mp4Box(mp4, 'stts') + 8, 0x7fffffff));
+
+/** The first EBML element with this ID (its bytes), as the offset of its size. */
+const ebml = (bytes: Uint8Array, id: number[]) => Buffer.from(bytes).indexOf(Buffer.from(id)) + id.length;
+
+/** A WebM copy whose Segment Info Duration says one second (ffmpeg writes it as a float in milliseconds). */
+export const webmWithDuration1s = (webm: Uint8Array<ArrayBuffer>) =>
+  edited(webm, (v) => {
+    const at = ebml(webm, [0x44, 0x89]);
+    if (v.getUint8(at) === 0x88) v.setFloat64(at + 1, 1000);
+    else v.setFloat32(at + 1, 1000);
+  });
+
+/** A WebM copy whose Segment's size (ffmpeg writes it in 8 bytes) runs far past the end of the file. */
+export const webmWithLongSegment = (webm: Uint8Array<ArrayBuffer>) =>
+  edited(webm, (v) => {
+    const at = ebml(webm, [0x18, 0x53, 0x80, 0x67]);
+    if (v.getUint8(at) !== 0x01) throw new Error('the Segment size is not 8 bytes long');
+    v.setUint32(at + 1, 0x00ffffff);
+    v.setUint32(at + 4, 0xfffffffe);
+  });

@@ -11,9 +11,13 @@ import {
   longWav,
   lyingMp3,
   lyingWav,
+  mp4WithDuration1s,
+  mp4WithSampleCount,
   oggWithGranule,
   probe,
   wavWithTrailingList,
+  webmWithDuration1s,
+  webmWithLongSegment,
 } from './corpus';
 import { ledgerOf, toneMp3, uploadForm } from './helpers';
 
@@ -50,11 +54,16 @@ const ENCODED: [string, string[], string, string][] = [
   ['M4A (AAC)', ['-c:a', 'aac', '-b:a', '32k'], 'm4a', 'tone.m4a'],
   ['AAC (ADTS)', ['-c:a', 'aac', '-b:a', '32k', '-f', 'adts'], 'aac', 'tone.aac'],
   ['WebM (Opus)', ['-c:a', 'libopus', '-b:a', '16k'], 'webm', 'tone.webm'],
+  ['fragmented MP4 (AAC)', ['-c:a', 'aac', '-b:a', '32k', '-movflags', 'frag_keyframe+empty_moov'], 'mp4', ''],
+  ['WebM (Vorbis, no frame length in the container)', ['-c:a', 'libvorbis', '-q:a', '0'], 'webm', ''],
+  ['WebM (Opus, live: clusters of unknown size)', ['-c:a', 'libopus', '-b:a', '16k', '-live', '1', '-f', 'webm'], 'webm', ''],
   ['MP3 (LAME, with its Info header)', ['-c:a', 'libmp3lame', '-b:a', '64k'], 'mp3', ''],
 ];
 const encoded = (args: string[], ext: string, name: string) => () => (FFMPEG ? encode(WAV30(), args, ext) : fixture(name));
 const flac60 = () => (FFMPEG ? encode(longWav(60), [], 'flac') : fixture('tone.flac'));
 const opus60 = once(() => (FFMPEG ? encode(longWav(60), ['-c:a', 'libopus', '-b:a', '16k'], 'ogg') : fixture('tone-opus.ogg')));
+const m4a60 = once(() => (FFMPEG ? encode(longWav(60), ['-c:a', 'aac', '-b:a', '32k'], 'm4a') : fixture('tone.m4a')));
+const webm60 = once(() => (FFMPEG ? encode(longWav(60), ['-c:a', 'libopus', '-b:a', '16k'], 'webm') : fixture('tone.webm')));
 const vorbis60 = once(() => (FFMPEG ? encode(longWav(60), ['-c:a', 'libvorbis', '-q:a', '0'], 'ogg') : fixture('tone.ogg')));
 
 const CASES: Case[] = [
@@ -84,6 +93,15 @@ const CASES: Case[] = [
   { name: 'Ogg Opus, every granule 1/3 s of 60 s', bytes: async () => oggWithGranule(await opus60(), 16_000, 'all'), original: opus60 },
   { name: 'Ogg Vorbis, last granule 1 s of 60 s', bytes: async () => oggWithGranule(await vorbis60(), 16_000, 'last'), original: vorbis60 },
   { name: 'Ogg Vorbis, every granule 1 s of 60 s', bytes: async () => oggWithGranule(await vorbis60(), 16_000, 'all'), original: vorbis60 },
+  // mvhd and mdhd say 1 s; the sample tables (stts, stsz) still list 60 s of AAC frames.
+  { name: 'M4A, mvhd and mdhd duration 1 s of 60 s', bytes: async () => mp4WithDuration1s(await m4a60()), original: m4a60 },
+  { name: 'M4A, stts lists 2^31 - 1 samples', bytes: async () => mp4WithSampleCount(await m4a60()), refused: /stts/ },
+  { name: 'WebM, Info Duration 1 s of 60 s', bytes: async () => webmWithDuration1s(await webm60()), original: webm60 },
+  {
+    name: 'WebM, Segment size past the end',
+    bytes: async () => webmWithLongSegment(await webm60()),
+    refused: /runs past the end|truncated/,
+  },
 ];
 
 describe('transcription bills what a decoder plays (ffprobe), never a header field', () => {

@@ -55,14 +55,15 @@ describe('POST /audio/transcriptions against an OpenAI-compatible upstream', () 
 
   test('every accepted container is recognised from its bytes, whatever its name, and billed by its own duration', async () => {
     // 1.5 s of a tone made with ffmpeg (test/fixtures/audio/README.md); containers pad the duration a little.
+    // AAC (ADTS or MP4) counts every frame of 1024 samples, the encoder's priming and padding too.
     const files = {
       'tone.flac': 1.5,
-      'tone.m4a': 1.564,
+      'tone.m4a': 1.6,
       'tone.aac': 1.6,
-      'tone.mp4': 1.564,
+      'tone.mp4': 1.6,
       'tone.ogg': 1.536,
       'tone-opus.ogg': 1.52,
-      'tone.webm': 1.508,
+      'tone.webm': 1.521,
     };
     for (const [name, seconds] of Object.entries(files)) {
       const bytes = new Uint8Array(await Bun.file(new URL(`../fixtures/audio/${name}`, import.meta.url)).arrayBuffer());
