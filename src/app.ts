@@ -30,6 +30,7 @@ import { rateLimitRoutes } from './routes/rate-limits';
 import { billingRoutes } from './routes/billing';
 import { usageAnalyticsRoutes } from './routes/usage-analytics';
 import { adminAccountRoutes } from './routes/admin-accounts';
+import { adminGuardrailRoutes } from './routes/admin-guardrails';
 import { adminAccountListRoutes } from './routes/admin-account-list';
 import { adminScratchAccountRoutes } from './routes/admin-scratch-accounts';
 import { webToolsOf } from '../providers/search';
@@ -93,6 +94,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(adminAccountRoutes(deps, stages))
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))
+    .use(adminGuardrailRoutes(deps, stages))
     .use(x402Routes(deps, stages))
     .use(rpcRoutes(deps, stages))
     .use(notOfferedRoutes(config.basePath));

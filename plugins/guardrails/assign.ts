@@ -9,7 +9,7 @@ const Names = Type.Array(Type.Union(GUARDRAIL_NAMES.map((n) => Type.Literal(n)))
 
 /**
  * `guardrails`: decides which guardrails run for a request: the operator's for the model, the
- * key and the account (config), plus any the request adds in `svc_parameters.guardrails` (a
+ * key and the account (config, and for the key and the account the ADMIN API's), plus any the request adds in `svc_parameters.guardrails` (a
  * request can add, never remove). It runs first and writes the effective list back into
  * `params.guardrails`, which each guardrail's `isActive` reads; it does nothing else.
  */
@@ -32,12 +32,15 @@ export const guardrails = definePlugin({
   isActive: function resolveGuardrails(ctx) {
     const o = ctx.options;
     const wanted = new Set<GuardrailName>(ctx.params.guardrails ?? []);
-    const { keyId, accountId } = ctx.request;
+    const { keyId, accountId, assignedGuardrails } = ctx.request;
     for (const list of [
       o.models['*'],
       o.models[ctx.model.id],
       keyId ? o.keys[keyId] : undefined,
       accountId ? o.accounts[accountId] : undefined,
+      // Names are checked when the ADMIN API stores them; one no longer built in simply matches nothing.
+      assignedGuardrails.key as GuardrailName[],
+      assignedGuardrails.account as GuardrailName[],
     ])
       if (list) for (const n of list) wanted.add(n);
     ctx.params.guardrails = [...wanted];

@@ -21,6 +21,8 @@ export interface ApiKeyRecord {
   limits: { usd: number | null; diem: number | null; vcu: number | null };
   expiresAt: Date | null;
   secretHash: string;
+  /** Guardrails the operator attached to the key and to its account (ADMIN API), run on every request. */
+  guardrails: { key: string[]; account: string[] };
 }
 
 const SECRET_PREFIX = 'svc_';
@@ -46,7 +48,7 @@ export function sameHash(a: string, b: string): boolean {
 /** Loads the live (not deleted) key with this secret hash, joined with its account tier. */
 export async function findKeyByHash(db: Database, secretHash: string): Promise<ApiKeyRecord | null> {
   const rows = await db
-    .select({ key: apiKeys, tier: accounts.tier, operator: accounts.operator })
+    .select({ key: apiKeys, tier: accounts.tier, operator: accounts.operator, accountGuardrails: accounts.guardrails })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .where(and(eq(apiKeys.secretHash, secretHash), isNull(apiKeys.deletedAt)))
@@ -64,6 +66,7 @@ export async function findKeyByHash(db: Database, secretHash: string): Promise<A
     limits: { usd: k.limitUsdMicros, diem: k.limitDiemMicros, vcu: k.limitVcuMicros },
     expiresAt: k.expiresAt,
     secretHash: k.secretHash,
+    guardrails: { key: k.guardrails, account: row.accountGuardrails },
   };
 }
 

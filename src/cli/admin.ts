@@ -11,11 +11,13 @@ const USAGE = `usage: npm run admin -- <command> [options]
   keys create --type ADMIN|INFERENCE [--description TEXT]
   keys list
   keys delete <keyId>
+  keys guardrails <keyId> [--set NAME,...]   (show; --set replaces them, --set "" removes all)
   accounts list [--limit N]
   accounts show <accountId>
   accounts credit <accountId> <amount> [--currency USD|DIEM|VCU|BUNDLED_CREDITS|USDC] [--notes TEXT]
   accounts create-scratch [--description NAME]
   accounts delete <accountId>            (scratch accounts only, with everything they hold)
+  accounts guardrails <accountId> [--set NAME,...]   (every key of the account runs them)
   balance
   usage [--limit N]                      (entries per page, 10 to 1000)
 
@@ -46,7 +48,7 @@ async function createKeyDirectly(type: 'ADMIN' | 'INFERENCE') {
 }
 
 type Api = Extract<Target, { kind: 'api' }>;
-type Options = { type?: string; description?: string; currency?: string; notes?: string; limit?: string };
+type Options = { type?: string; description?: string; currency?: string; notes?: string; limit?: string; set?: string };
 
 /** The commands that go through the API, by "<group> <verb>". */
 const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Promise<void>> = {
@@ -58,6 +60,7 @@ const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Pro
   },
   'keys list': async (api) => print(await callApi(api, 'GET', '/api_keys')),
   'keys delete': async (api, [id]) => print(await callApi(api, 'DELETE', `/api_keys?id=${encodeURIComponent(required(id, 'keyId'))}`)),
+  'keys guardrails': async (api, [id], o) => print(await guardrails(api, `/admin/keys/${encodeURIComponent(required(id, 'keyId'))}`, o)),
   'accounts list': async (api, _a, o) => print(await callApi(api, 'GET', `/admin/accounts${o.limit ? `?limit=${Number(o.limit)}` : ''}`)),
   'accounts show': async (api, [id]) =>
     print(await callApi(api, 'GET', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}`)),
@@ -69,10 +72,22 @@ const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Pro
     print(await callApi(api, 'POST', '/admin/accounts', { scratch: true, ...(o.description ? { displayName: o.description } : {}) })),
   'accounts delete': async (api, [id]) =>
     print(await callApi(api, 'DELETE', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}`)),
+  'accounts guardrails': async (api, [id], o) =>
+    print(await guardrails(api, `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}`, o)),
   balance: async (api) => print(await callApi(api, 'GET', '/billing/balance')),
   // usage-history pages by `pageSize` (10 to 1000); the CLI keeps the --limit flag it documents.
   usage: async (api, _a, o) => print(await callApi(api, 'GET', `/billing/usage-history${o.limit ? `?pageSize=${Number(o.limit)}` : ''}`)),
 };
+
+/** Reads the guardrails attached at `base`, or replaces them with the comma-separated `--set` list. */
+function guardrails(api: Api, base: string, o: Options) {
+  if (o.set === undefined) return callApi(api, 'GET', `${base}/guardrails`);
+  const names = o.set
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  return callApi(api, 'PUT', `${base}/guardrails`, { guardrails: names });
+}
 
 function required(value: string | undefined, name: string): string {
   if (!value) throw new UsageError(`missing <${name}>`);
@@ -98,6 +113,7 @@ export async function runAdmin(argv: string[]) {
       currency: { type: 'string' },
       notes: { type: 'string' },
       limit: { type: 'string' },
+      set: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -12,7 +12,7 @@ export class ApiCallError extends Error {
 /** Calls the svc API at `baseUrl` with an ADMIN key; returns the parsed JSON body or throws ApiCallError. */
 export async function callApi(
   target: { url: string; key: string },
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<unknown> {

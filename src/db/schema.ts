@@ -65,6 +65,11 @@ export const accounts = pgTable(
     displayName: text('display_name'),
     /** Per-account rate-limit overrides set by an ADMIN; shape owned by src/limits. */
     rateLimitOverrides: jsonb('rate_limit_overrides'),
+    /** Guardrails the operator attached to the account (PUT /admin/accounts/{id}/guardrails): every request of its keys runs them. */
+    guardrails: text('guardrails')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('accounts_wallet_uq').on(t.walletAddress)],
@@ -104,6 +109,11 @@ export const apiKeys = pgTable(
       .default('EPOCH'),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    /** Guardrails the operator attached to the key (PUT /admin/keys/{id}/guardrails): every request with it runs them. */
+    guardrails: text('guardrails')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },

@@ -27,6 +27,8 @@ export interface LoadedPlugin {
 
 /** The options of the context before any plugin's turn: shared, never written. */
 const NO_OPTIONS: Record<string, unknown> = Object.freeze({});
+/** A caller without a key: nothing attached through the ADMIN API. */
+const NONE_ASSIGNED = Object.freeze({ key: [] as string[], account: [] as string[] });
 
 /** What a request's plugin context needs of its call. */
 export interface ContextCall {
@@ -82,6 +84,7 @@ export class RequestPluginContext implements PluginContext {
       startedAt,
       accountId: caller?.accountId ?? null,
       keyId: caller?.apiKey?.id ?? null,
+      assignedGuardrails: caller?.apiKey?.guardrails ?? NONE_ASSIGNED,
       route: this.route,
       headers: this.call.clientHeaders,
     };

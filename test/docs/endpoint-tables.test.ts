@@ -48,6 +48,7 @@ const ROWS = documentationPages().flatMap((page) =>
 const SAMPLE: Record<string, string> = {
   id: '00000000-0000-4000-8000-000000000000',
   accountId: '00000000-0000-4000-8000-000000000000',
+  keyId: '00000000-0000-4000-8000-000000000000',
   slug: 'no-such-character',
   walletAddress: '0x00000000000000000000000000000000000000a1',
   network: 'svc-sim-mainnet',

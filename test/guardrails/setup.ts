@@ -6,6 +6,7 @@ import type { PluginSpec } from '../../src/plugin-host/entries';
 import { fixtureModel, fixtureProvider, recordingMeter } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
+import type { TestBackend } from '../helpers/backends';
 
 /** Everything a guardrails test talks to: the app listening on 127.0.0.1, an openai client, the recording upstream. */
 export interface GuardWorld {
@@ -24,14 +25,15 @@ export interface GuardWorld {
 /**
  * Boots the app with the real built-in plugins, the guardrails configured by `options`
  * (plugin name → operator options), against a fixture upstream. Models: fix-plain (no
- * guardrail of the operator's), fix-guarded (the operator assigns `deny_list` to it).
+ * guardrail of the operator's), fix-guarded (the operator assigns `deny_list` to it). Embedded storage unless `backend`.
  */
-export async function startGuardWorld(options: Record<string, Record<string, unknown>>): Promise<GuardWorld> {
+export async function startGuardWorld(options: Record<string, Record<string, unknown>>, backend?: TestBackend): Promise<GuardWorld> {
   const upstream = startUpstream('up');
   const meter = recordingMeter();
   const specsOf = (o: Record<string, Record<string, unknown>>): PluginSpec[] =>
     PLUGINS.map((plugin: AnyPlugin) => ({ plugin, options: o[plugin.name] ?? {} }));
   const t = await startTestApp({
+    backend,
     meter: meter.meter,
     extras: { chat: { plugins: specsOf(options), pingIntervalMs: 1000 } },
     config: {

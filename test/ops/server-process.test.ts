@@ -158,6 +158,26 @@ describe('operator CLI', () => {
     expect(err).toContain('409');
   });
 
+  test("sets, shows and clears an account's and a key's guardrails; an unknown name exits 1 naming it", async () => {
+    const [code, set] = await cli(['accounts', 'guardrails', accountId, '--set', 'pii, deny_list'], { SVC_ADMIN_KEY: adminKey });
+    expect(code).toBe(0);
+    expect(JSON.parse(set).data).toEqual({ accountId, guardrails: ['pii', 'deny_list'] });
+    const [, shown] = await cli(['accounts', 'guardrails', accountId], { SVC_ADMIN_KEY: adminKey });
+    expect(JSON.parse(shown).data.guardrails).toEqual(['pii', 'deny_list']);
+    const [, cleared] = await cli(['accounts', 'guardrails', accountId, '--set', ''], { SVC_ADMIN_KEY: adminKey });
+    expect(JSON.parse(cleared).data.guardrails).toEqual([]);
+
+    const [, listed] = await cli(['keys', 'list'], { SVC_ADMIN_KEY: adminKey });
+    const keyId = JSON.parse(listed).data[0].id as string;
+    const [keyCode, keySet] = await cli(['keys', 'guardrails', keyId, '--set', 'limits'], { SVC_ADMIN_KEY: adminKey });
+    expect(keyCode).toBe(0);
+    expect(JSON.parse(keySet).data).toEqual({ keyId, guardrails: ['limits'] });
+    const [refused, , err] = await cli(['keys', 'guardrails', keyId, '--set', 'pii,nope'], { SVC_ADMIN_KEY: adminKey });
+    expect(refused).toBe(1);
+    expect(err).toContain('guardrails.1: unknown guardrail "nope"');
+    await cli(['keys', 'guardrails', keyId, '--set', ''], { SVC_ADMIN_KEY: adminKey });
+  });
+
   test("reports the server's error and exits 1; a bad command exits 2 with the usage", async () => {
     const [code, , err] = await cli(['accounts', 'show', 'not-a-uuid'], { SVC_ADMIN_KEY: adminKey });
     expect(code).toBe(1);

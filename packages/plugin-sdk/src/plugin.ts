@@ -73,6 +73,12 @@ export interface PluginRequest {
   startedAt: number;
   accountId: string | null;
   keyId: string | null;
+  /**
+   * Guardrail names the operator attached to the request's API key and to its account through
+   * the ADMIN API (stored, seen by every instance on the key cache's invalidation); empty for
+   * a wallet session or an anonymous caller. The `guardrails` plugin adds them to what runs.
+   */
+  assignedGuardrails: { key: readonly string[]; account: readonly string[] };
   /** '/chat/completions' or '/responses'. */
   route: string;
   /** The client's request headers (read-only), e.g. `cache-control`. */
