@@ -13,6 +13,7 @@ import { docsPage } from './http/docs-page';
 import { healthRoutes } from './http/health';
 import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
+import { recordSinkOf } from './request-log/sink';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { responsesRoutes } from './routes/responses-api';
@@ -30,6 +31,7 @@ import { usageAnalyticsRoutes } from './routes/usage-analytics';
 import { adminAccountRoutes } from './routes/admin-accounts';
 import { adminAccountListRoutes } from './routes/admin-account-list';
 import { adminScratchAccountRoutes } from './routes/admin-scratch-accounts';
+import { adminRequestRoutes } from './routes/admin-requests';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -91,6 +93,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(adminAccountRoutes(deps, stages))
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))
+    .use(adminRequestRoutes(deps, stages))
     .use(x402Routes(deps, stages))
     .use(rpcRoutes(deps, stages))
     .use(notOfferedRoutes(config.basePath));
@@ -98,7 +101,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
-    .use(requestLog(deps.log, { accessLog: config.accessLog }))
+    .use(requestLog(deps.log, { accessLog: config.accessLog, records: recordSinkOf(deps, () => app.server) }))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
     .use(compression())

@@ -10,6 +10,7 @@ import { parseRedisConfig, RedisConfigSchema } from './kv/redis-config';
 import { AbuseGuardConfigSchema, parseAbuseGuardConfig } from './limits/abuse-guard';
 import { parseRateLimitsConfig, RateLimitsConfigSchema } from './limits/config';
 import { parseRpcConfig, RpcConfigSchema } from './rpc/config';
+import { ObservabilityConfigSchema, observabilityConfigOf } from './request-log/config';
 
 /** Each section's schema, by its key in the file (the configuration reference walks them). */
 export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
@@ -23,6 +24,7 @@ export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
   rpc: RpcConfigSchema,
   augment: AugmentConfigSchema,
   jobs: JobsConfigSchema,
+  observability: ObservabilityConfigSchema,
 };
 
 /**
@@ -41,4 +43,5 @@ export function checkConfigSections(config: Config): void {
   parseRpcConfig(config.rpc);
   parseAugmentConfig(config);
   jobsConfigOf(config);
+  observabilityConfigOf(config);
 }

@@ -131,6 +131,9 @@ export const ConfigSchema = T.Object({
   jobs: T.Optional(
     T.Record(T.String(), T.Unknown(), { description: 'Media jobs (video, async audio): the runner and where finished media is stored' }),
   ),
+  observability: T.Optional(
+    T.Record(T.String(), T.Unknown(), { description: 'The request log (retention, batches) and the spend series per key and account' }),
+  ),
 });
 
 /** The validated service configuration. */

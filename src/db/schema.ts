@@ -383,3 +383,4 @@ export const walletPayments = pgTable(
 
 export { clonedVoices } from './audio-schema';
 export { mediaJobs } from './jobs-schema';
+export { requestLog } from './request-log-schema';
