@@ -12,13 +12,14 @@ type Kind = 'key' | 'account';
  * Which ids get their own spend series, for one kind (keys or accounts): the allow-list always,
  * plus up to `topN` others. While fewer than N have a series, a new spender gets one at once;
  * at each interval's end the N biggest spenders of that interval keep theirs and the others'
- * series are removed. So the series never exceed |allow-list| + N + 1 per currency.
+ * series are removed, their amounts added to `other` (the family's sum never goes down). So the series never exceed |allow-list| + N + 1 per currency.
  */
 class BoundedLabels {
   private readonly allowed: ReadonlySet<string>;
   private labelled = new Set<string>();
   private interval = new Map<string, number>();
-  private readonly currencies = new Set<string>();
+  // What each top-N series holds, so a series removed at a rollover moves its amount to `other`.
+  private held = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly kind: Kind,
@@ -29,8 +30,12 @@ class BoundedLabels {
   }
 
   add(id: string, currency: string, micros: number): void {
-    this.currencies.add(currency);
-    addSpend(this.kind, this.labelOf(id, micros), currency, micros);
+    const label = this.labelOf(id, micros);
+    addSpend(this.kind, label, currency, micros);
+    if (label === OTHER || this.allowed.has(id)) return;
+    const held = this.held.get(id) ?? new Map<string, number>();
+    held.set(currency, (held.get(currency) ?? 0) + micros);
+    this.held.set(id, held);
   }
 
   private labelOf(id: string, micros: number): string {
@@ -54,7 +59,15 @@ class BoundedLabels {
         .slice(0, this.topN)
         .map(([id]) => id),
     );
-    for (const id of this.labelled) if (!top.has(id)) for (const currency of this.currencies) dropSpend(this.kind, id, currency);
+    for (const id of this.labelled) {
+      if (top.has(id)) continue;
+      // The counter's total is kept: the amount moves to `other` with the series' removal.
+      for (const [currency, micros] of this.held.get(id) ?? []) {
+        dropSpend(this.kind, id, currency);
+        addSpend(this.kind, OTHER, currency, micros);
+      }
+      this.held.delete(id);
+    }
     this.labelled = top;
     this.interval = new Map();
   }

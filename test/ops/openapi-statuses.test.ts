@@ -48,6 +48,7 @@ const PATH_VALUES: Record<string, string[]> = {
   slug: ['no-such-character', '%20'],
   walletAddress: ['0x00000000000000000000000000000000000000a1', 'not-an-address'],
   network: ['svc-sim-mainnet', 'no-such-network'],
+  requestId: ['no-such-request'],
 };
 
 /** The request variants of one operation: a path, a query string, and a body (JSON value, or raw text with its type). */
