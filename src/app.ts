@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
-    .use(requestLog(deps.log, { accessLog: config.accessLog, records: recordSinkOf(deps, () => app.server) }))
+    .use(requestLog(deps.log, { accessLog: config.accessLog, records: recordSinkOf(deps.observability?.recorder, deps, () => app.server) }))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
     .use(compression())
