@@ -15,6 +15,7 @@ import { indexRoute } from './http/index-page';
 import { healthRoutes } from './http/health';
 import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
+import { recordSinkOf } from './request-log/sink';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { responsesRoutes } from './routes/responses-api';
@@ -33,6 +34,7 @@ import { adminAccountRoutes } from './routes/admin-accounts';
 import { adminGuardrailRoutes } from './routes/admin-guardrails';
 import { adminAccountListRoutes } from './routes/admin-account-list';
 import { adminScratchAccountRoutes } from './routes/admin-scratch-accounts';
+import { adminRequestRoutes } from './routes/admin-requests';
 import { webToolsOf } from '../providers/search';
 import { createWalletAuthenticator } from './auth/siwx/authenticator';
 import { allowedDomains, parseWalletsConfig } from './auth/wallet-config';
@@ -95,6 +97,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(adminAccountListRoutes(deps, stages))
     .use(adminScratchAccountRoutes(deps, stages))
     .use(adminGuardrailRoutes(deps, stages))
+    .use(adminRequestRoutes(deps, stages))
     .use(x402Routes(deps, stages))
     .use(rpcRoutes(deps, stages))
     .use(notOfferedRoutes(config.basePath));
@@ -102,7 +105,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY
     .use(responseHeaders)
-    .use(requestLog(deps.log, { accessLog: config.accessLog }))
+    .use(requestLog(deps.log, { accessLog: config.accessLog, records: recordSinkOf(deps.observability?.recorder, deps, () => app.server) }))
     .use(uploadBudgetGate(new UploadBudget(config.uploadBudgetBytes), config))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))

@@ -1,3 +1,5 @@
+import { noteSettlements } from './request-log/settlement-notes';
+import { startObservability } from './request-log/observability';
 import { createKeyCache } from './auth/key-cache';
 import { createUsageMeter } from './billing/live-meter';
 import { walletAdmission } from './x402/wallet-admission';
@@ -83,12 +85,21 @@ export async function createDeps(
   const mismatch = capabilityMismatch(models.list(), modelProviders);
   if (mismatch) throw new ConfigError(`models: ${mismatch}`);
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
-  const meter =
+  const observability = startObservability({ config, db: storage.db, log, now });
+  const meter = noteSettlements(
     overrides.meter ??
-    walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), { kv, config, now, fetch: outbound, log });
+      walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), {
+        kv,
+        config,
+        now,
+        fetch: outbound,
+        log,
+      }),
+    observability.spend,
+  );
   const recovered = await meter.recover();
   if (recovered.restored + recovered.expired > 0) log.info('billing: kept reservations recovered', recovered);
-  return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound };
+  return { config, storage, kv, keys, models, limits, meter, providers: modelProviders, log, now, fetch: outbound, observability };
 }
 
 /** Closes what createDeps opened. */
@@ -96,6 +107,7 @@ export async function closeDeps(deps: AppDeps) {
   await stopJobs(deps);
   await stopResponses(deps);
   await deps.meter.close();
+  await deps.observability?.close();
   await deps.limits.close();
   await deps.keys.close();
   await closePluginHost(deps);

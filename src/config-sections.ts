@@ -11,6 +11,7 @@ import { AbuseGuardConfigSchema, parseAbuseGuardConfig } from './limits/abuse-gu
 import { parseRateLimitsConfig, RateLimitsConfigSchema } from './limits/config';
 import { parseRpcConfig, RpcConfigSchema } from './rpc/config';
 import { responsesConfigOf, ResponsesConfigSchema } from './responses/config';
+import { ObservabilityConfigSchema, observabilityConfigOf } from './request-log/config';
 
 /** Each section's schema, by its key in the file (the configuration reference walks them). */
 export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
@@ -25,6 +26,7 @@ export const CONFIG_SECTION_SCHEMAS: Record<string, TSchema> = {
   augment: AugmentConfigSchema,
   jobs: JobsConfigSchema,
   responses: ResponsesConfigSchema,
+  observability: ObservabilityConfigSchema,
 };
 
 /**
@@ -44,4 +46,5 @@ export function checkConfigSections(config: Config): void {
   parseAugmentConfig(config);
   jobsConfigOf(config);
   responsesConfigOf(config);
+  observabilityConfigOf(config);
 }

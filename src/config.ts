@@ -169,6 +169,9 @@ export const ConfigSchema = T.Object({
     T.Record(T.String(), T.Unknown(), { description: 'Media jobs (video, async audio): the runner and where finished media is stored' }),
   ),
   responses: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Stored responses of the Responses API and their retention' })),
+  observability: T.Optional(
+    T.Record(T.String(), T.Unknown(), { description: 'The request log (retention, batches) and the spend series per key and account' }),
+  ),
 });
 
 /** The validated service configuration. */

@@ -7,6 +7,7 @@ import type { RateLimiter } from './limits/types';
 import type { Logger } from './log';
 import type { ModelCatalog } from './models/catalog';
 import type { ProviderRegistry } from '../providers/registry';
+import type { Observability } from './request-log/observability';
 
 /**
  * Everything the app needs from outside, injected so tests can swap any of it
@@ -28,4 +29,6 @@ export interface AppDeps {
   now: () => number;
   /** Outbound fetch for providers; tests point it at fixture servers. */
   fetch: typeof fetch;
+  /** The request log's writer and the spend series; absent in apps built without createDeps. */
+  observability?: Observability;
 }

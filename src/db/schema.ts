@@ -394,3 +394,4 @@ export const walletPayments = pgTable(
 export { clonedVoices } from './audio-schema';
 export { mediaJobs } from './jobs-schema';
 export { storedResponses } from './responses-schema';
+export { requestLog } from './request-log-schema';

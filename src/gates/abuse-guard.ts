@@ -118,7 +118,7 @@ export function abuseGuardGate(deps: AppDeps, serverOf: () => ServerLike | null 
       const identity = await failureIdentity(request, svc, server);
       if (identity !== null && guard.blockedUntil(identity) === 0) await guard.countFailure(identity);
     } catch (error) {
-      deps.log.warn('abuse guard: failure not counted', { error: String(error) });
+      deps.log.warn('abuse guard: failure not counted', { requestId: svc?.requestId, error: String(error) });
     }
   }
 

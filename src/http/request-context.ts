@@ -26,6 +26,16 @@ export interface RequestContext {
    * settles it once the call's reservation is known.
    */
   payment?: CallPayment;
+  /** What the meter settled for this call (the request log's tokens and cost); absent when nothing settled. */
+  settled?: SettledNote;
+}
+
+/** A settlement as the request log records it: tokens and the charge in micro-units of its currency. */
+export interface SettledNote {
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+  currency: 'USD' | 'DIEM';
 }
 
 /** A pay-per-call offer as the meter sees it (built by the x402 payment gate). */

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import { statusOf } from './status';
 import type { RequestContext } from './request-context';
+import type { RequestRecord, RequestRecorder } from '../request-log/writer';
 import type { Logger } from '../log';
 import { observeRequest } from '../metrics';
 import { openStreamOf, type StreamEnd } from '../stream/open-streams';
@@ -12,6 +13,8 @@ interface Answered {
   set: { status?: number | string; headers: Record<string, unknown> };
   responseValue: unknown;
   svc?: RequestContext;
+  /** What a failed request threw (Elysia leaves `responseValue` empty then). */
+  error?: unknown;
 }
 
 type Usage = { prompt_tokens?: unknown; completion_tokens?: unknown };
@@ -33,24 +36,43 @@ function pathOf(url: string): string {
 
 const elapsedMs = (from: number) => Math.round((performance.now() - from) * 100) / 100;
 
+/** What the request log's record needs besides the access line. */
+export interface RecordSink {
+  recorder: RequestRecorder;
+  now: () => number;
+  /** The client's address (the socket's, or the trusted proxy's X-Forwarded-For hop). */
+  clientIp: (request: Request) => string | null;
+}
+
+/** The `error` string of an error answer: its JSON body's, or the thrown error's body's or message. */
+function errorOf(status: number, value: unknown): string | null {
+  if (status < 400 || !value || typeof value !== 'object' || value instanceof Response) return null;
+  const body = value instanceof Error ? (value as { body?: unknown }).body : value;
+  const error = body && typeof body === 'object' ? (body as { error?: unknown }).error : undefined;
+  if (typeof error === 'string') return error;
+  return value instanceof Error ? value.message : null;
+}
+
 /**
- * Counts and times every answered request (`svc_http_requests_total`, latency histogram)
- * and writes one access-log line per request: method, route, path, status, duration,
- * request id, account, model and tokens. A streamed answer is logged when its stream ends,
- * with its tokens and how it ended; its latency metric is the time to the headers.
+ * Counts and times every answered request (`svc_http_requests_total`, latency histogram),
+ * writes one access-log line per request (method, route, path, status, duration, request id,
+ * account, model and tokens) and queues one request-log record. A streamed answer is logged
+ * when its stream ends, with its tokens and how it ended; its latency metric is the time to
+ * the headers.
  */
-export function requestLog(log: Logger, opts: { accessLog: boolean }) {
+export function requestLog(log: Logger, opts: { accessLog: boolean; records?: RecordSink | null }) {
   // Decided once: a line the logger would drop (level above info) is not even built.
   const accessLog = opts.accessLog && (log.enabled?.('info') ?? true);
+  const sink = opts.records ?? null;
   return new Elysia({ name: 'svc.http.request-log' }).onAfterResponse(
     { as: 'global' },
-    function observeAnswer({ request, route, set, responseValue, svc }: Answered) {
+    function observeAnswer({ request, route, set, responseValue, svc, error }: Answered) {
       // The request context's start (stage 1); an unmatched route never gets one and is counted untimed.
       const start = svc?.startedAt;
       const status = statusOf(set, responseValue);
       const pattern = route || 'unmatched';
       observeRequest(request.method, pattern, status, start === undefined ? null : (performance.now() - start) / 1000);
-      if (!accessLog) return;
+      if (!accessLog && !sink) return;
       const line = {
         method: request.method,
         route: pattern,
@@ -60,14 +82,25 @@ export function requestLog(log: Logger, opts: { accessLog: boolean }) {
         accountId: svc?.caller?.accountId ?? null,
         model: (set.headers['x-svc-model-id'] as string | undefined) ?? null,
       };
+      const record = sink && recordOf(sink, request, line, set.headers, svc, errorOf(status, responseValue ?? error));
       const stream = responseValue instanceof Response ? openStreamOf(responseValue.body) : undefined;
       const ms = start === undefined ? null : elapsedMs(start);
-      if (!stream || start === undefined) return log.info('request', { ...line, ms, ...tokensOf(responseValue) });
+      if (!stream || start === undefined) {
+        if (record) sink.recorder.add(finished(record, svc, ms, null, tokensOf(responseValue), null));
+        if (accessLog) log.info('request', { ...line, ms, ...tokensOf(responseValue) });
+        return;
+      }
       stream.onEnd(function logStreamEnd(end: StreamEnd) {
         const outcome = end.aborted ? 'client_gone' : end.error ? 'error' : 'complete';
+        const total = elapsedMs(start);
+        if (record) {
+          const done = finished({ ...record, error: record.error ?? end.error }, svc, total, ms, end, outcome);
+          sink.recorder.add(done, svc && !svc.settled ? () => settledFields(svc, done) : undefined);
+        }
+        if (!accessLog) return;
         log.info('request', {
           ...line,
-          ms: elapsedMs(start),
+          ms: total,
           headersMs: ms,
           promptTokens: end.promptTokens,
           completionTokens: end.completionTokens,
@@ -76,4 +109,73 @@ export function requestLog(log: Logger, opts: { accessLog: boolean }) {
       });
     },
   );
+}
+
+type Line = { method: string; route: string; status: number; requestId: unknown; accountId: string | null; model: string | null };
+type Tokens = { promptTokens: number | null; completionTokens: number | null };
+
+/** The parts of a record known when the headers leave. */
+function recordOf(
+  sink: RecordSink,
+  request: Request,
+  line: Line,
+  headers: Record<string, unknown>,
+  svc: RequestContext | undefined,
+  error: string | null,
+): RequestRecord {
+  return {
+    requestId: String(line.requestId),
+    at: sink.now(),
+    accountId: line.accountId,
+    apiKeyId: svc?.caller?.apiKey?.id ?? null,
+    method: line.method,
+    route: line.route,
+    model: line.model,
+    replica: (headers['x-svc-model-router'] as string | undefined) ?? null,
+    status: line.status,
+    error,
+    latencyMs: 0,
+    ttfbMs: null,
+    stream: null,
+    promptTokens: null,
+    completionTokens: null,
+    costMicros: null,
+    currency: null,
+    clientIp: sink.clientIp(request),
+    userAgent: request.headers.get('user-agent'),
+  };
+}
+
+/** The record once the answer is complete: its times, and the settlement's tokens and cost (else the answer's own counts). */
+function finished(
+  record: RequestRecord,
+  svc: RequestContext | undefined,
+  ms: number | null,
+  ttfbMs: number | null,
+  tokens: Tokens,
+  stream: string | null,
+): RequestRecord {
+  const settled = svc?.settled;
+  return {
+    ...record,
+    latencyMs: Math.round(ms ?? 0),
+    ttfbMs: ttfbMs === null ? null : Math.round(ttfbMs),
+    stream,
+    promptTokens: settled?.promptTokens ?? tokens.promptTokens,
+    completionTokens: settled?.completionTokens ?? tokens.completionTokens,
+    costMicros: settled?.costMicros ?? null,
+    currency: settled?.currency ?? null,
+  };
+}
+
+/** A stream's settlement, read when its record is written (it may settle after the end is reported). */
+function settledFields(svc: RequestContext, record: RequestRecord): Partial<RequestRecord> | null {
+  const s = svc.settled;
+  if (!s) return null;
+  return {
+    promptTokens: s.promptTokens ?? record.promptTokens,
+    completionTokens: s.completionTokens,
+    costMicros: s.costMicros,
+    currency: s.currency,
+  };
 }

@@ -20,7 +20,7 @@ export const ImagesConfigSchema = T.Object({
 export type ImagesConfig = Static<typeof ImagesConfigSchema>;
 
 /** Whether an image is adult content, as the configured classifier says. */
-export type AdultClassifier = (image: Uint8Array, mediaType: string) => Promise<boolean>;
+export type AdultClassifier = (image: Uint8Array, mediaType: string, requestId?: string) => Promise<boolean>;
 
 /** The images section of the config, validated (a bad field stops the start). */
 export function imagesConfigOf(config: Config): ImagesConfig {
@@ -36,7 +36,7 @@ export function adultClassifier(config: ImagesConfig, o: { fetch: typeof fetch; 
   const c = config.safetyClassifier;
   if (!c) return undefined;
   const headers: Record<string, string> = c.apiKey ? { authorization: `Bearer ${c.apiKey}` } : {};
-  return async function classify(image, mediaType) {
+  return async function classify(image, mediaType, requestId) {
     try {
       const res = await o.fetch(c.url, {
         method: 'POST',
@@ -49,7 +49,7 @@ export function adultClassifier(config: ImagesConfig, o: { fetch: typeof fetch; 
       if (typeof body.nsfw !== 'boolean') throw new Error('the answer has no boolean "nsfw"');
       return body.nsfw;
     } catch (error) {
-      o.log.warn('image safety classifier failed; the image is treated as adult content', { error: String(error) });
+      o.log.warn('image safety classifier failed; the image is treated as adult content', { requestId, error: String(error) });
       return true;
     }
   };

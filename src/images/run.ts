@@ -56,7 +56,7 @@ function imagesOf(answer: JsonBody): UpstreamImage[] {
 }
 
 /** One upstream image in the requested format and size, blurred when safe mode finds adult content (provider flag, else the classifier). */
-async function finishOne(item: UpstreamImage, job: ImageJob): Promise<{ bytes: Uint8Array; blurred: boolean }> {
+async function finishOne(item: UpstreamImage, job: ImageJob, requestId: string): Promise<{ bytes: Uint8Array; blurred: boolean }> {
   const raw = new Uint8Array(Buffer.from(item.b64_json as string, 'base64'));
   const flagged = job.safeMode && item.nsfw === true;
   // Outside the try: sharp failing to load is this server's fault (500), not an unreadable upstream image.
@@ -68,7 +68,7 @@ async function finishOne(item: UpstreamImage, job: ImageJob): Promise<{ bytes: U
     throw upstreamUnavailable('the upstream answered an image that could not be read');
   }
   if (flagged || !job.safeMode || !job.classify) return { bytes, blurred: flagged };
-  if (!(await job.classify(bytes, MEDIA_TYPE[job.finish.format]))) return { bytes, blurred: false };
+  if (!(await job.classify(bytes, MEDIA_TYPE[job.finish.format], requestId))) return { bytes, blurred: false };
   return { bytes: await finishImage(bytes, { ...job.finish, blur: true }), blurred: true };
 }
 
@@ -88,7 +88,7 @@ export async function runImageCall(call: ModelCall, job: ImageJob): Promise<Imag
     // An upstream that returns more images than asked gets only the ones asked for delivered (and charged).
     const items = imagesOf(routed.result).slice(0, job.charge.units);
     if (items.some((i) => i.content_violation === true)) throw contentViolation();
-    const finished = await Promise.all(items.map((item) => finishOne(item, job)));
+    const finished = await Promise.all(items.map((item) => finishOne(item, job, call.request.requestId)));
     result = { images: finished.map((f) => f.bytes), blurred: finished.some((f) => f.blurred) };
   } catch (error) {
     return call.fail(error);

@@ -111,6 +111,41 @@ const deadLetters = new Counter({
   registers: [metricsRegistry],
 });
 
+const requestLogDropped = new Counter({
+  name: 'svc_request_log_dropped_total',
+  help: 'Request log rows dropped: the queue was full, or the database refused the row',
+  registers: [metricsRegistry],
+});
+const keySpend = new Counter({
+  name: 'svc_key_spend_micros_total',
+  help: 'Amount settled per API key id in micro-units of the currency; keys outside the allow-list and the top N are counted as `other` (observability.spendMetrics)',
+  labelNames: ['key', 'currency'] as const,
+  registers: [metricsRegistry],
+});
+const accountSpend = new Counter({
+  name: 'svc_account_spend_micros_total',
+  help: 'Amount settled per account id in micro-units of the currency; accounts outside the allow-list and the top N are counted as `other` (observability.spendMetrics)',
+  labelNames: ['account', 'currency'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Counts request log rows dropped. */
+export function countRequestLogDropped(n: number): void {
+  requestLogDropped.inc(n);
+}
+
+/** Adds a settled amount to a key's or an account's spend series (the label already bounded by the caller). */
+export function addSpend(kind: 'key' | 'account', label: string, currency: string, micros: number): void {
+  if (kind === 'key') keySpend.labels({ key: label, currency }).inc(micros);
+  else accountSpend.labels({ account: label, currency }).inc(micros);
+}
+
+/** Removes a key's or an account's spend series (it left the top N). */
+export function dropSpend(kind: 'key' | 'account', label: string, currency: string): void {
+  if (kind === 'key') keySpend.remove({ key: label, currency });
+  else accountSpend.remove({ account: label, currency });
+}
+
 let ledgerFailing: (() => boolean) | null = null;
 new Gauge({
   name: 'svc_ledger_write_failing',

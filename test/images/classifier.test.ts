@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe as suite, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { rejectionOf } from '../helpers/rejection';
+import { createLogger } from '../../src/log';
 
 /** Safe mode with an operator-configured adult-content classifier (config `images.safetyClassifier`). */
 suite('the configured safety classifier', () => {
@@ -9,6 +10,7 @@ suite('the configured safety classifier', () => {
   let server: ReturnType<typeof Bun.serve>;
   let verdict: 'adult' | 'safe' | 'broken' = 'safe';
   const seen: { type: string | null; bytes: number; auth: string | null }[] = [];
+  const lines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     server = Bun.serve({
@@ -26,6 +28,7 @@ suite('the configured safety classifier', () => {
     });
     t = await startTestApp({
       config: { images: { safetyClassifier: { url: `http://127.0.0.1:${server.port}/classify`, apiKey: 'classifier-key' } } },
+      log: createLogger('warn', (line) => void lines.push(JSON.parse(line))),
     });
   });
   afterAll(async () => {
@@ -72,6 +75,9 @@ suite('the configured safety classifier', () => {
     const down = await generate({});
     expect(down.status).toBe(200);
     expect(down.headers.get('x-svc-is-blurred')).toBe('true');
+    // The warning names the request, so it correlates with the access log and the request log.
+    const warned = lines.find((l) => String(l.msg).startsWith('image safety classifier failed'));
+    expect(warned?.requestId).toBe(down.headers.get('cf-ray'));
   });
 
   test('a bad images section stops the start, naming the field', async () => {

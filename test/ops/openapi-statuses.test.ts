@@ -49,6 +49,7 @@ const PATH_VALUES: Record<string, string[]> = {
   walletAddress: ['0x00000000000000000000000000000000000000a1', 'not-an-address'],
   network: ['svc-sim-mainnet', 'no-such-network'],
   response_id: ['resp_00000000000000000000-SVC', '%20', 'r'.repeat(300)],
+  requestId: ['no-such-request'],
 };
 
 /** The request variants of one operation: a path, a query string, and a body (JSON value, or raw text with its type). */

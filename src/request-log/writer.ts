@@ -1,0 +1,152 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/database';
+import { requestLog } from '../db/schema';
+import type { Logger } from '../log';
+import { countRequestLogDropped } from '../metrics';
+import type { ObservabilityConfig } from './config';
+
+/** One request as the log stores it (times in epoch ms and ms, money in micro-units). */
+export interface RequestRecord {
+  requestId: string;
+  at: number;
+  accountId: string | null;
+  apiKeyId: string | null;
+  method: string;
+  route: string;
+  model: string | null;
+  replica: string | null;
+  status: number;
+  error: string | null;
+  latencyMs: number;
+  ttfbMs: number | null;
+  stream: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  costMicros: number | null;
+  currency: string | null;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+/** The request log's writer: queues records and writes them in batches, off the response's path. */
+export interface RequestRecorder {
+  /**
+   * Queues one record (dropped and counted when the queue is full). `late` is read when the
+   * batch is written: a stream's settlement can land after the stream's end is reported.
+   */
+  add(record: RequestRecord, late?: () => Partial<RequestRecord> | null): void;
+  /** Writes everything queued now. */
+  flush(): Promise<void>;
+  /** Deletes the rows older than the retention, as of `now` (epoch ms); returns how many. */
+  sweep(now?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Inserts a batch as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
+ * reason: a builder binding 19 parameters per row costs more CPU than the insert). A request id
+ * already logged is skipped, so a batch retried after a lost answer doubles nothing.
+ */
+async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
+  await db.execute(sql`
+    insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
+    select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"
+    from json_to_recordset(${JSON.stringify(rows)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
+    on conflict do nothing`);
+}
+
+type Queued = RequestRecord | { record: RequestRecord; late: () => Partial<RequestRecord> | null };
+
+/** A queued record with what it learned late. */
+function completed(q: Queued): RequestRecord {
+  if (!('late' in q)) return q;
+  const late = q.late();
+  return late ? { ...q.record, ...late } : q.record;
+}
+
+/**
+ * Starts the request log's writer and sweeper (unref'd timers). Unlike the ledger, a lost row
+ * costs nobody money, so nothing is retried forever: a batch the database refuses is written
+ * row by row, a row it still refuses is dropped (counted, logged once per batch), and the next
+ * batch goes in regardless, so one bad row or a database outage never blocks later requests' rows.
+ */
+export function startRequestRecorder(opts: {
+  db: Database;
+  log: Logger;
+  now: () => number;
+  config: ObservabilityConfig['requestLog'];
+}): RequestRecorder {
+  const { db, log, config } = opts;
+  let queue: Queued[] = [];
+  let running: Promise<void> | null = null;
+
+  async function writeEach(rows: RequestRecord[]): Promise<void> {
+    let dropped = 0;
+    let last: unknown = null;
+    for (const row of rows) {
+      try {
+        await writeBatch(db, [row]);
+      } catch (error) {
+        dropped++;
+        last = error;
+      }
+    }
+    if (dropped === 0) return;
+    countRequestLogDropped(dropped);
+    log.warn('request log: rows the database refused were dropped', { dropped, error: String(last) });
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0) {
+      const taken = queue.length <= config.batchSize ? queue : queue.slice(0, config.batchSize);
+      queue = taken === queue ? [] : queue.slice(taken.length);
+      const batch = taken.map(completed);
+      try {
+        await writeBatch(db, batch);
+      } catch {
+        await writeEach(batch);
+      }
+    }
+  }
+
+  function flush(): Promise<void> {
+    const next = (running ?? Promise.resolve()).then(drain);
+    running = next.finally(() => {
+      if (running === next) running = null;
+    });
+    return next;
+  }
+
+  async function sweep(now = opts.now()): Promise<number> {
+    const cutoff = new Date(now - config.retentionDays * 86_400_000);
+    const result = await db.execute(
+      sql`with gone as (delete from ${requestLog} where at < ${cutoff.toISOString()}::timestamptz returning 1) select count(*)::int as n from gone`,
+    );
+    const rows = (Array.isArray(result) ? result : (result as { rows: { n: number }[] }).rows) as { n: number }[];
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  const writer = setInterval(function writeRequestLog() {
+    if (running || queue.length === 0) return;
+    flush().catch((error) => log.error('request log: write failed', { error: String(error) }));
+  }, config.flushIntervalMs);
+  writer.unref?.();
+  const sweeper = setInterval(function sweepRequestLog() {
+    sweep().catch((error) => log.warn('request log: sweep failed', { error: String(error) }));
+  }, config.sweepIntervalMs);
+  sweeper.unref?.();
+
+  return {
+    add(record, late) {
+      if (queue.length >= config.maxQueued) return countRequestLogDropped(1);
+      queue.push(late ? { record, late } : record);
+    },
+    flush,
+    sweep,
+    async close() {
+      clearInterval(writer);
+      clearInterval(sweeper);
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { Elysia, t } from 'elysia';
+import type { AppDeps } from '../deps';
+import type { Stages } from '../gates';
+import { ErrorBody } from '../http/error-body';
+import { badRequest, notFound } from '../http/errors';
+import { decodeCursor, listRequests, requestDetail, type RequestFilters } from '../request-log/query';
+
+const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
+
+/** One request-log row. */
+const RequestRow = t.Object({
+  requestId: t.String({ description: 'The CF-RAY of the request' }),
+  at: t.String({ format: 'date-time' }),
+  accountId: Nullable(t.String()),
+  apiKeyId: Nullable(t.String({ description: 'The id of the API key (never its secret)' })),
+  method: t.String(),
+  route: t.String({ description: 'The route pattern, or `unmatched`' }),
+  model: Nullable(t.String({ description: 'The model that answered (x-svc-model-id)' })),
+  replica: Nullable(t.String({ description: 'The provider replica that served it (x-svc-model-router)' })),
+  status: t.Integer(),
+  error: Nullable(t.String()),
+  latencyMs: t.Integer({ description: 'To the end of the answer (a stream: its end)' }),
+  ttfbMs: Nullable(t.Integer({ description: 'To the response headers of a streamed answer' })),
+  stream: Nullable(t.String({ description: 'How a stream ended: complete, error or client_gone' })),
+  promptTokens: Nullable(t.Integer()),
+  completionTokens: Nullable(t.Integer()),
+  costMicros: Nullable(t.Integer({ description: 'The settled charge in micro-units of `currency`' })),
+  currency: Nullable(t.String()),
+  clientIp: Nullable(t.String()),
+  userAgent: Nullable(t.String()),
+});
+const LedgerRow = t.Object({
+  requestId: t.String(),
+  accountId: t.String(),
+  apiKeyId: Nullable(t.String()),
+  currency: t.String(),
+  modelId: Nullable(t.String()),
+  amountMicros: t.Integer(),
+  lines: t.Array(t.Unknown()),
+  createdAt: t.String({ format: 'date-time' }),
+});
+const ListResult = t.Object({
+  object: t.Literal('list'),
+  data: t.Array(RequestRow),
+  next: Nullable(t.String({ description: 'Pass as `after` for the next page; null on the last' })),
+});
+
+const Query = t.Object({
+  key: t.Optional(t.String({ format: 'uuid', description: 'API key id' })),
+  account: t.Optional(t.String({ format: 'uuid', description: 'Account id' })),
+  model: t.Optional(t.String({ description: 'Model id that answered' })),
+  route: t.Optional(t.String({ description: 'Route pattern, e.g. /api/v1/chat/completions' })),
+  status: t.Optional(t.String({ pattern: '^([1-5]xx|[1-5][0-9]{2})$', description: 'A status class (4xx, 5xx) or a status (429)' })),
+  since: t.Optional(t.String({ format: 'date-time', description: 'From this time (inclusive)' })),
+  until: t.Optional(t.String({ format: 'date-time', description: 'Up to this time (inclusive)' })),
+  minLatencyMs: t.Optional(t.Integer({ minimum: 0, description: 'Only requests that took at least this long' })),
+  error: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Text the error string contains (case-insensitive)' })),
+  after: t.Optional(t.String({ description: "The previous page's `next`" })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, description: 'Page size (default 100)' })),
+});
+
+/** The query string as filters (a bad cursor is a 400 naming `after`). */
+function filtersOf(q: typeof Query.static): RequestFilters {
+  const after = q.after === undefined ? undefined : decodeCursor(q.after);
+  if (after === null) throw badRequest('Invalid query parameters: after', [{ path: ['after'], message: 'Expected a `next` value' }]);
+  const status = q.status?.endsWith('xx') ? { class: Number(q.status[0]) } : q.status ? { exact: Number(q.status) } : undefined;
+  return {
+    key: q.key,
+    account: q.account,
+    model: q.model,
+    route: q.route,
+    status,
+    since: q.since ? new Date(q.since) : undefined,
+    until: q.until ? new Date(q.until) : undefined,
+    minLatencyMs: q.minLatencyMs,
+    error: q.error,
+    after,
+    limit: q.limit ?? 100,
+  };
+}
+
+/**
+ * GET /admin/requests and /admin/requests/{requestId}: the request log, newest first, filtered
+ * and paged by a keyset cursor. ADMIN keys only; a key of the operator's account reads every
+ * account's requests, any other ADMIN key only its own account's.
+ */
+export function adminRequestRoutes(deps: AppDeps, stages: Stages) {
+  const db = deps.storage.db;
+  const tags = ['Admin'];
+  // The account an ADMIN key outside the operator's account is held to.
+  const scopeOf = (caller: { accountId: string; apiKey: { operator?: boolean } | null } | null) =>
+    caller?.apiKey?.operator ? undefined : caller?.accountId;
+  return new Elysia({ name: 'svc.routes.admin-requests' })
+    .use(stages)
+    .get(
+      '/admin/requests',
+      async function listRequestLog({ query, svc }) {
+        const filters = filtersOf(query);
+        const scope = scopeOf(svc.caller);
+        if (scope) filters.account = scope;
+        const page = await listRequests(db, filters);
+        return { object: 'list' as const, ...page };
+      },
+      {
+        auth: 'ADMIN',
+        query: Query,
+        response: { 200: ListResult, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+        detail: { operationId: 'listRequests', summary: 'Search the request log, newest first (ADMIN key)', tags },
+      },
+    )
+    .get(
+      '/admin/requests/:requestId',
+      async function getRequestLogEntry({ params, svc }) {
+        const found = await requestDetail(db, params.requestId);
+        const scope = scopeOf(svc.caller);
+        if (!found || (scope && found.accountId !== scope)) throw notFound('Request not found: requestId');
+        return found;
+      },
+      {
+        auth: 'ADMIN',
+        params: t.Object({ requestId: t.String({ minLength: 1, maxLength: 200 }) }),
+        response: {
+          200: t.Composite([RequestRow, t.Object({ ledger: t.Array(LedgerRow) })]),
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
+        },
+        detail: { operationId: 'getRequest', summary: 'One request of the log with its ledger rows (ADMIN key)', tags },
+      },
+    );
+}
