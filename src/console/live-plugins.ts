@@ -1,5 +1,4 @@
-import type { Metric } from './live';
-import { addBucket, quantileMs } from './quantile';
+import { addBucket, quantileMs, type Metric } from './quantile';
 
 /** One plugin's cumulative counts read from the metrics registry. */
 export interface PluginCounts {

@@ -1,7 +1,7 @@
-import { addBucket, quantileMs } from './quantile';
+import { addBucket, quantileMs, type Labels, type Metric } from './quantile';
 import { pluginCountsOf, pluginRows, type LivePlugin, type PluginCounts, type PluginInfo } from './live-plugins';
 
-export { quantileMs } from './quantile';
+export { quantileMs, type Metric } from './quantile';
 
 /** Routes left out of the live request figures: the console's own polling, probes and scrapes. */
 const SELF_ROUTES = /^\/(console|metrics|health|ready)(\/|$)/;
@@ -40,13 +40,6 @@ export interface LiveSummary {
     p99Ms: number | null;
   }[];
   plugins: LivePlugin[];
-}
-
-type Labels = Record<string, string | number | undefined>;
-/** One metric as prom-client's getMetricsAsJSON gives it (histogram samples name their series). */
-export interface Metric {
-  name: string;
-  values: { value: number; labels: Labels; metricName?: string }[];
 }
 
 const sum = (m: Metric | undefined, keep: (labels: Labels) => boolean = () => true) =>

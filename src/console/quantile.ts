@@ -1,3 +1,11 @@
+/** A metric sample's labels. */
+export type Labels = Record<string, string | number | undefined>;
+/** One metric as prom-client's getMetricsAsJSON gives it (histogram samples name their series). */
+export interface Metric {
+  name: string;
+  values: { value: number; labels: Labels; metricName?: string }[];
+}
+
 /** Adds a cumulative bucket count (`le` as the registry gives it) to a histogram by upper bound. */
 export function addBucket(into: Map<number, number>, le: string | number | undefined, value: number) {
   const bound = le === '+Inf' ? Infinity : Number(le);

@@ -1,4 +1,6 @@
-import type { AppDeps } from '../deps';
+import type { Config } from '../config';
+import type { Storage } from '../db/database';
+import type { Logger } from '../log';
 import { responsesConfigOf, type ResponsesConfig } from './config';
 import { createResponseStore, type ResponseStore } from './store';
 
@@ -8,7 +10,13 @@ export interface ResponsesRuntime {
   store: ResponseStore;
 }
 
-type Deps = Pick<AppDeps, 'config' | 'storage' | 'log' | 'now'>;
+/** What the stored responses need of the app: its config, storage, log and clock. */
+interface Deps {
+  config: Config;
+  storage: Storage;
+  log: Logger;
+  now: () => number;
+}
 const runtimes = new WeakMap<Deps, ResponsesRuntime>();
 
 /** The stored-responses runtime of an app's deps, built (its timers started) on first use. */
