@@ -9,11 +9,14 @@ import { APICallError, embed, generateImage, generateObject, generateText, Outpu
 import { z } from 'zod';
 import { createSvc, svcOptions, type SvcParameters } from '../../packages/ai-sdk-provider/src';
 import { PLUGINS } from '../../plugins';
+import { cache } from '../../plugins/cache';
 import { characterSlug } from '../../plugins/character_slug';
 import { disableThinking } from '../../plugins/disable_thinking';
 import { enableWebScraping } from '../../plugins/enable_web_scraping';
 import { enableWebSearch } from '../../plugins/enable_web_search';
 import { enableXSearch } from '../../plugins/enable_x_search';
+import { guardrails } from '../../plugins/guardrails/assign';
+import { pii } from '../../plugins/guardrails/pii';
 import { includeSvcSystemPrompt } from '../../plugins/include_svc_system_prompt';
 import { stripThinkingResponse } from '../../plugins/strip_thinking_response';
 import { composeParameters } from '../../src/chat/parameters';
@@ -242,7 +245,10 @@ type ServerParameters = ParametersOf<typeof characterSlug> &
   ParametersOf<typeof enableWebSearch> &
   ParametersOf<typeof enableXSearch> &
   ParametersOf<typeof includeSvcSystemPrompt> &
-  ParametersOf<typeof stripThinkingResponse>;
+  ParametersOf<typeof stripThinkingResponse> &
+  ParametersOf<typeof cache> &
+  ParametersOf<typeof guardrails> &
+  ParametersOf<typeof pii>;
 
 describe("the provider's SvcParameters follow svc's own schema", () => {
   const server = svcParametersSchema(composeParameters(PLUGINS).properties);
@@ -262,10 +268,14 @@ describe("the provider's SvcParameters follow svc's own schema", () => {
       enable_x_search: [true, false],
       include_svc_system_prompt: [true, false],
       strip_thinking_response: [true, false],
+      cache: ['use', 'refresh', 'bypass', { mode: 'use', ttl: 60 }, { ttl: 1 }],
+      guardrails: [['pii'], ['deny_list', 'limits', 'output_schema', 'webhook'], []],
+      pii_restore: [true, false],
     };
     expect(Object.keys(values).sort()).toEqual(Object.keys(server.properties).sort());
     for (const [key, list] of Object.entries(values))
-      for (const value of list) expect(`${key}=${value} ${Value.Check(server, { [key]: value })}`).toBe(`${key}=${value} true`);
+      for (const value of list as unknown[])
+        expect(`${key}=${JSON.stringify(value)} ${Value.Check(server, { [key]: value })}`).toBe(`${key}=${JSON.stringify(value)} true`);
     expect(Value.Check(server, { enable_web_search: 'sometimes' })).toBe(false);
   });
 });

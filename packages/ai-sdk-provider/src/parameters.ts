@@ -24,7 +24,19 @@ export interface SvcParameters {
   include_svc_system_prompt?: boolean;
   /** Strips `<think></think>` blocks from the response. */
   strip_thinking_response?: boolean;
+  /** The response cache: serve a stored identical answer or store this one (`use`), replace it (`refresh`), or leave it alone (`bypass`); with `ttl` in seconds. */
+  cache?: SvcCacheMode | { mode?: SvcCacheMode; ttl?: number };
+  /** Guardrails to run besides the operator's (a request can add, never remove). */
+  guardrails?: ('pii' | 'deny_list' | 'limits' | 'output_schema' | 'webhook')[];
+  /** With the pii guardrail: the values it redacted from the input are put back into the answer. */
+  pii_restore?: boolean;
 }
+
+/** A response-cache mode (`svc_parameters.cache`). */
+export type SvcCacheMode = 'use' | 'refresh' | 'bypass';
+
+/** A value of `svc_parameters` as sent. */
+type SvcParameterValue = SvcParameters[keyof SvcParameters];
 
 /** The options of a call under `providerOptions.svc`. */
 export interface SvcProviderOptions {
@@ -35,8 +47,8 @@ export interface SvcProviderOptions {
  * `providerOptions` for a call with these svc_parameters, typed (the AI SDK's own
  * `providerOptions` accepts any JSON): `generateText({ ..., providerOptions: svcOptions({ enable_web_search: 'auto' }) })`.
  */
-export function svcOptions(parameters: SvcParameters): { svc: { svc_parameters: Record<string, string | boolean> } } {
-  const svc_parameters: Record<string, string | boolean> = {};
+export function svcOptions(parameters: SvcParameters): { svc: { svc_parameters: Record<string, NonNullable<SvcParameterValue>> } } {
+  const svc_parameters: Record<string, NonNullable<SvcParameterValue>> = {};
   for (const [key, value] of Object.entries(parameters)) if (value !== undefined) svc_parameters[key] = value;
   return { svc: { svc_parameters } };
 }
