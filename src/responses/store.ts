@@ -54,6 +54,13 @@ function withoutNul<T>(value: T): T {
 /** Attempts before a queued response that keeps failing to write is dropped (and logged). */
 const MAX_ATTEMPTS = 5;
 
+/**
+ * Whether `id` could name a stored response: Postgres refuses a NUL in text, so such an id
+ * (sent as `previous_response_id`, an `item_reference` or a path) is one no response has,
+ * not a failed query (the inference routes do not take the NUL guard: their text is not stored).
+ */
+const storableId = (id: string) => !id.includes('\u0000');
+
 /** The drizzle-backed store (PGlite or Postgres). */
 export function createResponseStore(
   db: Database,
@@ -141,6 +148,7 @@ export function createResponseStore(
     },
 
     async get(accountId, id) {
+      if (!storableId(id)) return null;
       const local = pending(id);
       if (local) return local.accountId === accountId && local.expiresAt > now() ? local : null;
       const [row] = await db
@@ -159,6 +167,7 @@ export function createResponseStore(
     },
 
     async delete(accountId, id) {
+      if (!storableId(id)) return false;
       // Written first, so that a queued response cannot land after its deletion.
       if (pending(id)) await flush();
       const gone = await db
