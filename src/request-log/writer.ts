@@ -43,6 +43,13 @@ export interface RequestRecorder {
 }
 
 /**
+ * A NUL in a string (an unknown model's name echoed by its 404, a hostile user agent) as U+FFFD:
+ * Postgres refuses `\u0000` in text, and one such row made its whole batch go row by row.
+ */
+const withoutNul = (_key: string, value: unknown) =>
+  typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+
+/**
  * Inserts a batch as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
  * reason: a builder binding 19 parameters per row costs more CPU than the insert). A request id
  * already logged is skipped, so a batch retried after a lost answer doubles nothing.
@@ -51,7 +58,7 @@ async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
   await db.execute(sql`
     insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
     select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"
-    from json_to_recordset(${JSON.stringify(rows)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
+    from json_to_recordset(${JSON.stringify(rows, withoutNul)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
     on conflict do nothing`);
 }
 
