@@ -43,11 +43,15 @@ export interface RequestRecorder {
 }
 
 /**
- * A NUL in a string (an unknown model's name echoed by its 404, a hostile user agent) as U+FFFD:
- * Postgres refuses `\u0000` in text, and one such row made its whole batch go row by row.
+ * A string as Postgres stores it: a NUL (an unknown model's name echoed by its 404) and a lone
+ * surrogate (JSON.stringify writes it as an unpaired `\ud800` escape) become U+FFFD. Postgres
+ * refuses both in text, and one such row sent its whole batch row by row.
  */
-const withoutNul = (_key: string, value: unknown) =>
-  typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+function storable(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.isWellFormed() ? value : value.toWellFormed();
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\ufffd') : text;
+}
 
 /**
  * Inserts a batch as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
@@ -58,7 +62,7 @@ async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
   await db.execute(sql`
     insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
     select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"
-    from json_to_recordset(${JSON.stringify(rows, withoutNul)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
+    from json_to_recordset(${JSON.stringify(rows, storable)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
     on conflict do nothing`);
 }
 

@@ -50,6 +50,7 @@ const PATH_VALUES: Record<string, string[]> = {
   network: ['svc-sim-mainnet', 'no-such-network'],
   response_id: ['resp_00000000000000000000-SVC', '%20', 'r'.repeat(300)],
   requestId: ['no-such-request'],
+  keyId: ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', otherKeyId],
 };
 
 /** The request variants of one operation: a path, a query string, and a body (JSON value, or raw text with its type). */
