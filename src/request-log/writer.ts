@@ -42,6 +42,15 @@ export interface RequestRecorder {
   close(): Promise<void>;
 }
 
+/** How long `close` waits for the queued rows to be written. */
+const CLOSE_FLUSH_MS = 3_000;
+
+/** Whether the database refused a row's data (SQLSTATE class 22 or 23), not the call itself. */
+function isDataError(error: unknown): boolean {
+  const code = ((error as { cause?: { code?: unknown } })?.cause ?? (error as { code?: unknown }))?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
 /**
  * A string as Postgres stores it: a NUL (an unknown model's name echoed by its 404) and a lone
  * surrogate (JSON.stringify writes it as an unpaired `\ud800` escape) become U+FFFD. Postgres
@@ -77,8 +86,8 @@ function completed(q: Queued): RequestRecord {
 
 /**
  * Starts the request log's writer and sweeper (unref'd timers). Unlike the ledger, a lost row
- * costs nobody money, so nothing is retried forever: a batch the database refuses is written
- * row by row, a row it still refuses is dropped (counted, logged once per batch), and the next
+ * costs nobody money, so nothing is retried forever: a batch whose data the database refuses is
+ * written row by row (any other failure drops the batch), a row it still refuses is dropped (counted, logged once per batch), and the next
  * batch goes in regardless, so one bad row or a database outage never blocks later requests' rows.
  */
 export function startRequestRecorder(opts: {
@@ -90,6 +99,11 @@ export function startRequestRecorder(opts: {
   const { db, log, config } = opts;
   let queue: Queued[] = [];
   let running: Promise<void> | null = null;
+
+  function dropBatch(rows: number, error: unknown): void {
+    countRequestLogDropped(rows);
+    log.warn('request log: a batch could not be written and was dropped', { dropped: rows, error: String(error) });
+  }
 
   async function writeEach(rows: RequestRecord[]): Promise<void> {
     let dropped = 0;
@@ -114,8 +128,11 @@ export function startRequestRecorder(opts: {
       const batch = taken.map(completed);
       try {
         await writeBatch(db, batch);
-      } catch {
-        await writeEach(batch);
+      } catch (error) {
+        // Row by row only when a row's data was refused; an outage or a deadline would cost a
+        // deadline per row (500 × 1.5 s), so the batch is dropped and the next one tried.
+        if (isDataError(error)) await writeEach(batch);
+        else dropBatch(batch.length, error);
       }
     }
   }
@@ -157,7 +174,11 @@ export function startRequestRecorder(opts: {
     async close() {
       clearInterval(writer);
       clearInterval(sweeper);
-      await flush();
+      // Bounded: a shutdown must not wait on a database that stopped answering for rows nobody pays for.
+      const timer = Promise.withResolvers<void>();
+      const t = setTimeout(timer.resolve, CLOSE_FLUSH_MS);
+      await Promise.race([flush(), timer.promise]);
+      clearTimeout(t);
     },
   };
 }
