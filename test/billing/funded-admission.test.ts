@@ -28,6 +28,9 @@ describe.each(BACKENDS)('an account funded for exactly N requests admits N ($nam
       config: {
         rateLimits: { standard: { audio: 10_000, embedding: 10_000 } },
         rpc: { simulator: true, requestsPerMinute: 10_000, dailyCreditCap: 0 },
+        // 250 refusals from one caller are abuse by the guard's count: on a slow backend (a Redis
+        // Cluster in CI) the last of them were blocked with 429 before their admission was tried.
+        abuseGuard: { enabled: false },
       },
     });
   });
