@@ -33,7 +33,7 @@ describe('wide bodies of wrong elements, measured in a process of their own', ()
 
   for (const [name] of CASES)
     test(`${name}: the 400 of a 20-element body, in under ${CPU_MS} ms of CPU`, () => {
-      const { cpuMs, wide, short } = readings[name];
+      const { cpuMs, wide, short } = readings[name]!;
       expect(short.status).toBe(400);
       expect(wide).toEqual(short);
       expect(cpuMs).toBeLessThan(CPU_MS);
