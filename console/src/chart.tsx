@@ -81,17 +81,20 @@ export function TimeChart({
         ],
         series: [
           {},
-          ...lines.map((l, i) => ({
-            label: l.label,
-            stroke: l.color ?? PALETTE[i % PALETTE.length],
-            fill: bars ? `${l.color ?? PALETTE[i % PALETTE.length]}99` : undefined,
-            width: 2,
-            paths,
-            points: { show: !bars },
-            // No point under the cursor: a dash; a bucket left out as zero (bars): zero.
-            value: (_u: uPlot, v: number | null, _s: number, at: number | null) =>
-              v !== null ? format(v) : bars && at !== null ? format(0) : '–',
-          })),
+          ...lines.map((l, i) => {
+            const color = l.color ?? PALETTE[i % PALETTE.length];
+            return {
+              label: l.label,
+              stroke: color,
+              fill: bars ? `${color}99` : undefined,
+              width: 2,
+              paths,
+              points: { show: !bars },
+              // No point under the cursor: a dash; a bucket left out as zero (bars): zero.
+              value: (_u: uPlot, v: number | null, _s: number, at: number | null) =>
+                v !== null ? format(v) : bars && at !== null ? format(0) : '–',
+            };
+          }),
         ],
       },
       // A zero bar would still draw its outline along the axis: leave it out.
