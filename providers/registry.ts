@@ -3,6 +3,7 @@ import type { ProviderConfig } from '../src/models/provider-config';
 import { anthropic } from './anthropic';
 import { gemini } from './gemini';
 import { mediaJobsProvider } from './media-jobs';
+import { observedCalls, type CallObserver } from './observed-calls';
 import { openAICompatible } from './openai-compatible';
 import { createRouter, type ModelRouter } from './router';
 import { simulator, type SimulatorCatalog } from './simulator';
@@ -20,6 +21,8 @@ export interface RegistryDeps {
   log: Logger;
   /** What the simulator needs to know of the catalog. */
   catalog: SimulatorCatalog;
+  /** Told of each call of a provider that makes no HTTP call (the simulator); the others are timed by `fetch`. */
+  observeCall?: CallObserver;
 }
 
 /**
@@ -85,7 +88,10 @@ export function createProviderRegistry(configs: ProviderConfig[], deps: Registry
   const built = new Map<string, { provider: Provider; timeoutMs: number }>();
   for (const c of configs) {
     const build = BUILDERS[c.kind];
-    if (build) built.set(c.id, { provider: build(c, deps), timeoutMs: c.timeoutMs ?? 120_000 });
+    if (!build) continue;
+    const provider = build(c, deps);
+    const observed = provider.simulated && deps.observeCall ? observedCalls(provider, deps.observeCall) : provider;
+    built.set(c.id, { provider: observed, timeoutMs: c.timeoutMs ?? 120_000 });
   }
   return { get: (id) => built.get(id)?.provider, router: createRouter((id) => built.get(id)) };
 }

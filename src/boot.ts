@@ -15,7 +15,7 @@ import type { RateLimiter } from './limits/types';
 import { createRateLimiter } from './limits/limiter';
 import { openKeyValueStore } from './kv/redis';
 import { createLogger, type Logger } from './log';
-import { observedUpstreamFetch } from './metrics/upstream-fetch';
+import { observedUpstreamFetch, observeInProcessCall } from './metrics/upstream-fetch';
 import { createCatalog } from './models/catalog';
 import { upstreamCapabilities } from '../providers/simulator-chat/catalog';
 import { createProviderRegistry } from '../providers/registry';
@@ -75,6 +75,7 @@ export async function createDeps(
     if (m.config.dimensions) for (const r of m.config.routes) dimensions.set(r.model ?? m.id, m.config.dimensions);
   const modelProviders = createProviderRegistry(providers, {
     fetch: observedUpstreamFetch(outbound, providers),
+    observeCall: observeInProcessCall,
     log,
     catalog: {
       isReasoning: (name) => reasoning.has(name),

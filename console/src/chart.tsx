@@ -1,14 +1,14 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-
-/** A colour-blind-safe palette (Okabe-Ito) for series lines. */
-const COLORS = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#F0E442', '#000000'];
+import { PALETTE } from './colors';
 
 /** One line of a chart. */
 export interface Line {
   label: string;
   values: (number | null)[];
+  /** Its colour (a page gives each model or key one for all its charts, colors.ts); else by position. */
+  color?: string;
 }
 
 /** Props of a time chart: x in epoch seconds, one or more lines, an accessible title. */
@@ -81,17 +81,20 @@ export function TimeChart({
         ],
         series: [
           {},
-          ...lines.map((l, i) => ({
-            label: l.label,
-            stroke: COLORS[i % COLORS.length],
-            fill: bars ? `${COLORS[i % COLORS.length]}99` : undefined,
-            width: 2,
-            paths,
-            points: { show: !bars },
-            // No point under the cursor: a dash; a bucket left out as zero (bars): zero.
-            value: (_u: uPlot, v: number | null, _s: number, at: number | null) =>
-              v !== null ? format(v) : bars && at !== null ? format(0) : '–',
-          })),
+          ...lines.map((l, i) => {
+            const color = l.color ?? PALETTE[i % PALETTE.length];
+            return {
+              label: l.label,
+              stroke: color,
+              fill: bars ? `${color}99` : undefined,
+              width: 2,
+              paths,
+              points: { show: !bars },
+              // No point under the cursor: a dash; a bucket left out as zero (bars): zero.
+              value: (_u: uPlot, v: number | null, _s: number, at: number | null) =>
+                v !== null ? format(v) : bars && at !== null ? format(0) : '–',
+            };
+          }),
         ],
       },
       // A zero bar would still draw its outline along the axis: leave it out.

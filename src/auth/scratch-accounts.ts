@@ -34,20 +34,22 @@ export interface DeletedCounts {
 }
 
 /**
- * Creates a scratch account (no credit) with one ADMIN key, in one transaction. The key's
- * secret is returned once, as every new key's is.
+ * Creates an account (no credit) with one ADMIN key, in one transaction: a scratch account,
+ * which the operator can delete with everything it holds, or a lasting one, which is never
+ * deleted. The key's secret is returned once, as every new key's is.
  */
-export async function createScratchAccount(db: Database, opts: { displayName?: string }) {
+export async function createScratchAccount(db: Database, opts: { displayName?: string; scratch?: boolean }) {
+  const scratch = opts.scratch ?? true;
   return db.transaction(async (tx) => {
     const [account] = await tx
       .insert(accounts)
-      .values({ kind: 'user', scratch: true, displayName: opts.displayName ?? null })
+      .values({ kind: 'user', scratch, displayName: opts.displayName ?? null })
       .returning();
     if (!account) throw new Error('account insert returned no row');
     const key = await createApiKey(tx as unknown as Database, {
       accountId: account.id,
       type: 'ADMIN',
-      description: 'Scratch account ADMIN key',
+      description: scratch ? 'Scratch account ADMIN key' : 'Account ADMIN key',
     });
     return { account, key };
   });

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { microsToNumber } from './money';
-import type { UsageEntry } from './usage-schema';
+import type { UsageEntry, UsageLedgerEntry } from './usage-schema';
 
 /** Which ledger lines a usage listing covers: one account, optionally one currency and a time range. */
 export interface UsageFilter {
@@ -29,6 +29,7 @@ export interface UsageRow {
   currency: string;
   notes: string | null;
   requestId: string;
+  apiKeyId: string | null;
   modelId: string | null;
   executionMs: number | null;
   promptTokens: number | null;
@@ -41,11 +42,11 @@ const utcMicros = (alias: 'e' | 'c') => `to_char(${alias}.created_at at time zon
 /** The columns of a usage line, in UsageRow's names, from the entries branch (`e`) or the expanded charges (`c`, `l`). */
 const ENTRY_COLUMNS = sql.raw(`e.id, 0 as line, ${utcMicros('e')} as ts,
   e.created_at as "createdAt", e.kind, e.sku, e.units, e.price_per_unit_usd as "pricePerUnitUsd", e.amount_micros as "amountMicros",
-  e.currency, e.notes, e.request_id as "requestId", e.model_id as "modelId", e.execution_ms as "executionMs",
+  e.currency, e.notes, e.request_id as "requestId", e.api_key_id as "apiKeyId", e.model_id as "modelId", e.execution_ms as "executionMs",
   e.prompt_tokens as "promptTokens", e.completion_tokens as "completionTokens"`);
 const CHARGE_LINE_COLUMNS = sql.raw(`c.id, (l.n - 1)::int as line, ${utcMicros('c')} as ts,
   c.created_at as "createdAt", 'CHARGE' as kind, l.sku, l.units, l."pricePerUnitUsd", l.amount as "amountMicros",
-  c.currency, null::text as notes, c.request_id as "requestId", c.model_id as "modelId", c.execution_ms as "executionMs",
+  c.currency, null::text as notes, c.request_id as "requestId", c.api_key_id as "apiKeyId", c.model_id as "modelId", c.execution_ms as "executionMs",
   c.prompt_tokens as "promptTokens", c.completion_tokens as "completionTokens"`);
 /** A charge's line items as rows (`l`), numbered from 1 (`l.n`) in the order the charge lists them. */
 const EXPAND_LINES = sql.raw(
@@ -164,4 +165,9 @@ export function usageEntry(row: UsageRow): UsageEntry {
         }
       : null,
   };
+}
+
+/** The served entry of GET /billing/usage: the usage entry, and the request, key and model of its line (the console groups a request's lines by them). */
+export function usageLedgerEntry(row: UsageRow): UsageLedgerEntry {
+  return { ...usageEntry(row), requestId: row.requestId, apiKeyId: row.apiKeyId, modelId: row.modelId };
 }

@@ -28,6 +28,24 @@ export const UsageEntry = t.Object({
 /** A usage entry as served. */
 export type UsageEntry = Static<typeof UsageEntry>;
 
+/**
+ * An entry of GET /billing/usage: the usage entry with three fields svc adds (the reference
+ * leaves that list's entries open; usage-history's are closed, so it serves UsageEntry).
+ */
+export const UsageLedgerEntry = t.Composite([
+  UsageEntry,
+  t.Object({
+    requestId: t.String({
+      description: 'svc: the request the line belongs to; the lines of one request (a chat bills several SKUs) share it',
+    }),
+    apiKeyId: t.Union([t.String(), t.Null()], { description: 'svc: the API key the request was made with; null for a wallet or a credit' }),
+    modelId: t.Union([t.String(), t.Null()], { description: 'svc: the catalog model of the request; null for calls priced without one' }),
+  }),
+]);
+
+/** A GET /billing/usage entry as served. */
+export type UsageLedgerEntry = Static<typeof UsageLedgerEntry>;
+
 /** Currencies the usage filter of GET /billing/usage accepts. */
 export const UsageCurrency = t.Union([t.Literal('USD'), t.Literal('VCU'), t.Literal('DIEM'), t.Literal('BUNDLED_CREDITS')], {
   description: 'Only entries in this currency',

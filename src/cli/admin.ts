@@ -15,6 +15,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   accounts list [--limit N]
   accounts show <accountId>
   accounts credit <accountId> <amount> [--currency USD|DIEM|VCU|BUNDLED_CREDITS|USDC] [--notes TEXT]
+  accounts create [--description NAME]   (a lasting account with one ADMIN key, no credit)
   accounts create-scratch [--description NAME]
   accounts delete <accountId>            (scratch accounts only, with everything they hold)
   accounts guardrails <accountId> [--set NAME,...]   (every key of the account runs them)
@@ -68,8 +69,8 @@ const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Pro
     const body = { currency: o.currency ?? 'USD', amount: required(amount, 'amount'), ...(o.notes ? { notes: o.notes } : {}) };
     print(await callApi(api, 'POST', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}/credits`, body));
   },
-  'accounts create-scratch': async (api, _a, o) =>
-    print(await callApi(api, 'POST', '/admin/accounts', { scratch: true, ...(o.description ? { displayName: o.description } : {}) })),
+  'accounts create': async (api, _a, o) => print(await createAccount(api, false, o.description)),
+  'accounts create-scratch': async (api, _a, o) => print(await createAccount(api, true, o.description)),
   'accounts delete': async (api, [id]) =>
     print(await callApi(api, 'DELETE', `/admin/accounts/${encodeURIComponent(required(id, 'accountId'))}`)),
   'accounts guardrails': async (api, [id], o) =>
@@ -78,6 +79,11 @@ const API_COMMANDS: Record<string, (api: Api, args: string[], o: Options) => Pro
   // usage-history pages by `pageSize` (10 to 1000); the CLI keeps the --limit flag it documents.
   usage: async (api, _a, o) => print(await callApi(api, 'GET', `/billing/usage-history${o.limit ? `?pageSize=${Number(o.limit)}` : ''}`)),
 };
+
+/** Creates an account with one ADMIN key: scratch (deletable with everything it holds) or lasting. */
+function createAccount(api: Api, scratch: boolean, name: string | undefined) {
+  return callApi(api, 'POST', '/admin/accounts', { scratch, ...(name ? { displayName: name } : {}) });
+}
 
 /** Reads the guardrails attached at `base`, or replaces them with the comma-separated `--set` list. */
 function guardrails(api: Api, base: string, o: Options) {

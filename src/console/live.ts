@@ -3,6 +3,21 @@ import { pluginCountsOf, pluginRows, type LivePlugin, type PluginCounts, type Pl
 
 export { quantileMs, type Metric } from './quantile';
 
+/** The metrics the live figures read (reading only these skips the collectors that query the database). */
+export const LIVE_METRICS = [
+  'svc_http_requests_total',
+  'svc_http_request_duration_seconds',
+  'svc_upstream_response_seconds',
+  'svc_upstream_errors_total',
+  'svc_open_streams',
+  'svc_rate_limit_refusals_total',
+  'svc_abuse_blocks_total',
+  'svc_plugin_calls_total',
+  'svc_plugin_duration_seconds',
+  'svc_plugin_refusals_total',
+  'svc_plugin_errors_total',
+] as const;
+
 /** Routes left out of the live request figures: the console's own polling, probes and scrapes. */
 const SELF_ROUTES = /^\/(console|metrics|health|ready)(\/|$)/;
 
@@ -33,6 +48,8 @@ export interface LiveSummary {
   abuseBlocks: number;
   providers: {
     id: string;
+    /** The built-in simulator (in-process, no upstream): the page labels it. */
+    simulated: boolean;
     callsPerSecond: number;
     errors: number;
     errorsByReason: Record<string, number>;
@@ -97,6 +114,7 @@ export function summarize(a: MetricsSnapshot, b: MetricsSnapshot, plugins?: Plug
     const errorsByReason = mapDiff(before.errors, p.errors);
     return {
       id,
+      simulated: false,
       callsPerSecond: rate(p.calls - before.calls),
       errors: Object.values(errorsByReason).reduce((n, v) => n + v, 0),
       errorsByReason,
@@ -116,25 +134,5 @@ export function summarize(a: MetricsSnapshot, b: MetricsSnapshot, plugins?: Plug
     abuseBlocks: b.abuseBlocks - a.abuseBlocks,
     providers: providers.sort((x, y) => x.id.localeCompare(y.id)),
     plugins: pluginRows(a.plugins, b.plugins, plugins),
-  };
-}
-
-/**
- * Keeps recent snapshots, taken when a page asks (no timer), and answers with the figures
- * since the newest snapshot at least `windowMs` old: the last ~10 s for a page polling every
- * few seconds, longer after a pause. Until one is that old, since the first snapshot, which
- * `liveSampler` takes as it is made (the app's start).
- */
-export function liveSampler(read: () => Promise<Metric[]>, now: () => number, windowMs = 10_000, plugins?: () => PluginInfo[]) {
-  const kept: MetricsSnapshot[] = [];
-  const origin = read().then((m) => snapshotOf(m, now()));
-  return async function liveSummary(): Promise<LiveSummary> {
-    const current = snapshotOf(await read(), now());
-    // Drop what is older than the newest snapshot that is old enough.
-    while (kept.length > 1 && current.at - (kept[1] as MetricsSnapshot).at >= windowMs) kept.shift();
-    const oldEnough = kept[0] && current.at - kept[0].at >= windowMs ? kept[0] : null;
-    kept.push(current);
-    if (kept.length > 256) kept.shift(); // many pages polling at once
-    return summarize(oldEnough ?? (await origin), current, plugins?.());
   };
 }

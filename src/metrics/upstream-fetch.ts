@@ -20,6 +20,17 @@ function thrownReason(error: unknown): string {
 }
 
 /**
+ * Times one call of an in-process provider (the simulator) as an HTTP one is timed, so the
+ * console's Upstreams table and /metrics show it. A failure counts as an answer with its
+ * status would (a 4xx other than 429 is not the provider's failure), else as a thrown fetch.
+ */
+export function observeInProcessCall(provider: string, seconds: number, error: unknown): void {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  const reason = error === undefined ? null : typeof status === 'number' ? statusReason(status) : thrownReason(error);
+  observeUpstream(provider, seconds, reason);
+}
+
+/**
  * Wraps the fetch the providers use so each call to a configured provider's baseURL is
  * timed to its response headers and its failures counted, labelled with the provider id
  * (longest baseURL prefix wins). Calls to other URLs pass through untouched.

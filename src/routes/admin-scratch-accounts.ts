@@ -9,8 +9,10 @@ import { ErrorBody } from '../http/error-body';
 
 const tags = ['Admin'];
 const CreateBody = t.Object({
-  scratch: t.Literal(true, {
-    description: 'Must be true: only scratch accounts are created here (accounts are otherwise made at first start and by wallet sign-in)',
+  scratch: t.Boolean({
+    description:
+      'true: a scratch account, which DELETE /admin/accounts/{accountId} removes with everything it holds; ' +
+      'false: a lasting account (never deleted, its ledger append-only). Required, so a caller says which',
   }),
   displayName: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
 });
@@ -36,9 +38,10 @@ const Deleted = t.Object({
 });
 
 /**
- * The scratch-account lifecycle (ADMIN keys of the operator's account): create an account
- * with one ADMIN key and no credit (credit it with POST /admin/accounts/{accountId}/credits),
- * and delete it with everything it holds. Only scratch accounts can be deleted.
+ * Accounts the operator makes (ADMIN keys of the operator's account): create an account,
+ * scratch or lasting, with one ADMIN key and no credit (credit it with POST
+ * /admin/accounts/{accountId}/credits), and delete a scratch one with everything it holds.
+ * Only scratch accounts can be deleted.
  */
 export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
   return new Elysia({ name: 'svc.routes.admin-scratch-accounts' })
@@ -46,7 +49,7 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
     .post(
       '/admin/accounts',
       async function createScratchAccountByOperator({ body }) {
-        const { account, key } = await createScratchAccount(deps.storage.db, { displayName: body.displayName });
+        const { account, key } = await createScratchAccount(deps.storage.db, { displayName: body.displayName, scratch: body.scratch });
         return {
           success: true as const,
           data: { ...accountSummary(account), apiKey: { id: key.row.id, apiKey: key.secret, apiKeyType: 'ADMIN' as const } },
@@ -59,10 +62,11 @@ export function adminScratchAccountRoutes(deps: AppDeps, stages: Stages) {
         response: { 200: Created },
         detail: {
           operationId: 'createScratchAccount',
-          summary: "Create a scratch account with one ADMIN key (ADMIN key of the operator's account)",
+          summary: "Create an account, scratch or lasting, with one ADMIN key (ADMIN key of the operator's account)",
           description:
-            'A scratch account is for trying a deployment out (the contract suite with --write): it starts with no credit and ' +
-            'DELETE /admin/accounts/{accountId} removes it with its keys, ledger and balances.',
+            'The account starts with no credit and one ADMIN key, whose secret is shown once. A scratch account is for trying ' +
+            'a deployment out (the contract suite with --write): DELETE /admin/accounts/{accountId} removes it with its keys, ' +
+            'ledger and balances. A lasting account (scratch: false) is never deleted.',
           tags,
         },
       },

@@ -5,8 +5,8 @@ import type { Currency } from '../billing/credit';
 import { microsToNumber } from '../billing/money';
 import { usageCsv, wantsCsv } from '../billing/usage-csv';
 import { decodeCursor, encodeCursor } from '../billing/usage-cursor';
-import { usageAfter, usageEntry, usagePage, type UsageFilter } from '../billing/usage-query';
-import { HistoryCurrency, UsageCurrency, UsageEntry } from '../billing/usage-schema';
+import { usageAfter, usageEntry, usageLedgerEntry, usagePage, type UsageFilter } from '../billing/usage-query';
+import { HistoryCurrency, UsageCurrency, UsageEntry, UsageLedgerEntry } from '../billing/usage-schema';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { badRequest, invalidField } from '../http/errors';
@@ -35,7 +35,7 @@ const UsageQuery = t.Object({
 });
 const UsageList = t.Object({
   warningMessage: t.String(),
-  data: t.Array(UsageEntry),
+  data: t.Array(UsageLedgerEntry),
   pagination: t.Object({ limit: t.Integer(), page: t.Integer(), total: t.Integer(), totalPages: t.Integer() }),
 });
 
@@ -150,7 +150,7 @@ export function billingRoutes(deps: AppDeps, stages: Stages) {
         });
         if (wantsCsv(request.headers.get('accept')))
           return csvResponse(usageCsv(rows), 'billing_usage.csv', set.headers as Record<string, string>);
-        return { warningMessage: DEPRECATION_MESSAGE, data: rows.map(usageEntry), pagination: { limit, page, total, totalPages } };
+        return { warningMessage: DEPRECATION_MESSAGE, data: rows.map(usageLedgerEntry), pagination: { limit, page, total, totalPages } };
       },
       {
         auth: 'ADMIN',

@@ -1,7 +1,8 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { Elysia, t } from 'elysia';
 import { microsToNumber } from '../billing/money';
-import { liveSampler, type LiveSummary } from '../console/live';
+import type { LiveSummary } from '../console/live';
+import { sharedLiveRing } from '../console/live-ring';
 import { refusalSeries, usageSeries, WINDOWS, type WindowName } from '../console/series';
 import { NO_USAGE, usageByKey } from '../auth/key-usage';
 import { accounts, apiKeys } from '../db/schema';
@@ -10,7 +11,6 @@ import type { Stages } from '../gates';
 import { accountScope } from './account-scope';
 import { accountSummary } from './admin-account-list';
 import type { Caller } from '../http/request-context';
-import { metricsRegistry } from '../metrics';
 import { pluginList } from '../plugin-host';
 
 const WindowQuery = t.Optional(
@@ -37,9 +37,10 @@ function healthOf(p: LiveSummary['providers'][number] | undefined, windowSeconds
  * any account route (the session cookie or a bearer key).
  */
 export function consoleApiRoutes(deps: AppDeps, stages: Stages) {
-  const read = () => metricsRegistry.getMetricsAsJSON();
-  const live = liveSampler(read, deps.now, 10_000, () => pluginList(deps));
-  const minute = liveSampler(read, deps.now, 60_000);
+  const ring = sharedLiveRing();
+  const simulated = (id: string) => deps.providers.get(id)?.simulated ?? false;
+  const live = () => ring.summary(10_000, { plugins: pluginList(deps), simulated });
+  const minute = () => ring.summary(60_000);
   const caller = (c: Caller | null) => c as Caller;
 
   return new Elysia({ name: 'svc.routes.console-api' })

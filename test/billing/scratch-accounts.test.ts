@@ -126,10 +126,27 @@ for (const backend of BACKENDS)
       expect((await remove(data.id)).status).toBe(200);
     });
 
+    test('scratch: false makes a lasting account with its ADMIN key, which cannot be deleted', async () => {
+      const created = await create({ scratch: false, displayName: 'customer' });
+      expect(created.status).toBe(200);
+      const { data } = await created.json();
+      expect(data).toMatchObject({ kind: 'user', operator: false, scratch: false, displayName: 'customer' });
+      const admin = data.apiKey.apiKey as string;
+      const own = await (await f.t.request('/api_keys', { key: admin })).json();
+      expect(own.data.map((k: { description: string; apiKeyType: string }) => [k.description, k.apiKeyType])).toEqual([
+        ['Account ADMIN key', 'ADMIN'],
+      ]);
+      expect(
+        (await f.t.request(`/admin/accounts/${data.id}/credits`, { method: 'POST', json: { currency: 'USD', amount: '2' } })).status,
+      ).toBe(200);
+      expect((await remove(data.id)).status).toBe(409);
+      expect(await rows(data.id)).toMatchObject({ accounts: 1, keys: 1 });
+    });
+
     test('bad input is a 400 naming the field', async () => {
       const cases: [unknown, string][] = [
         [{}, 'scratch'],
-        [{ scratch: false }, 'scratch'],
+        [{ scratch: null }, 'scratch'],
         [{ scratch: 'yes' }, 'scratch'],
         [{ scratch: true, displayName: '' }, 'displayName'],
         [{ scratch: true, displayName: 'x'.repeat(101) }, 'displayName'],

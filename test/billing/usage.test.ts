@@ -74,6 +74,15 @@ for (const backend of BACKENDS)
       },
     ];
 
+    // GET /billing/usage adds the line's request, key and model to each entry (the CSV keeps the reference's columns).
+    const ADDED = [
+      { requestId: 'r4', apiKeyId: null, modelId: null },
+      { requestId: 'r1', apiKeyId: null, modelId: 'llama-3.3-70b' },
+      { requestId: 'r2', apiKeyId: null, modelId: 'llama-3.3-70b' },
+      { requestId: 'r1', apiKeyId: null, modelId: 'llama-3.3-70b' },
+    ];
+    const JSON_ALL = ALL.map((e, i) => ({ ...e, ...ADDED[i] }));
+
     test("JSON: newest first, the caller's charges (positive) and refunds (negative), envelope and headers", async () => {
       const res = await get();
       expect(res.status).toBe(200);
@@ -86,18 +95,18 @@ for (const backend of BACKENDS)
       ]);
       expect(await res.json()).toEqual({
         warningMessage: WARNING,
-        data: ALL,
+        data: JSON_ALL,
         pagination: { limit: 200, page: 1, total: 4, totalPages: 1 },
       });
     });
 
     test('filters, order and pages', async () => {
       const dates = await (await get(`?startDate=${at(2).toISOString()}&endDate=${at(4).toISOString()}&sortOrder=asc`)).json();
-      expect(dates.data).toEqual([ALL[2], ALL[1]]);
-      expect((await (await get('?currency=DIEM')).json()).data).toEqual([ALL[2]]);
+      expect(dates.data).toEqual([JSON_ALL[2], JSON_ALL[1]]);
+      expect((await (await get('?currency=DIEM')).json()).data).toEqual([JSON_ALL[2]]);
       const page2 = await get('?limit=3&page=2');
       expect(page2.headers.get('x-pagination-total-pages')).toBe('2');
-      expect(await page2.json()).toMatchObject({ data: [ALL[3]], pagination: { limit: 3, page: 2, total: 4, totalPages: 2 } });
+      expect(await page2.json()).toMatchObject({ data: [JSON_ALL[3]], pagination: { limit: 3, page: 2, total: 4, totalPages: 2 } });
       expect((await (await get('?page=9')).json()).data).toEqual([]);
       expect((await (await get('?startDate=2026-07-01&endDate=2026-07-02')).json()).pagination.total).toBe(4);
     });

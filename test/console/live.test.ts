@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { liveSampler, quantileMs, snapshotOf, summarize, type Metric } from '../../src/console/live';
+import { quantileMs, snapshotOf, summarize, type Metric } from '../../src/console/live';
+import { liveRing } from '../../src/console/live-ring';
 
 /** The registry's JSON as prom-client gives it, for a few requests, upstream calls and errors. */
 function metrics(n: { api: number; console: number; fast: number; slow: number; errors: number; streams: number }): Metric[] {
@@ -79,27 +80,61 @@ describe('live figures', () => {
     expect(s.openStreams).toBe(3);
     expect(s.p50Ms).toBe(10);
     expect(s.p99Ms).toBe(98.2);
-    expect(s.providers).toEqual([{ id: 'up-a', callsPerSecond: 2, errors: 3, errorsByReason: { timeout: 3 }, p50Ms: 50, p99Ms: 99 }]);
+    expect(s.providers).toEqual([
+      { id: 'up-a', simulated: false, callsPerSecond: 2, errors: 3, errorsByReason: { timeout: 3 }, p50Ms: 50, p99Ms: 99 },
+    ]);
+  });
+});
+
+describe('the live ring', () => {
+  /** A ring over a fake clock and a request counter, sampled every 2 s from 0 to `until` ms. */
+  async function ringUntil(until: number, requestsAt: (t: number) => number) {
+    const clock = { now: 0 };
+    const ring = liveRing(
+      async () => {
+        const api = 1 + requestsAt(clock.now);
+        return metrics({ api, console: 0, fast: api, slow: 0, errors: 0, streams: 0 });
+      },
+      () => clock.now,
+      60_000,
+    );
+    for (let t = 0; t <= until; t += 2_000) {
+      clock.now = t;
+      await ring.sample();
+    }
+    return { ring, clock };
+  }
+
+  test('the first reading after a burst covers the last ~10 s, not the time since the start', async () => {
+    // 60 s idle, then 20 requests a second for 10 s; a page opens at 71 s and reads once.
+    const burst = (t: number) => Math.max(0, Math.min(t, 70_000) - 60_000) / 50;
+    const { ring, clock } = await ringUntil(70_000, burst);
+    clock.now = 71_000;
+    const first = await ring.summary(10_000);
+    // From the snapshot of 60 s: 200 requests in 11 s (averaged since the start: 200 in 71 s, 2.8/s).
+    expect(first.windowSeconds).toBe(11);
+    expect(first.requestsPerSecond).toBe(18.18);
+    // The minute window reads the same ring.
+    const minute = await ring.summary(60_000);
+    expect(minute.windowSeconds).toBe(61);
   });
 
-  test('the sampler compares with the newest snapshot at least a window old', async () => {
-    let now = 0;
-    let api = 1;
-    const sample = liveSampler(
-      async () => metrics({ api, console: 0, fast: api, slow: 0, errors: 0, streams: 0 }),
-      () => now,
-      10_000,
-    );
-    for (const t of [0, 5_000, 10_000, 15_000]) {
-      now = t;
-      api = 1 + t / 100; // 10 requests a second
-      await sample();
-    }
-    now = 20_000;
-    api = 201;
-    const s = await sample();
-    expect(s.windowSeconds).toBe(10);
+  test('less than a window after the start, the figures run from the first snapshot', async () => {
+    const { ring, clock } = await ringUntil(4_000, (t) => t / 100);
+    clock.now = 5_000;
+    const s = await ring.summary(10_000);
+    expect(s.windowSeconds).toBe(5);
     expect(s.requestsPerSecond).toBe(10);
+  });
+
+  test('snapshots older than the longest window are dropped; the simulator is marked', async () => {
+    const { ring, clock } = await ringUntil(300_000, (t) => t / 100);
+    clock.now = 301_000;
+    // Older snapshots are gone: a 5-minute window reads from the oldest kept, ~a minute back.
+    const s = await ring.summary(300_000, { simulated: (id) => id === 'up-a' });
+    expect(s.windowSeconds).toBe(61);
+    expect(s.providers.map((p) => [p.id, p.simulated])).toEqual([['up-a', true]]);
+    expect((await ring.summary(10_000)).providers[0]?.simulated).toBe(false);
   });
 });
 

@@ -78,6 +78,27 @@ describe('figures', () => {
     expect(other.data.series).toEqual([]);
   });
 
+  test('ledger lines (GET /billing/usage) name their request, key and model: a chat is several SKUs of one request', async () => {
+    const keys = await json<{ data: { id: string; description: string }[] }>(await t.request('/api_keys'));
+    const admin = keys.data.find((k) => k.description === 'Bootstrap admin key')?.id;
+    expect(admin).toBeString();
+    type Line = {
+      sku: string;
+      requestId: string;
+      apiKeyId: string | null;
+      modelId: string | null;
+      inferenceDetails: { requestId: string };
+    };
+    const lines = (await json<{ data: Line[] }>(await t.request('/billing/usage'))).data;
+    const byRequest = Map.groupBy(lines, (l) => l.requestId);
+    // The two chats of beforeAll, each billed as input and output tokens.
+    expect([...byRequest.values()].map((group) => group.length)).toEqual([2, 2]);
+    for (const l of lines) {
+      expect(l.requestId).toBe(l.inferenceDetails.requestId);
+      expect([l.apiKeyId, l.modelId]).toEqual([admin as string, 'fix-chat']);
+    }
+  });
+
   test('refusals per type: every account for the operator, its own for another account', async () => {
     // Seeded straight into the log: refusing real requests needs limits this suite does not test.
     await t.deps.storage.db.insert(rateLimitLogs).values([

@@ -143,7 +143,7 @@ describe('operator CLI', () => {
     expect(JSON.parse(balance).balances.usd).toBe(102.5);
   });
 
-  test('creates a scratch account and deletes it; refuses to delete any other account', async () => {
+  test('creates a scratch account and deletes it; refuses to delete any other account; creates a lasting one', async () => {
     const [code, created] = await cli(['accounts', 'create-scratch', '--description', 'cli scratch'], { SVC_ADMIN_KEY: adminKey });
     expect(code).toBe(0);
     const { data } = JSON.parse(created);
@@ -156,6 +156,13 @@ describe('operator CLI', () => {
     const [refused, , err] = await cli(['accounts', 'delete', accountId], { SVC_ADMIN_KEY: adminKey });
     expect(refused).toBe(1);
     expect(err).toContain('409');
+    // A lasting account: its ADMIN key works, and it is never deleted.
+    const [lasting, made] = await cli(['accounts', 'create', '--description', 'cli customer'], { SVC_ADMIN_KEY: adminKey });
+    expect(lasting).toBe(0);
+    const customer = JSON.parse(made).data;
+    expect(customer).toMatchObject({ scratch: false, displayName: 'cli customer' });
+    expect((await fetch(`${api}/billing/balance`, { headers: { authorization: `Bearer ${customer.apiKey.apiKey}` } })).status).toBe(200);
+    expect((await cli(['accounts', 'delete', customer.id], { SVC_ADMIN_KEY: adminKey }))[0]).toBe(1);
   });
 
   test("sets, shows and clears an account's and a key's guardrails; an unknown name exits 1 naming it", async () => {

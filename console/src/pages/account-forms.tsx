@@ -2,10 +2,67 @@ import { useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { money, shortId } from '../format';
 import { Alert } from '../parts';
+import { SecretOnce } from '../secret-once';
 import type { Account } from './accounts';
 
 const CURRENCIES = ['USD', 'DIEM', 'VCU', 'BUNDLED_CREDITS', 'USDC'];
 const OVERRIDES_EXAMPLE = '{ "text": { "L": { "rpm": 100 } }, "image": 100, "models": { "<model id>": { "rpm": 200, "tpm": 3000000 } } }';
+
+/**
+ * Creates an account with one ADMIN key and no credit (POST /admin/accounts): lasting, or a
+ * scratch account, which `npm run admin -- accounts delete` removes with everything it holds.
+ * The key's secret is shown once; the table reloads to list the account, to be credited there.
+ */
+export function CreateAccountForm({ onCreated }: { onCreated: () => void }) {
+  const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const f = new FormData(form);
+    const name = String(f.get('name') ?? '').trim();
+    setBusy(true);
+    setError('');
+    try {
+      const r = await call<{ data: { id: string; apiKey: { apiKey: string } } }>('/admin/accounts', {
+        method: 'POST',
+        json: { scratch: f.get('scratch') === 'on', ...(name ? { displayName: name } : {}) },
+      });
+      setCreated({ name: name || shortId(r.data.id), secret: r.data.apiKey.apiKey });
+      form.reset();
+      onCreated();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      {created && (
+        <SecretOnce title={`Account “${created.name}” created: its ADMIN key`} secret={created.secret} onDone={() => setCreated(null)} />
+      )}
+      <form class="grid-form" onSubmit={submit} aria-label="Create an account">
+        <label>
+          Name
+          <input name="name" maxLength={100} placeholder="optional" />
+        </label>
+        <label class="inline">
+          <input name="scratch" type="checkbox" />
+          Scratch account (deletable with everything it holds)
+        </label>
+        <button type="submit" disabled={busy}>
+          Create account
+        </button>
+        <p class="muted small">It starts with no credit and one ADMIN key, shown once; credit it from its row below.</p>
+        <Alert message={error} />
+      </form>
+    </>
+  );
+}
 
 /**
  * Credits one account. The idempotency key is made when the form opens and kept until the

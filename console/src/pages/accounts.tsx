@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
-import { CreditForm, OverridesForm } from './account-forms';
+import { CreateAccountForm, CreditForm, OverridesForm } from './account-forms';
 import { Alert, DataTable, FilterInput, PageHeading } from '../parts';
 import { money, shortId, when } from '../format';
 
@@ -52,6 +52,10 @@ export function AccountsPage() {
     <section aria-labelledby="accounts-title">
       <PageHeading id="accounts-title">Accounts</PageHeading>
       <Alert message={error} />
+      <details class="panel">
+        <summary>Create an account</summary>
+        <CreateAccountForm onCreated={() => void load()} />
+      </details>
       <FilterInput value={filter} onChange={setFilter} placeholder="id, name or wallet" />
       {truncated && <p class="muted">Showing the newest 200 accounts; filter by id to find older ones in the CLI (`npm run admin`).</p>}
       {accounts === null ? (

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { Alert, DataTable, PageHeading, PeriodSelect } from '../parts';
 import { exactMoney, money, when } from '../format';
+import { SecretOnce } from '../secret-once';
 
 /** A key as GET /api_keys lists it. */
 interface ApiKey {
@@ -74,7 +75,7 @@ export function KeysPage() {
     <section aria-labelledby="keys-title">
       <PageHeading id="keys-title">API keys</PageHeading>
       <Alert message={error} />
-      {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+      {secret && <SecretOnce title={`Key “${secret.description}” created`} secret={secret.key} onDone={() => setSecret(null)} />}
       <details class="panel" open={keys?.length === 0}>
         <summary>Create a key</summary>
         <form class="grid-form" onSubmit={create}>
@@ -172,41 +173,6 @@ function UsageBars({ apiKey: k, usage }: { apiKey: ApiKey; usage: KeyUsage | und
           </div>
         );
       })}
-    </div>
-  );
-}
-
-/** The new key's secret, shown once, with a copy button. */
-function SecretOnce({ secret, onDone }: { secret: { key: string; description: string }; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.select(), []);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(secret.key);
-    } catch {
-      // Without clipboard access (plain http on another host) the text stays selected for Ctrl+C.
-      field.current?.select();
-      document.execCommand('copy');
-    }
-    setCopied(true);
-  }
-  return (
-    <div class="panel secret" role="region" aria-labelledby="secret-title">
-      <h2 id="secret-title">Key “{secret.description}” created</h2>
-      <p>Copy the secret now: it is shown only once and cannot be retrieved later.</p>
-      <div class="copy-row">
-        <label class="sr-only" for="new-secret">
-          New API key secret
-        </label>
-        <input id="new-secret" ref={field} class="mono" readOnly value={secret.key} />
-        <button type="button" onClick={copy}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <button type="button" class="secondary" onClick={onDone}>
-        I have stored it
-      </button>
     </div>
   );
 }

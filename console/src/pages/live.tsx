@@ -105,7 +105,10 @@ export function LivePage() {
           <DataTable caption="Upstream calls by provider" headers={['Provider', 'Calls / s', 'p50', 'p99', 'Errors']}>
             {live.providers.map((p) => (
               <tr key={p.id}>
-                <td class="mono">{p.id}</td>
+                <td>
+                  <span class="mono">{p.id}</span>
+                  {p.simulated && <span class="badge">simulator</span>}
+                </td>
                 <td>{num(p.callsPerSecond)}</td>
                 <td>{ms(p.p50Ms)}</td>
                 <td>{ms(p.p99Ms)}</td>

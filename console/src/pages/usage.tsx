@@ -3,6 +3,7 @@ import { call, messageOf } from '../api';
 import { Alert, PageHeading } from '../parts';
 import type { Session } from '../app';
 import { TimeChart } from '../chart';
+import { painted } from '../colors';
 import { money, num, shortId } from '../format';
 import type { Account } from './accounts';
 import { LedgerTable } from './usage-ledger';
@@ -76,19 +77,30 @@ export function UsagePage({ session }: { session: Session }) {
     }),
     [accountId, ownKeyNames, analytics],
   );
+  const ledgerNames = useMemo(
+    () => ({
+      key: (id: string | null) => (id ? (keyNames[id] ?? shortId(id)) : 'no key'),
+      model: (id: string | null) => (id ? (modelNames[id] ?? id) : '–'),
+    }),
+    [keyNames, modelNames],
+  );
   const times = useMemo(() => (series?.buckets ?? []).map((t) => t / 1000), [series]);
   const name = (n: string) => (by === 'key' ? (n ? (keyNames[n] ?? shortId(n)) : 'no key') : n ? (modelNames[n] ?? n) : 'no model');
+  // Per day, spend comes from usage analytics; it has no hours, so the 24 h window keeps the series'.
+  const daily = useMemo(() => (analytics && window !== '24h' ? dailySpend(analytics, by) : null), [analytics, window, by]);
+  // One colour per model or key (and refusal type) in every chart of the page: each chart ranks its lines by its own totals.
   const lines = useMemo(
     () =>
-      series && {
+      series &&
+      painted({
         requests: linesOf(series, 'requests', name),
         tokens: linesOf(series, 'tokens', name),
         spend: linesOf(series, 'spend', name, 1_000_000),
-      },
-    [series, keyNames, modelNames],
+        daily: daily?.lines ?? [],
+        refused: refusals ? linesOf(refusals, 'refused', (n) => n) : [],
+      }),
+    [series, keyNames, modelNames, daily, refusals],
   );
-  // Per day, spend comes from usage analytics; it has no hours, so the 24 h window keeps the series'.
-  const daily = useMemo(() => (analytics && window !== '24h' ? dailySpend(analytics, by) : null), [analytics, window, by]);
   const picked = accounts.find((a) => a.id === accountId);
   const bucket = window === '24h' ? 'hour' : 'day';
 
@@ -149,7 +161,7 @@ export function UsagePage({ session }: { session: Session }) {
           <TimeChart title={`Requests per ${bucket}`} times={times} lines={lines.requests} format={count} bars integer />
           <TimeChart title={`Tokens per ${bucket}`} times={times} lines={lines.tokens} format={count} bars integer />
           {daily ? (
-            <TimeChart title={`Spend per day by ${by} (usage analytics)`} times={daily.times} lines={daily.lines} format={usd} bars />
+            <TimeChart title={`Spend per day by ${by} (usage analytics)`} times={daily.times} lines={lines.daily} format={usd} bars />
           ) : (
             <TimeChart title="Spend per hour (USD)" times={times} lines={lines.spend} format={usd} bars />
           )}
@@ -161,7 +173,7 @@ export function UsagePage({ session }: { session: Session }) {
                   : 'Refused requests (rate limits and abuse blocks)'
               }
               times={refusals.buckets.map((t) => t / 1000)}
-              lines={linesOf(refusals, 'refused', (n) => n)}
+              lines={lines.refused}
               format={count}
               bars
               integer
@@ -172,7 +184,12 @@ export function UsagePage({ session }: { session: Session }) {
       {analytics && (
         <PeriodTotals analytics={analytics} by={by} period={window === '24h' ? 'today (UTC)' : `the last ${WINDOW_LABEL[window]}`} />
       )}
-      <LedgerTable accountId={accountId} window={window} label={picked ? `account ${accountName(picked)}` : 'this account'} />
+      <LedgerTable
+        accountId={accountId}
+        window={window}
+        label={picked ? `account ${accountName(picked)}` : 'this account'}
+        names={ledgerNames}
+      />
     </section>
   );
 }
