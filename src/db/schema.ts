@@ -192,6 +192,8 @@ export const ledgerCharges = pgTable(
     lines: json('lines').$type<ChargeLine[]>().notNull(),
     /** The sum of the lines' amounts. */
     amountMicros: micros('amount_micros').notNull(),
+    /** What the plugins noted about the request (`guardrails: pii=redact; cache: HIT`), null when none did. */
+    notes: text('notes'),
     ...usageColumns(),
     createdAt: ledgerTime().defaultNow(),
   },

@@ -100,6 +100,63 @@ describe('output_schema', () => {
     expect(res.headers.get('x-svc-guardrails')).toBe('output_schema=deny');
   });
 
+  /** An upstream answer (JSON) with `content`, 10 prompt and 3 completion tokens; the fixture records the requests. */
+  const answers = (...contents: string[]) => {
+    let n = 0;
+    w.upstream.set({
+      respond: () =>
+        Response.json({
+          id: `chatcmpl-${n}`,
+          object: 'chat.completion',
+          created: 1,
+          model: 'up-model',
+          choices: [
+            { index: 0, message: { role: 'assistant', content: contents[Math.min(n++, contents.length - 1)] }, finish_reason: 'stop' },
+          ],
+          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+        }),
+    });
+  };
+
+  test('without the operator allowing a retry, an invalid answer is one upstream call and a 502', async () => {
+    answers('{"age":"3"}', '{"age":3}');
+    const res = await chat(rf);
+    expect(res.status).toBe(502);
+    expect(w.upstream.requests).toHaveLength(1);
+    expect(res.headers.get('x-svc-upstream-calls')).toBeNull();
+  });
+
+  test('retry allowed: invalid then valid is asked twice, both charged in one settlement, and the client is told', async () => {
+    answers('{"age":"3"}', '{"age":3}');
+    const res = await chat(rf, w.appWith({ output_schema: { retry: true } }));
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.choices[0].message.content).toBe('{"age":3}');
+    expect(w.upstream.requests).toHaveLength(2);
+    expect(w.upstream.requests[1]!.body.messages).toEqual(w.upstream.requests[0]!.body.messages);
+    expect(res.headers.get('x-svc-upstream-calls')).toBe('2');
+    expect(res.headers.get('x-svc-guardrails')).toBe('output_schema=retry');
+    expect(body.svc_parameters.output_schema_retry).toEqual({
+      reason: 'the answer does not match the requested json_schema: /age must be integer',
+      upstream_calls: 2,
+    });
+    expect(w.meter.calls.settled).toHaveLength(1);
+    expect(w.meter.calls.settled[0]).toMatchObject({ promptTokens: 20, completionTokens: 6 });
+  });
+
+  test('retry allowed: invalid twice is a 502 with the validation error, both calls charged', async () => {
+    answers('{"age":"3"}', 'not json');
+    const res = await chat(rf, w.appWith({ output_schema: { retry: true } }));
+    expect(res.status).toBe(502);
+    const { error } = await res.json();
+    expect(error).toStartWith('output_schema: the answer is not valid JSON');
+    expect(error).toContain('the upstream was asked 2 times and its answers were withheld; all were charged: $');
+    expect(res.headers.get('x-svc-guardrails')).toBe('output_schema=deny');
+    expect(w.upstream.requests).toHaveLength(2);
+    expect(w.meter.calls.settled).toHaveLength(1);
+    expect(w.meter.calls.settled[0]).toMatchObject({ promptTokens: 20, completionTokens: 6 });
+  });
+
   test('stream: an answer that is not JSON is reported in-band at its end', async () => {
     w.upstream.set({ tokens: ['{"age":', ' 3'] });
     const out = await streamed(

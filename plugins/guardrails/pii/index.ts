@@ -141,7 +141,11 @@ export const pii = definePlugin({
     return stagesTransformer(() => {
       const stages: TextStage[] = [];
       if (ctx.options.output)
-        stages.push(new StreamRedactor(r, ctx.options.action === 'redact' ? undefined : (cls) => actOnFound(ctx, 'output', cls)));
+        stages.push(
+          ctx.options.action === 'redact'
+            ? new StreamRedactor(r, undefined, () => recordOutcome(ctx, 'redact', 'output'))
+            : new StreamRedactor(r, (cls) => actOnFound(ctx, 'output', cls)),
+        );
       if (restore) stages.push(new StreamRestorer(known));
       return chainStages(stages);
     }, ['content', 'reasoning_content']);

@@ -1,0 +1,1 @@
+ALTER TABLE "ledger_charges" ADD COLUMN "notes" text;
