@@ -3,9 +3,13 @@ import { startTestApp } from '../helpers/app';
 import { rejectionOf } from '../helpers/rejection';
 import { startGuardWorld, streamed, type GuardWorld } from './setup';
 
-/** A classifier on 127.0.0.1 that denies input containing "forbidden", hangs on "hang", passes the rest. */
+/**
+ * A classifier on 127.0.0.1 that denies input containing "forbidden", hangs on "hang", passes
+ * the rest; on "slow" it calls `onSlow` and waits for it before answering.
+ */
 function startClassifier() {
   const seen: { side: string; messages?: unknown; output?: string }[] = [];
+  const hooks: { onSlow: () => Promise<void> } = { onSlow: async () => {} };
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -14,11 +18,12 @@ function startClassifier() {
       seen.push(body);
       const text = body.output ?? (body.messages ?? []).map((m) => m.content).join('\n');
       if (text.includes('hang')) return new Promise<Response>(() => {});
+      if (text.includes('slow')) await hooks.onSlow();
       if (text.includes('forbidden')) return Response.json({ verdict: 'deny', reason: 'S1 violent crimes' });
       return Response.json({ verdict: 'pass' });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}/classify`, seen, close: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}/classify`, seen, hooks, close: () => server.stop(true) };
 }
 
 let w: GuardWorld;
@@ -198,6 +203,91 @@ describe('webhook classifier', () => {
     expect(res.status).toBe(503);
     expect((await res.json()).error).toStartWith('webhook: the classifier did not answer');
     expect(w.upstream.requests).toHaveLength(0);
+  });
+
+  describe('on a streamed answer (check_output)', () => {
+    const output = (fail: 'open' | 'closed' = 'open') =>
+      w.appWith({ webhook: { url: classifier.url, timeoutMs: 300, fail, check_output: true } });
+    /** Reads an SSE answer: its text, finish reason, in-band error, and whether `[DONE]` came; `onFinish` when the finish chunk arrives. */
+    const read = async (res: Response, onEvent: (e: { finish?: string }) => void = () => {}) => {
+      const out = { text: '', finish: null as string | null, error: null as string | null, done: false };
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(bytes, { stream: true });
+        let cut;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const line = buffer.slice(0, cut).trim();
+          buffer = buffer.slice(cut + 2);
+          if (!line.startsWith('data: ')) continue;
+          if (line === 'data: [DONE]') out.done = true;
+          else {
+            const e = JSON.parse(line.slice(6));
+            if (e.error) out.error = e.error.message ?? e.error;
+            for (const c of e.choices ?? []) {
+              out.text += c.delta?.content ?? '';
+              if (c.finish_reason) {
+                out.finish = c.finish_reason;
+                onEvent({ finish: c.finish_reason });
+              }
+            }
+          }
+        }
+      }
+      return out;
+    };
+    const streamChat = (tokens: string[], app: ReturnType<typeof output>) => {
+      w.upstream.set({ tokens });
+      return chat({ stream: true, svc_parameters: { guardrails: ['webhook'] } }, app);
+    };
+
+    test('a pass: the answer flows, the classifier saw the whole text, then the finish and [DONE]', async () => {
+      const out = await read(await streamChat(['all ', 'fine'], output()));
+      expect(out).toEqual({ text: 'all fine', finish: 'stop', error: null, done: true });
+      expect(classifier.seen.map((s) => s.side)).toEqual(['input', 'output']);
+      expect(classifier.seen[1]!.output).toBe('all fine');
+    });
+
+    test('the finish is held until the verdict: the client has not seen it while the classifier thinks', async () => {
+      let finishSeen = false;
+      let seenWhileWaiting: boolean | null = null;
+      classifier.hooks.onSlow = async () => {
+        await Bun.sleep(150);
+        seenWhileWaiting = finishSeen;
+      };
+      try {
+        const out = await read(await streamChat(['a slow ', 'answer'], output()), () => (finishSeen = true));
+        expect(out.finish).toBe('stop');
+        expect(seenWhileWaiting === false).toBe(true);
+      } finally {
+        classifier.hooks.onSlow = async () => {};
+      }
+    });
+
+    test('a deny ends the stream with content_filter and the in-band error; the charge is settled', async () => {
+      const out = await read(await streamChat(['this is ', 'forbidden'], output()));
+      expect(out.finish).toBe('content_filter');
+      expect(out.error).toStartWith('webhook: the classifier denied the output: S1 violent crimes');
+      expect(out.done).toBe(true);
+      expect(w.meter.calls.settled).toHaveLength(1);
+    });
+
+    test('a hanging classifier fails open within its timeout: the upstream finish goes out', async () => {
+      const out = await read(await streamChat(['please ', 'hang'], output('open')));
+      expect(out).toMatchObject({ finish: 'stop', error: null, done: true });
+    });
+
+    test('a hanging classifier fails closed: content_filter and the failure in-band', async () => {
+      const out = await read(await streamChat(['please ', 'hang'], output('closed')));
+      expect(out.finish).toBe('content_filter');
+      expect(out.error).toStartWith('webhook: the classifier did not answer');
+    });
+
+    test('without check_output the answer is not posted', async () => {
+      const out = await read(await streamChat(['this is ', 'forbidden'], w.t.app));
+      expect(out.finish).toBe('stop');
+      expect(classifier.seen.map((s) => s.side)).toEqual(['input']);
+    });
   });
 
   test('its latency is in the metrics', async () => {
