@@ -54,15 +54,20 @@ describe('regexRefusal', () => {
   // Each refused pattern on a crafted text of ~30 characters takes longer than the accepted
   // ones on a crafted text a thousand times that long: a ratio in the same run, not a time.
   test('refused overlapping alternatives really are slow; the accepted ones are not', () => {
+    // The best of three runs: a garbage collection or a busy machine only makes one run slower.
     const time = (pattern: string, text: string) => {
       const re = new RegExp(pattern, 'iu');
-      const t = performance.now();
-      re.test(text);
-      return performance.now() - t;
+      let best = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        re.test(text);
+        best = Math.min(best, performance.now() - t);
+      }
+      return best;
     };
     const refused: [string, string][] = [
-      ['^(a|aa)+$', 'a'.repeat(30) + '!'],
-      ['^(\\w|\\d)+$', '1'.repeat(24) + '!'],
+      ['^(a|aa)+$', 'a'.repeat(28) + '!'],
+      ['^(\\w|\\d)+$', '1'.repeat(21) + '!'],
     ];
     const accepted: [string, string][] = [
       ['^(cat|dog)+$', 'cat'.repeat(10_000) + '!'],
@@ -72,6 +77,6 @@ describe('regexRefusal', () => {
     for (const [p] of refused) expect(regexRefusal(p)).toContain('overlapping alternatives');
     for (const [p] of accepted) expect(regexRefusal(p)).toBeNull();
     const slowest = Math.max(...accepted.map(([p, t]) => time(p, t)));
-    for (const [p, t] of refused) expect(time(p, t)).toBeGreaterThan(slowest * 5);
+    for (const [p, t] of refused) expect(time(p, t)).toBeGreaterThan(slowest * 10);
   });
 });

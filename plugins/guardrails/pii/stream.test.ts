@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { PII_CLASSES, type PiiClass } from './detect';
 import { Redactor, restorePlaceholders } from './redact';
-import { chainStages, type TextStage } from '../shared/stages';
+import { chainStages, type TextStage } from '@svc/plugin-sdk';
 import { heldFrom, StreamRedactor, StreamRestorer } from './stream';
 
 const ALL = new Set<PiiClass>(PII_CLASSES);

@@ -1,4 +1,4 @@
-import type { TextStage } from '../shared/stages';
+import type { TextStage } from '@svc/plugin-sdk';
 import type { PiiClass, PiiSpan } from './detect';
 import { PLACEHOLDER_MAX, restorePlaceholders, type Redactor } from './redact';
 

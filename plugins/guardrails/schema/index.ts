@@ -1,8 +1,8 @@
 import { Type, definePlugin, refuse, type ChatCompletion } from '@svc/plugin-sdk';
 import { assigned } from '../assign';
 import { recordOutcome } from '../shared/outcome';
-import type { TextStage } from '../shared/stages';
-import { stagesTransformer } from '../shared/chunks';
+import type { TextStage } from '@svc/plugin-sdk';
+import { stagesTransformer } from '@svc/plugin-sdk';
 import { requestedSchema, schemaViolation } from './validate';
 
 /** Most characters of a streamed answer kept for the check at its end. */
