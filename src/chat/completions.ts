@@ -193,6 +193,7 @@ export function createChatHandler(
       // The transforms run before the settlement, so a refusal that asks for one more upstream
       // call (output_schema) is charged with it in one settlement; a failing plugin still
       // leaves the upstream's work charged: the settlement comes before any error is thrown.
+      const firstByteAt = observing ? performance.now() : null;
       const retryWith = responded ? null : call;
       const checked = await checkedAnswer(
         runner,
@@ -203,7 +204,6 @@ export function createChatHandler(
         result.result.body,
         observing ? structuredClone : same,
       );
-      const firstByteAt = observing ? performance.now() : null;
       const { usage, upstreamCalls } = checked;
       const settled = await call.settle(
         responded
