@@ -4,7 +4,7 @@ import type { LedgerCharge } from './ledger-row';
 import type { SlicePacer } from './slice-pacer';
 
 const COLUMNS =
-  'account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at';
+  'account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at, notes';
 
 /** A CSV field: quoted (quotes doubled), so commas, quotes and newlines survive; null is the unquoted empty field COPY reads as NULL. */
 const text = (v: string | null) => (v === null ? '' : v.includes('"') ? `"${v.replaceAll('"', '""')}"` : `"${v}"`);
@@ -31,7 +31,7 @@ class IsoTimes {
 
 /** One charge as a CSV line in COLUMNS order. Numbers are integers, written as they are. */
 function csvLine(c: LedgerCharge, times: IsoTimes): string {
-  return `${c.accountId},${c.apiKeyId ?? ''},${text(c.requestId)},${c.currency},${text(c.modelId)},${text(JSON.stringify(c.lines))},${c.amount},${c.promptTokens},${c.completionTokens},${c.executionMs},${times.of(c.at)}`;
+  return `${c.accountId},${c.apiKeyId ?? ''},${text(c.requestId)},${c.currency},${text(c.modelId)},${text(JSON.stringify(c.lines))},${c.amount},${c.promptTokens},${c.completionTokens},${c.executionMs},${times.of(c.at)},${text(c.notes ?? null)}`;
 }
 
 /** The sums a batch adds to `balances`, one per (account, currency), in lock order. */

@@ -20,6 +20,8 @@ export interface LedgerCharge {
   promptTokens: number;
   completionTokens: number;
   executionMs: number;
+  /** The plugins' notes on the request (`guardrails: pii=redact`); absent when none (and in older journals). */
+  notes?: string;
   /** Settlement time, epoch ms (the entry's timestamp, so key windows match the counters). */
   at: number;
 }

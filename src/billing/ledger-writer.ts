@@ -57,9 +57,9 @@ export async function writeLedgerBatch(
     : sql``;
   const result = await db.execute(sql`
     with inserted as (
-      insert into ${ledgerCharges} (account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at)
-      select r."accountId", r."apiKeyId", r."requestId", r.currency, r."modelId", r.lines, r.amount, r."promptTokens", r."completionTokens", r."executionMs", to_timestamp(r.at / 1000.0)
-      from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, "modelId" text, lines json, amount bigint, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint)
+      insert into ${ledgerCharges} (account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at, notes)
+      select r."accountId", r."apiKeyId", r."requestId", r.currency, r."modelId", r.lines, r.amount, r."promptTokens", r."completionTokens", r."executionMs", to_timestamp(r.at / 1000.0), r.notes
+      from json_to_recordset(${json}::json) as r("accountId" uuid, "apiKeyId" uuid, "requestId" text, currency text, "modelId" text, lines json, amount bigint, "promptTokens" integer, "completionTokens" integer, "executionMs" integer, at bigint, notes text)
       ${olderCharges}
       on conflict do nothing
       returning account_id, api_key_id, currency, model_id, lines, amount_micros, created_at

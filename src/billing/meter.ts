@@ -27,6 +27,8 @@ export interface MeteredUsage {
   /** Bill the extras alone, no token rows (a plugin answered instead of the model: its own SKUs). */
   extrasOnly?: boolean;
   executionMs: number;
+  /** Notes for the ledger row (the plugins' `ctx.notes`, joined); absent when none. */
+  notes?: string;
 }
 
 /** The cost that was charged, for the response's `cost` block. */

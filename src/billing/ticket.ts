@@ -86,6 +86,7 @@ function settlementCharge(r: HeldReservation, usage: MeteredUsage, at: number): 
     executionMs: usage.executionMs,
     at,
   };
+  if (usage.notes) charge.notes = usage.notes;
   return { charge, charged, trimmed };
 }
 

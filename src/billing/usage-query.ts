@@ -46,7 +46,7 @@ const ENTRY_COLUMNS = sql.raw(`e.id, 0 as line, ${utcMicros('e')} as ts,
   e.prompt_tokens as "promptTokens", e.completion_tokens as "completionTokens"`);
 const CHARGE_LINE_COLUMNS = sql.raw(`c.id, (l.n - 1)::int as line, ${utcMicros('c')} as ts,
   c.created_at as "createdAt", 'CHARGE' as kind, l.sku, l.units, l."pricePerUnitUsd", l.amount as "amountMicros",
-  c.currency, null::text as notes, c.request_id as "requestId", c.api_key_id as "apiKeyId", c.model_id as "modelId", c.execution_ms as "executionMs",
+  c.currency, 'API Inference; ' || c.notes as notes, c.request_id as "requestId", c.api_key_id as "apiKeyId", c.model_id as "modelId", c.execution_ms as "executionMs",
   c.prompt_tokens as "promptTokens", c.completion_tokens as "completionTokens"`);
 /** A charge's line items as rows (`l`), numbered from 1 (`l.n`) in the order the charge lists them. */
 const EXPAND_LINES = sql.raw(
@@ -140,7 +140,10 @@ export function usageAfter(
   return usageLines(db, filter, 'asc', take, after ? { after } : { offset: 0 });
 }
 
-/** The notes of a line: the reference's is a non-nullable string, "API Inference" on its inference lines. */
+/**
+ * The notes of a line: the reference's is a non-nullable string, "API Inference" on its
+ * inference lines; a charge the plugins noted reads "API Inference; guardrails: pii=redact".
+ */
 export function entryNotes(row: Pick<UsageRow, 'notes' | 'modelId' | 'executionMs'>): string {
   return row.notes ?? (row.modelId !== null || row.executionMs !== null ? 'API Inference' : '');
 }

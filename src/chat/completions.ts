@@ -20,6 +20,7 @@ import { cost, metered } from './settle';
 import { settledOutcome, statusOf } from './settled-outcome';
 import { streamObserver } from './stream-observer';
 import { streamResponse } from './stream-response';
+import { checkedAnswer } from './checked-answer';
 import type { StreamEncoder } from '../stream/encoder';
 
 export { DEFAULT_MAX_COMPLETION_TOKENS } from './max-tokens';
@@ -87,6 +88,7 @@ function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: num
 // Shared for a request with no plugin active (most): never written to, only replaced.
 const NO_PLUGINS: readonly ActivePlugin[] = [];
 const NO_TRANSFORMS: ChunkTransformer[] = [];
+const same = <T>(x: T): T => x;
 
 /**
  * Resolves once `p` settles or `ms` pass (null when the time ran out first); the caller
@@ -104,9 +106,13 @@ function within<T>(p: Promise<T>, ms: number): PromiseWithResolvers<T | null> & 
  * The error a client sees when a plugin stopped an answer already charged: a refusal says
  * the answer was withheld and what it cost.
  */
-function withheld(error: unknown, usdMicros: number): unknown {
+function withheld(error: unknown, usdMicros: number, upstreamCalls: number): unknown {
   if (!(error instanceof PluginStop) || error.reason === null) return error;
-  const message = `${error.body.error} (the upstream's answer was withheld; it was charged: $${formatMicros(usdMicros)})`;
+  const what =
+    upstreamCalls > 1
+      ? `the upstream was asked ${upstreamCalls} times and its answers were withheld; all were charged`
+      : "the upstream's answer was withheld; it was charged";
+  const message = `${error.body.error} (${what}: $${formatMicros(usdMicros)})`;
   return new PluginStop(error.status, { ...error.body, error: message }, error.plugin, error.reason);
 }
 
@@ -184,16 +190,27 @@ export function createChatHandler(
 
     if (result?.result.kind === 'json') {
       result.done();
-      // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
-      const completion = result.result.body;
-      const before = observing ? structuredClone(completion) : null;
+      // The transforms run before the settlement, so a refusal that asks for one more upstream
+      // call (output_schema) is charged with it in one settlement; a failing plugin still
+      // leaves the upstream's work charged: the settlement comes before any error is thrown.
       const firstByteAt = observing ? performance.now() : null;
-      const usage = completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+      const retryWith = responded ? null : call;
+      const checked = await checkedAnswer(
+        runner,
+        active,
+        ctx,
+        retryWith,
+        upstreamReq,
+        result.result.body,
+        observing ? structuredClone : same,
+      );
+      const { usage, upstreamCalls } = checked;
       const settled = await call.settle(
         responded
-          ? answerMetered(responded.answer.charges, ctx.extraCharges, call.request.startedAt)
-          : metered(usage, ctx.extraCharges, call.request.startedAt),
+          ? answerMetered(responded.answer.charges, ctx.extraCharges, call.request.startedAt, ctx.notes)
+          : metered(usage, ctx.extraCharges, call.request.startedAt, ctx.notes),
       );
+      if (upstreamCalls > 1) ctx.setHeader('x-svc-upstream-calls', String(upstreamCalls));
       // What onSettled is told, kept only when a plugin will be (no closure per request).
       const seen = observing
         ? {
@@ -201,25 +218,22 @@ export function createChatHandler(
             request: upstreamReq,
             model: call.answered.id,
             answeredBy: responded?.plugin ?? null,
-            completion: before,
+            completion: checked.kept,
             usage,
             cost: settled,
           }
         : null;
-      let answer;
-      try {
-        const transformed = runner.transformResponse(active, completion, ctx);
-        answer = transformed instanceof Promise ? await transformed : transformed;
-      } catch (error) {
-        const shown = withheld(error, settled.usdMicros);
+      if (checked.failure !== null || checked.answer === null) {
+        const shown = withheld(checked.failure, settled.usdMicros, upstreamCalls);
         if (seen) runner.settled(active, ctx, settledOutcome({ ...seen, status: statusOf(shown), error: shown, upstreamAt, firstByteAt }));
         throw shown;
       }
+      const answer = checked.answer;
       call.chargeBeforeHeaders(settled);
       // The upstream's answer was parsed for this request alone, so it is completed in place
       // (the same keys in the same order as a copy: `model` where it was, the rest appended);
       // what a plugin returned may be shared, so it is copied.
-      const out = answer === completion ? answer : { ...answer };
+      const out = answer === checked.body ? answer : { ...answer };
       out.model = call.answered.id;
       out.cost = cost(settled);
       out.svc_parameters = parameters.echo(ctx.params, ctx.echo);

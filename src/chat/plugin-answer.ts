@@ -5,6 +5,7 @@ import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
 import type { RespondedAnswer } from '../pipeline/plugin-runner';
 import type { PluginCharge } from '@svc/plugin-sdk';
+import { notesText } from './settle';
 
 const DONE = 'data: [DONE]\n\n';
 
@@ -23,8 +24,14 @@ export function answerAsRouted(responded: RespondedAnswer, stream: boolean, mode
 }
 
 /** What the meter settles for a plugin's answer: its charges (and the plugins' extras), no token rows. */
-export function answerMetered(charges: PluginCharge[] | undefined, extras: PluginCharge[], startedAt: number): MeteredUsage {
+export function answerMetered(
+  charges: PluginCharge[] | undefined,
+  extras: PluginCharge[],
+  startedAt: number,
+  notes?: Record<string, string>,
+): MeteredUsage {
   return {
+    notes: notes && notesText(notes),
     promptTokens: 0,
     completionTokens: 0,
     extras: charges?.length ? [...charges, ...extras] : extras,

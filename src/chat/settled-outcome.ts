@@ -45,6 +45,7 @@ export function settledOutcome(o: OutcomeInput): SettledOutcome {
     status: o.status,
     error: message,
     refusal: stop && stop.reason !== null ? { plugin: stop.plugin, reason: stop.reason } : null,
+    notes: ctx.notes,
     timings: {
       totalMs: now - ctx.request.startedAt,
       upstreamMs: o.upstreamAt === null ? null : now - o.upstreamAt,

@@ -141,8 +141,8 @@ class ChatStreamOptions implements ProxyStreamOptions {
       const { startedAt } = s.call.request;
       settled = await s.call.settle(
         s.responded
-          ? answerMetered(s.responded.answer.charges, s.ctx.extraCharges, startedAt)
-          : metered(usage, s.ctx.extraCharges, startedAt),
+          ? answerMetered(s.responded.answer.charges, s.ctx.extraCharges, startedAt, s.ctx.notes)
+          : metered(usage, s.ctx.extraCharges, startedAt, s.ctx.notes),
       );
     } catch (error) {
       s.ctx.services.log.error('chat: settlement failed', { requestId: s.call.request.requestId, error: String(error) });

@@ -192,6 +192,8 @@ export const ledgerCharges = pgTable(
     lines: json('lines').$type<ChargeLine[]>().notNull(),
     /** The sum of the lines' amounts. */
     amountMicros: micros('amount_micros').notNull(),
+    /** What the plugins noted about the request (`guardrails: pii=redact; cache: HIT`), null when none did. */
+    notes: text('notes'),
     ...usageColumns(),
     createdAt: ledgerTime().defaultNow(),
   },
@@ -228,8 +230,9 @@ export const usageDaily = pgTable(
 /**
  * Every ledger line item: ledger_entries' rows (line 0) and each line of each charge (its
  * position in `lines`). (created_at, id, line) orders them and names one. Defined in
- * migration 0008, for operators and tests: the usage endpoints read the two tables
- * themselves (src/billing/usage-query.ts), each limited before its charges are expanded.
+ * migration 0007 (a charge's notes added by ledger_charge_notes), for operators and tests:
+ * the usage endpoints read the two tables themselves (src/billing/usage-query.ts), each
+ * limited before its charges are expanded.
  */
 export const ledgerLines = pgView('ledger_lines', {
   id: bigint('id', { mode: 'number' }).notNull(),

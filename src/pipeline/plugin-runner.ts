@@ -181,6 +181,15 @@ export class PluginRunner {
             }
           }
         : undefined,
+      end: t.end
+        ? async (emit) => {
+            try {
+              await this.finish(p, 'transformStream', true, base.requestId, performance.now(), t.end!(emit));
+            } catch (error) {
+              throw fail(error);
+            }
+          }
+        : undefined,
     };
   }
 

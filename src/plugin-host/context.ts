@@ -51,6 +51,7 @@ export class RequestPluginContext implements PluginContext {
   store!: PluginStore;
   readonly extraCharges: PluginCharge[] = [];
   readonly echo: Record<string, unknown> = {};
+  readonly notes: Record<string, string> = {};
   readonly leadingChunks: ChatChunk[] = [];
   readonly signal: AbortSignal;
   /** The plugin that stopped the stream, if one did (views write it here: `root`). */

@@ -10,6 +10,8 @@ export class PluginStop extends ServiceError {
     readonly plugin: string,
     /** The refusal's reason; null when the plugin failed. */
     readonly reason: string | null,
+    /** The refusal asked for one more upstream call before it stands (`refuse(..., { retry: true })`). */
+    readonly retry = false,
   ) {
     super(status, body);
   }
@@ -41,7 +43,7 @@ export function pluginStop(
     pluginRefused(plugin);
     const body: { error: string; code?: string } = { error: `${plugin}: ${error.reason}` };
     if (error.code) body.code = error.code;
-    return new PluginStop(error.status ?? (after ? 422 : 400), body, plugin, error.reason);
+    return new PluginStop(error.status ?? (after ? 422 : 400), body, plugin, error.reason, error.retry === true);
   }
   if (error instanceof ServiceError) return error;
   if (isClientError(error))

@@ -184,6 +184,8 @@ class StreamProxy implements Sink {
         c.flush();
         if (this.drain) await this.flush();
       }
+      // A transformer's check of the whole answer (an external classifier) holds the end back.
+      if (!this.closed && source.beforeEnd) await source.beforeEnd(this);
       if (!this.closed) await this.end(null);
     } catch (error) {
       if (this.closed) return;

@@ -39,6 +39,8 @@ export interface Source {
   outcome(): StreamOutcome;
   /** Why the stream failed so far (the upstream's in-band error, an incomplete end), or null. */
   failure(): string | null;
+  /** Awaits the transformers' `end` after the upstream ended (absent when none has one), writing what they release. */
+  beforeEnd?(sink: Sink): Promise<void>;
   cancel(): void;
 }
 
@@ -157,7 +159,23 @@ export function transformSource(upstream: ReadableStream<Uint8Array>, transforme
   }
   const first = stages[0]!;
 
+  /** Each transformer's `end` in order; what one releases goes through the later ones, flushed again after it. */
+  async function beforeEnd(sink: Sink): Promise<void> {
+    try {
+      for (let i = 0; i < transformers.length; i++) {
+        const t = transformers[i]!;
+        if (!t.end) continue;
+        await t.end(stages[i + 1]!);
+        for (let j = i + 1; j < transformers.length; j++) transformers[j]!.flush?.(stages[j + 1]!);
+      }
+    } finally {
+      if (out !== '') sink.write(utf8.encode(out));
+      out = '';
+    }
+  }
+
   return {
+    beforeEnd: transformers.some((t) => t.end) ? beforeEnd : undefined,
     reader,
     take(r, sink) {
       try {

@@ -42,6 +42,7 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
       charge(accountId, 'req-1', {
         apiKeyId: keyId,
         modelId: tricky,
+        notes: tricky,
         lines: [
           { sku: 'm-llm-input-mtoken', units: '0.000012', pricePerUnitUsd: '0.150000', amount: -2 },
           { sku: tricky, units: '3', pricePerUnitUsd: '0.005000', amount: -15_000 },
@@ -83,7 +84,7 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
         units: '0.000012',
         price: '0.150000',
         amount: -2,
-        notes: null,
+        notes: tricky,
       },
       {
         apiKeyId: keyId,
@@ -94,7 +95,7 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
         units: '3',
         price: '0.005000',
         amount: -15_000,
-        notes: null,
+        notes: tricky,
       },
     ]);
     for (const r of usd) {

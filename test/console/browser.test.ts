@@ -228,6 +228,32 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await shot('accounts');
   }, 60_000);
 
+  test('guardrails: attached to the seeded account and to a key from their rows, through the PUT endpoints', async () => {
+    await go('accounts', 'Accounts');
+    const row = page.locator(`tr[data-account="${customer}"]`);
+    await row.getByText('none').waitFor();
+    await row.getByRole('button', { name: `Edit guardrails of account ${customer.slice(0, 8)}` }).click();
+    const form = page.getByRole('form', { name: `Guardrails of account ${customer.slice(0, 8)}` });
+    await form.getByLabel('pii').check();
+    await form.getByLabel('deny_list').check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await row.getByText('deny_list').waitFor();
+    const account = (await (await t.request(`/admin/accounts/${customer}/guardrails`)).json()) as { data: { guardrails: string[] } };
+    expect(account.data.guardrails).toEqual(['pii', 'deny_list']);
+
+    await go('keys', 'API keys');
+    await page.getByRole('button', { name: 'Edit guardrails of seeded inference key' }).click();
+    const keyForm = page.getByRole('form', { name: 'Guardrails of seeded inference key' });
+    await keyForm.getByLabel('webhook').check();
+    await keyForm.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Edit guardrails of seeded inference key' }).waitFor();
+    const keys = (await (await t.request('/api_keys')).json()) as { data: { id: string; description: string }[] };
+    const id = keys.data.find((k) => k.description === 'seeded inference key')!.id;
+    const key = (await (await t.request(`/admin/keys/${id}/guardrails`)).json()) as { data: { guardrails: string[] } };
+    expect(key.data.guardrails).toEqual(['webhook']);
+    await shot('keys-guardrails');
+  }, 60_000);
+
   test('usage of another account: the operator picks the seeded customer and sees its request', async () => {
     // The customer (credited above) chats with its own key.
     const client = new OpenAI({ apiKey: customerKey, baseURL: `${origin}/api/v1` });

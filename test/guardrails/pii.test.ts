@@ -123,4 +123,75 @@ describe('pii guardrail over HTTP (openai SDK)', () => {
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain('guardrails');
   });
+
+  describe('tool calls', () => {
+    // A conversation with a tool round: the assistant's call and the tool's JSON result carry PII.
+    const messages = [
+      { role: 'user', content: 'Write to Ann' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"name":"Ann","email":"ann.lee@example.com"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '{"card":"4111 1111 1111 1111","note":"order 4111 1111 1111 1112"}' },
+    ];
+    // The model calls tools with the placeholder it saw (split over two stream chunks by the
+    // fixture: `{"to":"[E` + `MAIL_1]"}`) and an address of its own (`{"cc":"boss` + `@corp.io"}`).
+    const CALLS = [
+      { name: 'send', arguments: '{"to":"[EMAIL_1]"}' },
+      { name: 'copy', arguments: '{"cc":"boss@corp.io"}' },
+    ];
+    const body = (stream: boolean) => ({
+      model: 'fix-plain',
+      messages,
+      stream,
+      tools: ['lookup', 'send', 'copy'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object' } } })),
+      svc_parameters: { guardrails: ['pii'], pii_restore: true },
+    });
+
+    test('the call arguments and the tool result reach the upstream redacted, still JSON', async () => {
+      w.upstream.set({ toolCalls: CALLS });
+      const res = await w.t.request('/chat/completions', { method: 'POST', json: body(false) });
+      expect(res.status).toBe(200);
+      type Sent = { role: string; tool_calls?: { function: { arguments: string } }[]; content: string };
+      const sent = (w.upstream.requests.at(-1)!.body.messages as Sent[]).filter((m) => m.role !== 'system');
+      expect(JSON.parse(sent[1]!.tool_calls![0]!.function.arguments)).toEqual({ name: 'Ann', email: '[EMAIL_1]' });
+      expect(JSON.parse(sent[2]!.content)).toEqual({ card: '[CARD_1]', note: 'order 4111 1111 1111 1112' });
+    });
+
+    test("JSON: the answer's call arguments are restored, the model's own address redacted", async () => {
+      w.upstream.set({ toolCalls: CALLS });
+      const res = await w.t.request('/chat/completions', { method: 'POST', json: body(false) });
+      const calls = (await res.json()).choices[0].message.tool_calls as { function: { arguments: string } }[];
+      expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ to: 'ann.lee@example.com' }, { cc: '[EMAIL_2]' }]);
+      expect(res.headers.get('x-svc-guardrails')).toBe('pii=redact');
+    });
+
+    test('stream: a placeholder and an address split over chunks of the arguments are restored and redacted', async () => {
+      w.upstream.set({ toolCalls: CALLS });
+      const stream = await w.client.chat.completions.create(body(true) as never);
+      const args = new Map<number, string>();
+      for await (const chunk of stream as unknown as AsyncIterable<{
+        choices: { delta: { tool_calls?: { index: number; function?: { arguments?: string } }[] } }[];
+      }>)
+        for (const call of chunk.choices[0]?.delta.tool_calls ?? [])
+          args.set(call.index, (args.get(call.index) ?? '') + (call.function?.arguments ?? ''));
+      expect([...args.values()].map((a) => JSON.parse(a))).toEqual([{ to: 'ann.lee@example.com' }, { cc: '[EMAIL_2]' }]);
+    });
+
+    test('action deny: an address in a tool result is refused naming the class', async () => {
+      const app = w.appWith({ pii: { action: 'deny' } });
+      const res = await app.handle(
+        new Request('http://localhost/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${w.t.adminKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body(false), messages: [messages[0], messages[2]!] }),
+        }),
+      );
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toBe('pii: the input contains a payment card number (class card)');
+    });
+  });
 });

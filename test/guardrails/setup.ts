@@ -25,16 +25,21 @@ export interface GuardWorld {
 /**
  * Boots the app with the real built-in plugins, the guardrails configured by `options`
  * (plugin name → operator options), against a fixture upstream. Models: fix-plain (no
- * guardrail of the operator's), fix-guarded (the operator assigns `deny_list` to it). Embedded storage unless `backend`.
+ * guardrail of the operator's), fix-guarded (the operator assigns `deny_list` to it). Embedded storage unless `backend`;
+ * a recording meter unless `realMeter` (then the ledger is written and /billing/usage reads it).
  */
-export async function startGuardWorld(options: Record<string, Record<string, unknown>>, backend?: TestBackend): Promise<GuardWorld> {
+export async function startGuardWorld(
+  options: Record<string, Record<string, unknown>>,
+  backend?: TestBackend,
+  opts: { realMeter?: boolean } = {},
+): Promise<GuardWorld> {
   const upstream = startUpstream('up');
   const meter = recordingMeter();
   const specsOf = (o: Record<string, Record<string, unknown>>): PluginSpec[] =>
     PLUGINS.map((plugin: AnyPlugin) => ({ plugin, options: o[plugin.name] ?? {} }));
   const t = await startTestApp({
     backend,
-    meter: meter.meter,
+    meter: opts.realMeter ? undefined : meter.meter,
     extras: { chat: { plugins: specsOf(options), pingIntervalMs: 1000 } },
     config: {
       allowPrivateUrls: true,

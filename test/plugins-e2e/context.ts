@@ -96,6 +96,7 @@ export function testContext(
     stream: o.stream ?? false,
     extraCharges: [],
     echo: {},
+    notes: {},
     leadingChunks: [],
   };
 }

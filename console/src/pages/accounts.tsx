@@ -3,6 +3,7 @@ import { call, messageOf } from '../api';
 import { CreateAccountForm, CreditForm, OverridesForm } from './account-forms';
 import { Alert, DataTable, FilterInput, PageHeading } from '../parts';
 import { money, shortId, when } from '../format';
+import { GuardrailsCell } from './guardrails-cell';
 
 /** An account as GET /console/api/accounts gives it. */
 export interface Account {
@@ -61,7 +62,7 @@ export function AccountsPage() {
       {accounts === null ? (
         <p>Loading…</p>
       ) : (
-        <DataTable caption="Accounts" headers={['Account', 'Tier', 'Balances', 'Limit overrides', 'Created', '']}>
+        <DataTable caption="Accounts" headers={['Account', 'Tier', 'Balances', 'Limit overrides', 'Guardrails', 'Created', '']}>
           {shown.map((a) => [
             <tr key={a.id} data-account={a.id}>
               <td>
@@ -86,6 +87,9 @@ export function AccountsPage() {
                 {held(a.balances).length === 0 ? money(0) : held(a.balances).map(([c, v]) => <div key={c}>{money(v, c)}</div>)}
               </td>
               <td class="mono small">{a.rateLimitOverrides ? JSON.stringify(a.rateLimitOverrides) : 'none'}</td>
+              <td>
+                <GuardrailsCell kind="accounts" id={a.id} label={`account ${shortId(a.id)}`} />
+              </td>
               <td>{when(a.createdAt)}</td>
               <td>
                 <div class="actions">
@@ -105,7 +109,7 @@ export function AccountsPage() {
             </tr>,
             open?.id === a.id && (
               <tr key={`${a.id}-${open.form}`}>
-                <td colSpan={6}>
+                <td colSpan={7}>
                   {open.form === 'credit' ? (
                     <CreditForm account={a} onCredited={() => void load()} />
                   ) : (

@@ -3,6 +3,7 @@ import { call, messageOf } from '../api';
 import { Alert, DataTable, PageHeading, PeriodSelect } from '../parts';
 import { exactMoney, money, when } from '../format';
 import { SecretOnce } from '../secret-once';
+import { GuardrailsCell } from './guardrails-cell';
 
 /** A key as GET /api_keys lists it. */
 interface ApiKey {
@@ -107,7 +108,7 @@ export function KeysPage() {
       ) : (
         <DataTable
           caption="API keys of this account"
-          headers={['Description', 'Type', 'Key', 'Usage against limit', 'Last used', 'Expires', '']}
+          headers={['Description', 'Type', 'Key', 'Usage against limit', 'Guardrails', 'Last used', 'Expires', '']}
         >
           {keys.map((k) =>
             editing === k.id ? (
@@ -121,6 +122,9 @@ export function KeysPage() {
                 <td class="mono">…{k.last6Chars}</td>
                 <td>
                   <UsageBars apiKey={k} usage={usage[k.id]} />
+                </td>
+                <td>
+                  <GuardrailsCell kind="keys" id={k.id} label={k.description} />
                 </td>
                 <td>{when(k.lastUsedAt)}</td>
                 <td>{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
@@ -202,7 +206,7 @@ function EditRow({ apiKey: k, onDone, onError }: { apiKey: ApiKey; onDone: () =>
   }
   return (
     <tr>
-      <td colSpan={7}>
+      <td colSpan={8}>
         <form class="grid-form" onSubmit={save} aria-label={`Edit key ${k.description}`}>
           <label>
             Description

@@ -48,4 +48,5 @@ export {
   replaceLastUserText,
 } from './messages.js';
 export { chunksToCompletion, completionToChunks } from './chunks.js';
+export { chainStages, stagesTransformer, type TextField, type TextStage } from './stages.js';
 export { extractUrls, MAX_URLS, partialTagLength } from './text.js';

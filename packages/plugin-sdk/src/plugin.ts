@@ -106,6 +106,13 @@ export interface PluginContext<P = Record<string, unknown>, O = Record<string, u
   extraCharges: PluginCharge[];
   /** Fields merged into the response's `svc_parameters` echo. */
   echo: Record<string, unknown>;
+  /**
+   * Short notes on the request for its ledger row, by topic (`notes.cache = 'HIT'`,
+   * `notes.guardrails = 'pii=redact'`): shown with the charge in the usage history as
+   * "API Inference; cache: HIT; guardrails: pii=redact". Only what is set before the
+   * settlement is recorded (before the answer, or a stream's end); never user text or secrets.
+   */
+  notes: Record<string, string>;
   /** Chunks emitted before the first upstream chunk (e.g. search results). */
   leadingChunks: ChatChunk[];
   /** Sets a response header (e.g. `x-svc-cache: HIT`); too late once a stream's headers went out. */
@@ -136,6 +143,8 @@ export interface SettledOutcome {
   /** The error the client saw, if any (in-band ones included). */
   error: string | null;
   refusal: { plugin: string; reason: string } | null;
+  /** The plugins' notes as the ledger row recorded them (`ctx.notes`). */
+  notes: Readonly<Record<string, string>>;
   timings: { totalMs: number; upstreamMs: number | null; firstByteMs: number | null };
 }
 

@@ -19,14 +19,20 @@ export class PluginRefusal extends Error {
     readonly status?: RefusalStatus,
     /** A machine-readable code for the error body (`code`). */
     readonly code?: string,
+    /**
+     * From `transformResponse` of a JSON answer: ask the upstream once more (the same
+     * request) before refusing. Both calls are charged; the hooks see the second answer, and
+     * a refusal of that one stands. Ignored anywhere else (a stream, a plugin's answer, a retry).
+     */
+    readonly retry?: boolean,
   ) {
     super(reason);
   }
 }
 
 /** Makes a refusal to throw: `throw refuse('no account numbers', { status: 422 })`. */
-export function refuse(reason: string, opts: { status?: RefusalStatus; code?: string } = {}): PluginRefusal {
-  return new PluginRefusal(reason, opts.status, opts.code);
+export function refuse(reason: string, opts: { status?: RefusalStatus; code?: string; retry?: boolean } = {}): PluginRefusal {
+  return new PluginRefusal(reason, opts.status, opts.code, opts.retry);
 }
 
 /** Whether `e` is a plugin's refusal (also across two copies of the SDK). */

@@ -88,4 +88,12 @@ export interface ChatCompletion {
 export interface ChunkTransformer {
   transform(chunk: ChatChunk, emit: (chunk: ChatChunk) => void): void;
   flush?(emit: (chunk: ChatChunk) => void): void;
+  /**
+   * Awaited once after the upstream ended and every `flush` ran, before the stream's end (the
+   * usage chunk and `[DONE]`) goes out: the one place a stream may wait, for a check of the
+   * whole answer (an external classifier). What it emits goes through the later transformers;
+   * it may throw `refuse(...)` (a `content_filter` finish and an in-band error). The client
+   * waits for it, so it is one short call with its own timeout, never per chunk.
+   */
+  end?(emit: (chunk: ChatChunk) => void): Promise<void>;
 }

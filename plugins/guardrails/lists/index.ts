@@ -1,6 +1,6 @@
 import { Type, definePlugin, refuse, type ChatCompletion, type PluginContext } from '@svc/plugin-sdk';
 import { assigned } from '../assign';
-import { stagesTransformer } from '../shared/chunks';
+import { stagesTransformer } from '@svc/plugin-sdk';
 import { recordOutcome } from '../shared/outcome';
 import { compileRules, matchingRules, RuleError, type Rule, type RuleSpec } from './rules';
 import { lookBehindFor, StreamChecker } from './stream';

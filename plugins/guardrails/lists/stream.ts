@@ -1,4 +1,4 @@
-import type { TextStage } from '../shared/stages';
+import type { TextStage } from '@svc/plugin-sdk';
 import type { Rule } from './rules';
 
 /** Look-behind kept for rules whose reach is unbounded (regular expressions), in characters. */

@@ -1,12 +1,13 @@
 import { Type, definePlugin, refuse, type ChatCompletion, type ChatRequest, type PluginContext } from '@svc/plugin-sdk';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { assigned } from '../assign';
-import { stagesTransformer } from '../shared/chunks';
+import { stagesTransformer } from '@svc/plugin-sdk';
 import { recordOutcome } from '../shared/outcome';
-import { chainStages, type TextStage } from '../shared/stages';
+import { chainStages, type TextStage } from '@svc/plugin-sdk';
 import { PII_CLASSES, type PiiClass } from './detect';
 import { Redactor, restorePlaceholders } from './redact';
 import { StreamRedactor, StreamRestorer } from './stream';
+import { jsonEscaped, mapArgumentStrings } from './json-strings';
 
 const ClassSwitch = (cls: string) => Type.Boolean({ default: true, description: `Look for ${cls}` });
 const Action = Type.Union([Type.Literal('redact'), Type.Literal('deny'), Type.Literal('flag')], { default: 'redact' });
@@ -36,12 +37,26 @@ function redactorOf(ctx: PluginContext, options: { classes: Record<PiiClass, boo
   return r;
 }
 
-/** Runs `fn` over every text in the request's messages (string content and text parts), replacing it. */
+type ToolCall = { function?: { arguments?: unknown } };
+
+/** Runs `fn` over the string values of each tool call's arguments (`tool_calls[].function.arguments`), replacing them. */
+function eachToolArgument(calls: unknown, fn: (text: string) => string): void {
+  if (!Array.isArray(calls)) return;
+  for (const call of calls as ToolCall[])
+    if (typeof call?.function?.arguments === 'string') call.function.arguments = mapArgumentStrings(call.function.arguments, fn);
+}
+
+/**
+ * Runs `fn` over every text in the request's messages, replacing it: string content and text
+ * parts (a `tool` message's result included) and the assistant messages' tool-call arguments.
+ */
 function eachText(req: ChatRequest, fn: (text: string) => string): void {
   for (const m of req.messages) {
-    if (typeof m.content === 'string') m.content = fn(m.content);
+    // A tool's result is often JSON: its strings are redacted so it stays JSON.
+    if (typeof m.content === 'string') m.content = m.role === 'tool' ? mapArgumentStrings(m.content, fn) : fn(m.content);
     else if (Array.isArray(m.content))
       for (const part of m.content) if (part.type === 'text' && typeof part.text === 'string') part.text = fn(part.text);
+    eachToolArgument(m.tool_calls, fn);
   }
 }
 
@@ -131,6 +146,7 @@ export const pii = definePlugin({
       const reasoning = choice.message.reasoning_content;
       if (typeof reasoning === 'string') choice.message.reasoning_content = answerText(reasoning, r, known, ctx);
       if (typeof choice.message.content === 'string') choice.message.content = answerText(choice.message.content, r, known, ctx);
+      eachToolArgument(choice.message.tool_calls, (t) => answerText(t, r, known, ctx));
     }
     return body;
   },
@@ -138,12 +154,21 @@ export const pii = definePlugin({
     const r = redactorOf(ctx, ctx.options);
     const known = r.snapshot();
     const restore = restoring(ctx);
-    return stagesTransformer(() => {
-      const stages: TextStage[] = [];
-      if (ctx.options.output)
-        stages.push(new StreamRedactor(r, ctx.options.action === 'redact' ? undefined : (cls) => actOnFound(ctx, 'output', cls)));
-      if (restore) stages.push(new StreamRestorer(known));
-      return chainStages(stages);
-    }, ['content', 'reasoning_content']);
+    // Streamed arguments are raw JSON text: a restored value goes in escaped for a JSON string.
+    const inArguments = restore ? jsonEscaped(known) : known;
+    return stagesTransformer(
+      (field) => {
+        const stages: TextStage[] = [];
+        if (ctx.options.output)
+          stages.push(
+            ctx.options.action === 'redact'
+              ? new StreamRedactor(r, undefined, () => recordOutcome(ctx, 'redact', 'output'))
+              : new StreamRedactor(r, (cls) => actOnFound(ctx, 'output', cls)),
+          );
+        if (restore) stages.push(new StreamRestorer(field === 'tool_arguments' ? inArguments : known));
+        return chainStages(stages);
+      },
+      ['content', 'reasoning_content', 'tool_arguments'],
+    );
   },
 });

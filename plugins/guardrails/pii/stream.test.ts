@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { PII_CLASSES, type PiiClass } from './detect';
 import { Redactor, restorePlaceholders } from './redact';
-import { chainStages, type TextStage } from '../shared/stages';
+import { chainStages, stagesTransformer, type ChatChunk, type TextStage } from '@svc/plugin-sdk';
 import { heldFrom, StreamRedactor, StreamRestorer } from './stream';
 
 const ALL = new Set<PiiClass>(PII_CLASSES);
@@ -115,5 +115,51 @@ describe('StreamRestorer', () => {
     r.redact('my mail jo.e@ex.io');
     const chain = chainStages([new StreamRedactor(r), new StreamRestorer(r.snapshot())]);
     expect(run(chain, ['Sure [EMA', 'IL_1], and boss@', 'corp.com too'])).toBe('Sure jo.e@ex.io, and [EMAIL_2] too');
+  });
+});
+
+describe('tool-call arguments through stagesTransformer', () => {
+  /** The chunks of one tool call whose arguments come in `pieces`, then the finish chunk. */
+  const chunks = (pieces: string[]): ChatChunk[] => {
+    const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: string | null = null): ChatChunk => ({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    return [
+      chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'send', arguments: '' } }] }),
+      ...pieces.map((p) => chunk({ tool_calls: [{ index: 0, function: { arguments: p } }] })),
+      chunk({}, 'tool_calls'),
+    ];
+  };
+  /** The arguments the client assembles from what the transformer emitted. */
+  const assembled = (out: ChatChunk[]) =>
+    out
+      .flatMap((c) => c.choices.flatMap((ch) => (ch.delta.tool_calls ?? []) as { function?: { arguments?: string } }[]))
+      .map((call) => call.function?.arguments ?? '')
+      .join('');
+
+  test('every split into three pieces: the placeholder restored (JSON-escaped), the model’s own address redacted', () => {
+    const r = redactor();
+    r.redact('key -----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY----- and mail a@b.io');
+    const known = new Map([...r.snapshot()].map(([p, v]) => [p, JSON.stringify(v).slice(1, -1)]));
+    const args = '{"to":"[EMAIL_1]","cc":"boss@corp.io","key":"[SECRET_1]"}';
+    let cases = 0;
+    for (const pieces of threeWaySplits(args)) {
+      const t = stagesTransformer(() => chainStages([new StreamRedactor(r), new StreamRestorer(known)]), ['tool_arguments']);
+      const out: ChatChunk[] = [];
+      for (const c of chunks(pieces)) t.transform(c, (x) => out.push(x));
+      t.flush?.((x) => out.push(x));
+      expect(JSON.parse(assembled(out))).toEqual({
+        to: 'a@b.io',
+        cc: '[EMAIL_2]',
+        key: '-----BEGIN PRIVATE KEY-----\nMIIEv\n-----END PRIVATE KEY-----',
+      });
+      expect(out.at(-1)!.choices[0]!.finish_reason).toBe('tool_calls');
+      cases++;
+    }
+    expect(cases).toBeGreaterThan(1000);
   });
 });

@@ -1,4 +1,4 @@
-import type { TextStage } from '../shared/stages';
+import type { TextStage } from '@svc/plugin-sdk';
 import type { PiiClass, PiiSpan } from './detect';
 import { PLACEHOLDER_MAX, restorePlaceholders, type Redactor } from './redact';
 
@@ -55,10 +55,14 @@ export class StreamRedactor implements TextStage {
     return this.pending.length;
   }
 
-  /** `observe`: called for each value instead of replacing it (deny and flag actions); it may throw. */
+  /**
+   * `observe`: called for each value instead of replacing it (deny and flag actions); it may
+   * throw. `redacted`: called for each value replaced (the outcome of the redact action).
+   */
   constructor(
     private readonly redactor: Redactor,
     private readonly observe?: (cls: PiiClass) => void,
+    private readonly redacted?: (cls: PiiClass) => void,
   ) {}
 
   push(piece: string): string {
@@ -81,7 +85,10 @@ export class StreamRedactor implements TextStage {
   }
 
   private settle(text: string, spans: readonly PiiSpan[]): string {
-    if (!this.observe) return this.redactor.replace(text, spans);
+    if (!this.observe) {
+      if (this.redacted) for (const sp of spans) this.redacted(sp.cls);
+      return this.redactor.replace(text, spans);
+    }
     for (const sp of spans) this.observe(sp.cls);
     return text;
   }

@@ -2,6 +2,7 @@ import { Type, definePlugin, messageText, refuse, type ChatMessage, type PluginC
 import { assigned } from '../assign';
 import { recordOutcome } from '../shared/outcome';
 import { parseVerdict, type Verdict } from './verdict';
+import { verdictAtEnd } from './stream';
 
 /** Classifier latency buckets, in seconds: a local model answers in tens of ms, a remote service in hundreds. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -67,7 +68,8 @@ const transcript = (messages: readonly ChatMessage[]) => messages.map((m) => ({ 
  * `webhook`: an external classifier (a moderation service, Llama Guard behind vLLM...). It
  * posts the input (and, if asked, a JSON answer) to the operator's URL and acts on the
  * verdict: deny, flag or pass; when the classifier fails or is late, fail open or closed.
- * A streamed answer cannot wait for it: it is posted after the stream, for the metrics only.
+ * A streamed answer flows as it comes; only its finish and `[DONE]` wait for the verdict on
+ * the whole text (one classifier round trip at the end), and a deny ends it with `content_filter`.
  */
 export const webhook = definePlugin({
   name: 'webhook',
@@ -92,10 +94,8 @@ export const webhook = definePlugin({
     if (ctx.options.check_output) await check(ctx, 'output', { output: body.choices.map((c) => c.message.content ?? '').join('\n') });
     return body;
   },
-  onSettled: async function classifyStreamedOutput(outcome, ctx) {
-    if (!ctx.options.check_output || !outcome.stream || !outcome.completion) return;
-    await classify(ctx, 'output', { output: outcome.completion.choices.map((c) => c.message.content ?? '').join('\n') }).catch(
-      () => undefined,
-    );
+  transformStream: function classifyStreamedOutput(ctx) {
+    if (!ctx.options.check_output) return { transform: (chunk, emit) => emit(chunk) };
+    return verdictAtEnd((output) => check(ctx, 'output', { output }));
   },
 });
