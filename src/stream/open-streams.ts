@@ -6,6 +6,8 @@ export interface StreamEnd {
   completionTokens: number | null;
   error: string | null;
   aborted: boolean;
+  /** The content text forwarded (up to 64 KiB), read on demand: only for a request whose bodies are captured. */
+  text?: () => string;
 }
 
 /** A streaming response in progress, as the proxy registers it. */

@@ -116,6 +116,7 @@ class StreamProxy implements Sink {
       completionTokens: usage?.completion_tokens ?? null,
       error: outcome.error,
       aborted,
+      text: () => outcome.forwardedText().text,
     });
     return this.o.finish(outcome);
   }
