@@ -101,6 +101,14 @@ for (const backend of BACKENDS) {
       for (const secret of [EMAIL, CARD, 'ops@example.org']) expect(JSON.stringify(bodies)).not.toContain(secret);
 
       expect((await detail(theirs.headers.get('cf-ray')!)).bodies).toBeUndefined();
+
+      // A refusal: the request as sent and the `{ error }` it got.
+      const refused = await send(listedKey, { ...chat, model: 'rb-none' });
+      expect(refused.status).toBe(404);
+      await written();
+      const failed = (await detail(refused.headers.get('cf-ray')!)).bodies!;
+      expect(JSON.parse(failed.request!).model).toBe('rb-none');
+      expect((JSON.parse(failed.response!) as { error: string }).error).toContain('rb-none');
     });
 
     test("a stream's text is stored concatenated; a body past the cap is cut and marked", async () => {
@@ -130,9 +138,9 @@ for (const backend of BACKENDS) {
         const rows = (Array.isArray(result) ? result : (result as { rows: { n: number }[] }).rows) as { n: number }[];
         return Number(rows[0]!.n);
       };
-      expect(await count()).toBe(3);
+      expect(await count()).toBe(4);
       await t.deps.observability!.recorder!.sweep(Date.now() + 29 * 86_400_000);
-      expect(await count()).toBe(3);
+      expect(await count()).toBe(4);
       await t.deps.observability!.recorder!.sweep(Date.now() + 31 * 86_400_000);
       expect(await count()).toBe(0);
     });
