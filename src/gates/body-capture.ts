@@ -5,7 +5,8 @@ import type { BodyPolicy } from '../request-log/bodies';
 /**
  * The `captureBody` route option (composed by `auth` and `meter`, after authentication): when
  * the operator captures the caller's account or key (`observability.requestLog.bodies`), the
- * parsed body is kept on the request context for the request log, which stores it redacted.
+ * parsed body is kept on the request context for the request log, which stores it redacted
+ * (the answer is kept by the compression stage, src/http/compression.ts, before it becomes bytes).
  * With no policy (the default) the hook is not even registered.
  */
 export function bodyCaptureGate(policy: BodyPolicy | null) {

@@ -87,7 +87,11 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
       const ms = start === undefined ? null : elapsedMs(start);
       const capture = svc?.capture;
       if (!stream || start === undefined) {
-        const bodies = capture && { request: capture.request, response: answerBody(responseValue ?? error), maxBytes: capture.maxBytes };
+        const bodies = capture && {
+          request: capture.request,
+          response: answerBody(capture.response ?? responseValue ?? error),
+          maxBytes: capture.maxBytes,
+        };
         if (record) sink.recorder.add(finished(record, svc, ms, null, tokensOf(responseValue), null), undefined, bodies);
         if (accessLog) log.info('request', { ...line, ms, ...tokensOf(responseValue) });
         return;

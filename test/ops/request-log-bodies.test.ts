@@ -36,6 +36,7 @@ describe('stored bodies: redaction and the cap', () => {
 for (const backend of BACKENDS) {
   describe(`request log bodies (${backend.name})`, () => {
     let upstream: FixtureUpstream;
+    let long: FixtureUpstream;
     let t: TestApp;
     let captured: ReturnType<typeof createApp>;
     let listedKey = '';
@@ -44,9 +45,13 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       upstream = startUpstream('rb', { tokens: ['Noted: ', 'write to ', 'ops@example.org', ' anytime'] });
+      long = startUpstream('rb-long', { tokens: Array.from({ length: 3000 }, (_, i) => ` word${i}`) });
       t = await startTestApp({
         backend,
-        config: { providers: [fixtureProvider('rb-up', upstream.url)], models: [fixtureModel('rb-model', ['rb-up'])] },
+        config: {
+          providers: [fixtureProvider('rb-up', upstream.url), fixtureProvider('rb-long-up', long.url)],
+          models: [fixtureModel('rb-model', ['rb-up']), fixtureModel('rb-long', ['rb-long-up'])],
+        },
         fetch,
       });
       const make = async (description: string) => {
@@ -63,13 +68,14 @@ for (const backend of BACKENDS) {
     afterAll(async () => {
       await t.close();
       await upstream.close();
+      await long.close();
     });
 
-    const send = (key: string, json: unknown) =>
+    const send = (key: string, json: unknown, headers: Record<string, string> = {}) =>
       captured.handle(
         new Request('http://localhost/api/v1/chat/completions', {
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
           body: JSON.stringify(json),
         }),
       );
@@ -127,6 +133,17 @@ for (const backend of BACKENDS) {
       expect(cut.responseTruncated).toBe(false);
     });
 
+    test('a long answer, compressed on the way out, is stored as the JSON it was (kept before it became bytes), cut', async () => {
+      const res = await send(listedKey, { ...chat, model: 'rb-long' }, { 'accept-encoding': 'gzip' });
+      expect(res.headers.get('content-encoding')).toBe('gzip');
+      await res.arrayBuffer();
+      await written();
+      const { response, responseTruncated } = (await detail(res.headers.get('cf-ray')!)).bodies!;
+      expect(responseTruncated).toBe(true);
+      expect(response!.startsWith('{"id":')).toBe(true);
+      expect(response).toContain(' word1 word2');
+    });
+
     test('without a list nothing is stored; the retention sweep removes stored bodies with their rows', async () => {
       const plain = await t.request('/chat/completions', { method: 'POST', key: listedKey, json: chat });
       await plain.text();
@@ -138,9 +155,9 @@ for (const backend of BACKENDS) {
         const rows = (Array.isArray(result) ? result : (result as { rows: { n: number }[] }).rows) as { n: number }[];
         return Number(rows[0]!.n);
       };
-      expect(await count()).toBe(4);
+      expect(await count()).toBe(5);
       await t.deps.observability!.recorder!.sweep(Date.now() + 29 * 86_400_000);
-      expect(await count()).toBe(4);
+      expect(await count()).toBe(5);
       await t.deps.observability!.recorder!.sweep(Date.now() + 31 * 86_400_000);
       expect(await count()).toBe(0);
     });
