@@ -101,7 +101,8 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
         const total = elapsedMs(start);
         if (record) {
           const done = finished({ ...record, error: record.error ?? end.error }, svc, total, ms, end, outcome);
-          const bodies = capture && { request: capture.request, response: end.text?.(), maxBytes: capture.maxBytes };
+          const text = capture && end.text?.();
+          const bodies = capture && { request: capture.request, response: text?.text, responseCut: text?.cut, maxBytes: capture.maxBytes };
           sink.recorder.add(done, svc && !svc.settled ? () => settledFields(svc, done) : undefined, bodies);
         }
         if (!accessLog) return;

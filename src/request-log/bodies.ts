@@ -28,6 +28,8 @@ export interface CapturedBodies {
   request: unknown;
   /** The JSON answer, or a stream's text (undefined: none). */
   response: unknown;
+  /** A stream's text that is already cut (past what the proxy keeps). */
+  responseCut?: boolean;
   maxBytes: number;
 }
 
@@ -81,7 +83,9 @@ export function storedBody(value: unknown, maxBytes: number): { text: string | n
 /** The stored row of a captured request (done by the writer, off the response's path). */
 export function bodyRow(requestId: string, at: number, bodies: CapturedBodies): BodyRow {
   const request = storedBody(bodies.request, bodies.maxBytes);
-  const response = storedBody(bodies.response, bodies.maxBytes);
+  const stored = storedBody(bodies.response, bodies.maxBytes);
+  const response =
+    bodies.responseCut && !stored.truncated && stored.text !== null ? { text: stored.text + TRUNCATED, truncated: true } : stored;
   return {
     requestId,
     at,

@@ -28,7 +28,7 @@ export const ObservabilityConfigSchema = T.Object({
           accounts: T.Array(T.String({ pattern: UUID }), { default: [], maxItems: 1000 }),
           /** API key ids whose requests' bodies are stored. */
           keys: T.Array(T.String({ pattern: UUID }), { default: [], maxItems: 1000 }),
-          /** Each body is cut at this many bytes of UTF-8 (the cut is marked); a stream's text is kept up to 64 KiB at most. */
+          /** Each body is cut at this many bytes of UTF-8 (the cut is marked); a stream's text comes from its first 64 KiB of events at most. */
           maxBytes: T.Integer({ minimum: 256, maximum: 1_048_576, default: 16_384 }),
         },
         { default: {} },

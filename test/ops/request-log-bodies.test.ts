@@ -40,12 +40,13 @@ for (const backend of BACKENDS) {
     let t: TestApp;
     let captured: ReturnType<typeof createApp>;
     let listedKey = '';
+    let listedId = '';
     let otherKey = '';
     const chat = { model: 'rb-model', messages: [{ role: 'user', content: `Reach me at ${EMAIL} or pay with ${CARD}` }] };
 
     beforeAll(async () => {
       upstream = startUpstream('rb', { tokens: ['Noted: ', 'write to ', 'ops@example.org', ' anytime'] });
-      long = startUpstream('rb-long', { tokens: Array.from({ length: 3000 }, (_, i) => ` word${i}`) });
+      long = startUpstream('rb-long', { tokens: Array.from({ length: 3000 }, (_, i) => ` word${i}`), splitBytes: 4096 });
       t = await startTestApp({
         backend,
         config: {
@@ -60,6 +61,7 @@ for (const backend of BACKENDS) {
       };
       const listed = await make('captured');
       listedKey = listed.apiKey;
+      listedId = listed.id;
       otherKey = (await make('not captured')).apiKey;
       // The operator lists the key in the config (read at start): the same storage, an app built with it.
       const requestLog = { bodies: { keys: [listed.id], maxBytes: 2048 } };
@@ -144,6 +146,25 @@ for (const backend of BACKENDS) {
       expect(response).toContain(' word1 word2');
     });
 
+    test('a stream longer than what the proxy keeps is stored up to there, marked cut, under a larger cap', async () => {
+      const requestLog = { bodies: { keys: [listedId], maxBytes: 1_048_576 } };
+      const roomy = createApp({ ...t.deps, config: { ...t.deps.config, observability: { ...t.deps.config.observability, requestLog } } });
+      const res = await roomy.handle(
+        new Request('http://localhost/api/v1/chat/completions', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${listedKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...chat, model: 'rb-long', stream: true }),
+        }),
+      );
+      expect(await res.text()).toContain(' word2999');
+      await written();
+      const { response, responseTruncated } = (await detail(res.headers.get('cf-ray')!)).bodies!;
+      expect(response!.startsWith(' word0 word1 word2')).toBe(true);
+      expect(response).not.toContain(' word2999');
+      expect(response!.endsWith('…[truncated]')).toBe(true);
+      expect(responseTruncated).toBe(true);
+    });
+
     test('without a list nothing is stored; the retention sweep removes stored bodies with their rows', async () => {
       const plain = await t.request('/chat/completions', { method: 'POST', key: listedKey, json: chat });
       await plain.text();
@@ -155,9 +176,9 @@ for (const backend of BACKENDS) {
         const rows = (Array.isArray(result) ? result : (result as { rows: { n: number }[] }).rows) as { n: number }[];
         return Number(rows[0]!.n);
       };
-      expect(await count()).toBe(5);
+      expect(await count()).toBe(6);
       await t.deps.observability!.recorder!.sweep(Date.now() + 29 * 86_400_000);
-      expect(await count()).toBe(5);
+      expect(await count()).toBe(6);
       await t.deps.observability!.recorder!.sweep(Date.now() + 31 * 86_400_000);
       expect(await count()).toBe(0);
     });
