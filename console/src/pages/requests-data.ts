@@ -87,15 +87,22 @@ export function listRequests(filters: Filters, after?: string, limit = 50) {
   return call<{ data: RequestRow[]; next: string | null }>(`/admin/requests?${q}`);
 }
 
+const HEAD_LIMIT = 200;
+
 /**
  * Rows newer than the newest shown: the head of the log from `since` (inclusive, the newest
- * row's time, so none in the same millisecond is missed), those already shown dropped.
+ * row's time, so none in the same millisecond is missed), those already shown dropped. `full`
+ * says the head held more than one page: rows may lie between it and the table.
  */
-export async function newerThan(filters: Filters, newest: RequestRow, shown: ReadonlySet<string>): Promise<RequestRow[]> {
+export async function newerThan(
+  filters: Filters,
+  newest: RequestRow,
+  shown: ReadonlySet<string>,
+): Promise<{ rows: RequestRow[]; full: boolean }> {
   const since = filters.since && Date.parse(instant(filters.since)) > Date.parse(newest.at) ? instant(filters.since) : newest.at;
-  const q = queryOf({ ...filters, since: undefined }, { since, limit: '200' });
+  const q = queryOf({ ...filters, since: undefined }, { since, limit: String(HEAD_LIMIT) });
   const page = await call<{ data: RequestRow[] }>(`/admin/requests?${q}`);
-  return page.data.filter((r) => !shown.has(r.requestId));
+  return { rows: page.data.filter((r) => !shown.has(r.requestId)), full: page.data.length === HEAD_LIMIT };
 }
 
 /** One request with its ledger rows. */

@@ -6,7 +6,7 @@ import { RequestDetailView } from './request-detail';
 import { FILTERS, hashOf, listRequests, newerThan, readHash, statusClass, type Filters, type RequestRow } from './requests-data';
 
 const FOLLOW_MS = 3_000;
-// Rows kept while following: the oldest fall off the end (Load older brings pages back).
+// Rows kept while following: past them the table starts again from the newest page.
 const MAX_ROWS = 500;
 // Scrolled this far down the page, one is reading: new rows would move the table under the pointer.
 const READING_PX = 200;
@@ -99,8 +99,12 @@ export function RequestsPage() {
       if (!current) return;
       try {
         const head = current[0];
-        const fresh = head ? await newerThan(filters, head, new Set(current.map((r) => r.requestId))) : (await listRequests(filters)).data;
-        if (!stop && fresh.length > 0) setRows((r) => [...fresh, ...(r ?? [])].slice(0, MAX_ROWS));
+        const fresh = head ? await newerThan(filters, head, new Set(current.map((r) => r.requestId))) : null;
+        if (stop || fresh?.rows.length === 0) return;
+        if (fresh && !fresh.full && current.length + fresh.rows.length <= MAX_ROWS) return setRows((r) => [...fresh.rows, ...(r ?? [])]);
+        // An empty table, a gap past the head's page, or too many rows: start again from the newest page.
+        const page = await listRequests(filters);
+        if (!stop) (setRows(page.data), setNext(page.next));
       } catch (e) {
         if (!stop) setError(messageOf(e));
       }
