@@ -4,6 +4,7 @@ import { AccountsPage } from './pages/accounts';
 import { KeysPage } from './pages/keys';
 import { LivePage } from './pages/live';
 import { ModelsPage } from './pages/models';
+import { RequestsPage } from './pages/requests';
 import { UsagePage } from './pages/usage';
 
 /** The signed-in session as GET/POST /console/session describe it. */
@@ -20,12 +21,14 @@ const PAGES = [
   { id: 'accounts', label: 'Accounts', operator: true },
   { id: 'usage', label: 'Usage', operator: false },
   { id: 'live', label: 'Live', operator: true },
+  { id: 'requests', label: 'Requests', operator: false },
   { id: 'models', label: 'Models', operator: false },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
 const pageFromHash = (): PageId => {
-  const id = location.hash.replace(/^#\/?/, '');
+  // A page may carry its state after `?` (#/requests?key=…).
+  const id = location.hash.replace(/^#\/?/, '').split('?')[0];
   return (PAGES.find((p) => p.id === id)?.id ?? 'keys') as PageId;
 };
 
@@ -104,6 +107,7 @@ export function App() {
         {current === 'accounts' && <AccountsPage />}
         {current === 'usage' && <UsagePage session={session} />}
         {current === 'live' && <LivePage />}
+        {current === 'requests' && <RequestsPage />}
         {current === 'models' && <ModelsPage />}
       </main>
     </div>

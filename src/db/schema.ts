@@ -398,3 +398,4 @@ export { clonedVoices } from './audio-schema';
 export { mediaJobs } from './jobs-schema';
 export { storedResponses } from './responses-schema';
 export { requestLog } from './request-log-schema';
+export { requestLogBodies } from './request-log-bodies-schema';

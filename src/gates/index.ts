@@ -6,7 +6,10 @@ import type { WalletAuthenticator } from '../auth/wallet-authenticator';
 import { authGate } from './auth';
 import { consoleSessions, sessionKeyResolver } from '../console/session';
 import { balanceHeadersGate } from './balance-headers';
+import { bodyCaptureGate } from './body-capture';
 import { bodyCheckGate } from './body-check';
+import { bodyPolicyOf } from '../request-log/bodies';
+import { observabilityConfigOf } from '../request-log/config';
 import { meteredCallGate } from './metered-call';
 import { nulGuardGate } from './nul-guard';
 import { accountRoutes } from './route-options';
@@ -30,6 +33,7 @@ export function pipelineStages(
     .use(x402PaymentGate(deps, listenPort)) // 2. metered routes: an x402 payment for the call, when payments are configured
     .use(authGate({ keys: deps.keys, now: deps.now, wallet, session: sessionKeyResolver(consoleSessions(deps)) })) // 2. bearer key, console cookie or SIGN-IN-WITH-X
     .use(abuseGuardGate(deps, serverOf)) // 3. blocked credentials, IPs and accounts
+    .use(bodyCaptureGate(bodyPolicyOf(observabilityConfigOf(deps.config).requestLog.bodies))) // the bodies the operator captures, for the request log
     .use(routeRateLimitGate(deps.limits)) // 4. account routes; inference is admitted by the meter
     .use(meteredCallGate({ models: deps.models, meter: deps.meter, router: deps.providers.router, log: deps.log }, serverOf)) // 5-8
     .use(balanceHeadersGate(deps.meter)) // 9. account routes; inference gets them from its reservation

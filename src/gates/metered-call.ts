@@ -21,7 +21,8 @@ const isObjectSchema = (schema: unknown): schema is TObject => (schema as TSchem
  */
 export function meteredCallGate(deps: MeteredCallDeps, serverOf: () => CallContext['server'] = () => null) {
   // The payment is read before authentication, which lets a caller who may pay go on without credentials.
-  const inference = (payPerCall: PayPerCall) => composeStages({ payPerCall, ...authenticateAs('INFERENCE'), abuseGuard: true });
+  const inference = (payPerCall: PayPerCall) =>
+    composeStages({ payPerCall, ...authenticateAs('INFERENCE'), abuseGuard: true, captureBody: true });
   return new Elysia({ name: 'svc.gate.metered-call' }).use(requestContext).macro({
     meter: (spec: MeterSpec) => {
       const types = acceptedTypes(spec);

@@ -32,6 +32,7 @@ export const accountRoutes = new Elysia({ name: 'svc.route-options.auth' }).macr
       abuseGuard: true,
       routeRateLimit: true,
       balanceHeaders: true,
+      captureBody: true,
       checkBody: true,
     }),
 });

@@ -4,6 +4,7 @@ import { Duplex } from 'node:stream';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import { goesOutUncorked, streamOf, UNCORKED_BODY_BYTES, wholeBody } from './large-body';
 import { statusOf } from './status';
+import type { RequestContext } from './request-context';
 
 /** A content coding svc produces, best first (the order breaks ties between equal q-values). */
 export type ContentCoding = 'br' | 'gzip';
@@ -103,7 +104,19 @@ export function compression() {
   // the error path empties the error body. Errors are small and need no compression anyway.
   return new Elysia({ name: 'svc.http.compression' }).onAfterHandle(
     { as: 'global' },
-    function compressBody({ request, responseValue, set }) {
+    function compressBody({
+      request,
+      responseValue,
+      set,
+      svc,
+    }: {
+      request: Request;
+      responseValue: unknown;
+      set: { status?: number | string; headers: Record<string, string | number> };
+      svc?: RequestContext;
+    }) {
+      // A captured request's answer (src/gates/body-capture.ts), kept before it becomes bytes here.
+      if (svc?.capture) svc.capture.response = responseValue;
       // A route that encoded its own body (precompressed assets) says so in set.headers.
       if (set.headers['content-encoding']) return;
       const coding = negotiateCoding(request.headers.get('accept-encoding'));

@@ -28,6 +28,8 @@ export interface RequestContext {
   payment?: CallPayment;
   /** What the meter settled for this call (the request log's tokens and cost); absent when nothing settled. */
   settled?: SettledNote;
+  /** Set when the operator captures this caller's bodies (src/gates/body-capture.ts): the parsed request body, the handler's answer and the cap. */
+  capture?: { request: unknown; response?: unknown; maxBytes: number };
 }
 
 /** A settlement as the request log records it: tokens and the charge in micro-units of its currency. */

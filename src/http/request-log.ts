@@ -85,8 +85,14 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
       const record = sink && recordOf(sink, request, line, set.headers, svc, errorOf(status, responseValue ?? error));
       const stream = responseValue instanceof Response ? openStreamOf(responseValue.body) : undefined;
       const ms = start === undefined ? null : elapsedMs(start);
+      const capture = svc?.capture;
       if (!stream || start === undefined) {
-        if (record) sink.recorder.add(finished(record, svc, ms, null, tokensOf(responseValue), null));
+        const bodies = capture && {
+          request: capture.request,
+          response: answerBody(capture.response ?? responseValue ?? error),
+          maxBytes: capture.maxBytes,
+        };
+        if (record) sink.recorder.add(finished(record, svc, ms, null, tokensOf(responseValue), null), undefined, bodies);
         if (accessLog) log.info('request', { ...line, ms, ...tokensOf(responseValue) });
         return;
       }
@@ -95,7 +101,9 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
         const total = elapsedMs(start);
         if (record) {
           const done = finished({ ...record, error: record.error ?? end.error }, svc, total, ms, end, outcome);
-          sink.recorder.add(done, svc && !svc.settled ? () => settledFields(svc, done) : undefined);
+          const text = capture && end.text?.();
+          const bodies = capture && { request: capture.request, response: text?.text, responseCut: text?.cut, maxBytes: capture.maxBytes };
+          sink.recorder.add(done, svc && !svc.settled ? () => settledFields(svc, done) : undefined, bodies);
         }
         if (!accessLog) return;
         log.info('request', {
@@ -113,6 +121,12 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
 
 type Line = { method: string; route: string; status: number; requestId: unknown; accountId: string | null; model: string | null };
 type Tokens = { promptTokens: number | null; completionTokens: number | null };
+
+/** The answer as a captured body: a JSON value, or a thrown error's body; nothing for bytes (audio, images, files). */
+function answerBody(value: unknown): unknown {
+  if (value instanceof Response || value instanceof Blob || value instanceof Uint8Array) return undefined;
+  return value instanceof Error ? (value as { body?: unknown }).body : value;
+}
 
 /** The parts of a record known when the headers leave. */
 function recordOf(

@@ -1,11 +1,13 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { parseConfigSection, type Config } from '../config';
 
+const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
 /** Config `observability`: the request log and the spend series of /metrics. */
 export const ObservabilityConfigSchema = T.Object({
   requestLog: T.Object(
     {
-      /** One row per API request in `request_log` (bodies are never stored). */
+      /** One row per API request in `request_log` (bodies only as `bodies` below asks). */
       enabled: T.Boolean({ default: true }),
       /** Rows older than this are deleted by the sweeper. */
       retentionDays: T.Integer({ minimum: 1, maximum: 3650, default: 30 }),
@@ -16,6 +18,21 @@ export const ObservabilityConfigSchema = T.Object({
       maxQueued: T.Integer({ minimum: 1, default: 50_000 }),
       /** How often the sweeper deletes rows past the retention. */
       sweepIntervalMs: T.Integer({ minimum: 1000, default: 3_600_000 }),
+      /**
+       * Request and response bodies, stored (PII redacted, cut at `maxBytes`) in
+       * `request_log_bodies` only for the listed accounts and keys; none by default.
+       */
+      bodies: T.Object(
+        {
+          /** Account ids whose requests' bodies are stored (every key of the account). */
+          accounts: T.Array(T.String({ pattern: UUID }), { default: [], maxItems: 1000 }),
+          /** API key ids whose requests' bodies are stored. */
+          keys: T.Array(T.String({ pattern: UUID }), { default: [], maxItems: 1000 }),
+          /** Each body is cut at this many bytes of UTF-8 (the cut is marked); a stream's text comes from its first 64 KiB of events at most. */
+          maxBytes: T.Integer({ minimum: 256, maximum: 1_048_576, default: 16_384 }),
+        },
+        { default: {} },
+      ),
     },
     { default: {} },
   ),

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, ilike, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { ledgerCharges, requestLog } from '../db/schema';
+import { ledgerCharges, requestLog, requestLogBodies } from '../db/schema';
 
 /** The filters of GET /admin/requests, parsed. */
 export interface RequestFilters {
@@ -58,11 +58,22 @@ export async function listRequests(db: Database, f: RequestFilters) {
   return { data: page.map(requestView), next };
 }
 
-/** One request and the ledger rows it settled, or null. */
+/** The captured bodies of a request, when the operator captured them. */
+async function bodiesOf(db: Database, requestId: string) {
+  const [b] = await db.select().from(requestLogBodies).where(eq(requestLogBodies.requestId, requestId)).limit(1);
+  return b
+    ? { request: b.request, requestTruncated: b.requestTruncated, response: b.response, responseTruncated: b.responseTruncated }
+    : undefined;
+}
+
+/** One request, the ledger rows it settled and its captured bodies (when any), or null. */
 export async function requestDetail(db: Database, requestId: string) {
   const [row] = await db.select().from(requestLog).where(eq(requestLog.requestId, requestId)).limit(1);
   if (!row) return null;
-  const charges = await db.select().from(ledgerCharges).where(eq(ledgerCharges.requestId, requestId));
+  const [charges, bodies] = await Promise.all([
+    db.select().from(ledgerCharges).where(eq(ledgerCharges.requestId, requestId)),
+    bodiesOf(db, requestId),
+  ]);
   const ledger = charges.map((c) => ({
     requestId: c.requestId,
     accountId: c.accountId,
@@ -73,7 +84,7 @@ export async function requestDetail(db: Database, requestId: string) {
     lines: c.lines,
     createdAt: c.createdAt.toISOString(),
   }));
-  return { ...requestView(row), ledger };
+  return { ...requestView(row), ledger, ...(bodies && { bodies }) };
 }
 
 /** The opaque keyset cursor of a row. */

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
-import { requestLog } from '../db/schema';
+import { requestLog, requestLogBodies } from '../db/schema';
 import type { Logger } from '../log';
 import { countRequestLogDropped } from '../metrics';
 import type { ObservabilityConfig } from './config';
+import { bodyRow, type BodyRow, type CapturedBodies } from './bodies';
 
 /** One request as the log stores it (times in epoch ms and ms, money in micro-units). */
 export interface RequestRecord {
@@ -34,7 +35,7 @@ export interface RequestRecorder {
    * Queues one record (dropped and counted when the queue is full). `late` is read when the
    * batch is written: a stream's settlement can land after the stream's end is reported.
    */
-  add(record: RequestRecord, late?: () => Partial<RequestRecord> | null): void;
+  add(record: RequestRecord, late?: () => Partial<RequestRecord> | null, bodies?: CapturedBodies): void;
   /** Writes everything queued now. */
   flush(): Promise<void>;
   /** Deletes the rows older than the retention, as of `now` (epoch ms); returns how many. */
@@ -75,13 +76,31 @@ async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
     on conflict do nothing`);
 }
 
-type Queued = RequestRecord | { record: RequestRecord; late: () => Partial<RequestRecord> | null };
+/** Inserts a batch's captured bodies the way `writeBatch` inserts records (and as idempotently). */
+async function writeBodies(db: Database, batch: Queued[]): Promise<void> {
+  const rows = bodyRowsOf(batch);
+  if (rows.length === 0) return;
+  await db.execute(sql`
+    insert into ${requestLogBodies} (request_id, at, request, request_truncated, response, response_truncated)
+    select r."requestId", to_timestamp(r.at / 1000.0), r.request, r."requestTruncated", r.response, r."responseTruncated"
+    from json_to_recordset(${JSON.stringify(rows, storable)}::json) as r("requestId" text, at bigint, request text, "requestTruncated" boolean, response text, "responseTruncated" boolean)
+    on conflict do nothing`);
+}
+
+type Queued = RequestRecord | { record: RequestRecord; late?: () => Partial<RequestRecord> | null; bodies?: CapturedBodies };
 
 /** A queued record with what it learned late. */
 function completed(q: Queued): RequestRecord {
-  if (!('late' in q)) return q;
-  const late = q.late();
+  if (!('record' in q)) return q;
+  const late = q.late?.();
   return late ? { ...q.record, ...late } : q.record;
+}
+
+/** The body rows of a batch: serialised and redacted here, at write time, off the response's path. */
+function bodyRowsOf(batch: Queued[]): BodyRow[] {
+  const rows: BodyRow[] = [];
+  for (const q of batch) if ('record' in q && q.bodies) rows.push(bodyRow(q.record.requestId, q.record.at, q.bodies));
+  return rows;
 }
 
 /**
@@ -134,6 +153,8 @@ export function startRequestRecorder(opts: {
         if (isDataError(error)) await writeEach(batch);
         else dropBatch(batch.length, error);
       }
+      // Bodies are dropped as a batch, never retried: the next batch goes in regardless.
+      await writeBodies(db, taken).catch((e) => log.warn('request log: captured bodies were dropped', { error: String(e) }));
     }
   }
 
@@ -151,6 +172,7 @@ export function startRequestRecorder(opts: {
       sql`with gone as (delete from ${requestLog} where at < ${cutoff.toISOString()}::timestamptz returning 1) select count(*)::int as n from gone`,
     );
     const rows = (Array.isArray(result) ? result : (result as { rows: { n: number }[] }).rows) as { n: number }[];
+    await db.execute(sql`delete from ${requestLogBodies} where at < ${cutoff.toISOString()}::timestamptz`);
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -165,9 +187,9 @@ export function startRequestRecorder(opts: {
   sweeper.unref?.();
 
   return {
-    add(record, late) {
+    add(record, late, bodies) {
       if (queue.length >= config.maxQueued) return countRequestLogDropped(1);
-      queue.push(late ? { record, late } : record);
+      queue.push(late || bodies ? { record, late, bodies } : record);
     },
     flush,
     sweep,

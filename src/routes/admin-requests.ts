@@ -39,6 +39,15 @@ const LedgerRow = t.Object({
   lines: t.Array(t.Unknown()),
   createdAt: t.String({ format: 'date-time' }),
 });
+const CapturedBodies = t.Object(
+  {
+    request: Nullable(t.String({ description: 'The request body as JSON, PII redacted, cut at the cap' })),
+    requestTruncated: t.Boolean(),
+    response: Nullable(t.String({ description: "The JSON answer, or a stream's text, PII redacted, cut at the cap" })),
+    responseTruncated: t.Boolean(),
+  },
+  { description: 'Present when the operator captures bodies for this account or key (observability.requestLog.bodies)' },
+);
 const ListResult = t.Object({
   object: t.Literal('list'),
   data: t.Array(RequestRow),
@@ -120,7 +129,7 @@ export function adminRequestRoutes(deps: AppDeps, stages: Stages) {
         auth: 'ADMIN',
         params: t.Object({ requestId: t.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          200: t.Composite([RequestRow, t.Object({ ledger: t.Array(LedgerRow) })]),
+          200: t.Composite([RequestRow, t.Object({ ledger: t.Array(LedgerRow), bodies: t.Optional(CapturedBodies) })]),
           401: ErrorBody,
           403: ErrorBody,
           404: ErrorBody,

@@ -6,6 +6,8 @@ export interface StreamEnd {
   completionTokens: number | null;
   error: string | null;
   aborted: boolean;
+  /** The content text forwarded (from the first 64 KiB; `cut` past them), read on demand: only for a request whose bodies are captured. */
+  text?: () => { text: string; cut: boolean };
 }
 
 /** A streaming response in progress, as the proxy registers it. */

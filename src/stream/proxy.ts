@@ -116,6 +116,10 @@ class StreamProxy implements Sink {
       completionTokens: usage?.completion_tokens ?? null,
       error: outcome.error,
       aborted,
+      text: () => {
+        const kept = outcome.forwardedText();
+        return { text: kept.text, cut: kept.chunksPastCap > 0 };
+      },
     });
     return this.o.finish(outcome);
   }

@@ -93,6 +93,9 @@ export function AccountsPage() {
               <td>{when(a.createdAt)}</td>
               <td>
                 <div class="actions">
+                  <a href={`#/requests?account=${a.id}`} aria-label={`Requests of account ${shortId(a.id)}`}>
+                    Requests
+                  </a>
                   {(['credit', 'limits'] as const).map((form) => (
                     <button
                       key={form}

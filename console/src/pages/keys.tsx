@@ -130,6 +130,9 @@ export function KeysPage() {
                 <td>{k.expiresAt ? when(k.expiresAt) : 'never'}</td>
                 <td>
                   <div class="actions">
+                    <a href={`#/requests?key=${k.id}`} aria-label={`Requests of ${k.description}`}>
+                      Requests
+                    </a>
                     <button type="button" class="secondary" onClick={() => setEditing(k.id)} aria-label={`Edit ${k.description}`}>
                       Edit
                     </button>

@@ -71,6 +71,8 @@ export function LivePage() {
         <button type="button" class="secondary" onClick={() => setPaused(!paused)} aria-pressed={paused}>
           {paused ? 'Resume' : 'Pause'}
         </button>
+        <a href="#/requests">Requests</a>
+        <a href="#/requests?status=5xx">5xx requests</a>
       </div>
       <Alert message={error} />
       {live && (
