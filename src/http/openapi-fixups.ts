@@ -108,3 +108,27 @@ export function declareClientErrors(doc: Json): void {
     }
   }
 }
+
+/**
+ * The docs page pre-fills "Try it out" with a request body's media-type `example`, else with
+ * values made up from the schema (`"model": "string"`, a 404 on the first click). Copies the
+ * first of a body schema's `examples` (set by withExample, openapi-example.ts) to each JSON
+ * media type of its operation. Mutates `doc`.
+ */
+export function exampleBodies(doc: Json): void {
+  const schemas = (isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}) as Json;
+  const resolve = (schema: unknown): unknown =>
+    isObject(schema) && typeof schema.$ref === 'string' ? schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+  for (const item of Object.values((doc.paths ?? {}) as Json)) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op) || !isObject(op.requestBody) || !isObject(op.requestBody.content)) continue;
+      for (const [type, media] of Object.entries(op.requestBody.content)) {
+        if (!type.includes('json') || !isObject(media) || 'example' in media) continue;
+        const schema = resolve(media.schema);
+        if (isObject(schema) && Array.isArray(schema.examples) && schema.examples.length > 0) media.example = schema.examples[0];
+      }
+    }
+  }
+}

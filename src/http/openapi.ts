@@ -1,7 +1,7 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { stringify } from 'yaml';
-import { declareClientErrors, dropNullable } from './openapi-fixups';
+import { declareClientErrors, dropNullable, exampleBodies } from './openapi-fixups';
 import { SVC_VERSION } from './version';
 import { wholeText } from './large-body';
 
@@ -13,8 +13,9 @@ type OpenApiDocument = { openapi: string; paths?: Record<string, unknown>; [key:
 /**
  * Rewrites the generated document the way clients of the reference API expect it: paths
  * relative to the base path with the base path as the server URL, `openapi` first; and
- * lint-clean for OpenAPI 3.1 (no `nullable`); and every operation declares the client errors
- * svc answers on it (test/ops/openapi-statuses.test.ts drives them).
+ * lint-clean for OpenAPI 3.1 (no `nullable`); every operation declares the client errors
+ * svc answers on it (test/ops/openapi-statuses.test.ts drives them); and request bodies carry
+ * the examples the docs page pre-fills (test/ops/openapi-examples.test.ts sends them).
  */
 function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
   const paths: Record<string, unknown> = {};
@@ -25,6 +26,7 @@ function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
   const out: OpenApiDocument = structuredClone({ openapi: version, info, ...rest, servers: [{ url: basePath }], paths });
   dropNullable(out);
   declareClientErrors(out);
+  exampleBodies(out);
   return out;
 }
 
