@@ -64,3 +64,29 @@ describe('the docs page examples on a default start', () => {
     expect(failed).toEqual([]);
   }, 120_000);
 });
+
+describe("the docs page examples on an operator's catalog", () => {
+  test("name the operator's model of the same type (its default trait first) where the default catalog's is not served", async () => {
+    const t = await startTestApp({
+      config: {
+        providers: [{ id: 'engine', kind: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1' }],
+        models: [
+          { id: 'my-small', type: 'text', routes: [{ provider: 'engine' }], pricing: {} },
+          { id: 'my-large', type: 'text', routes: [{ provider: 'engine' }], pricing: {}, traits: ['default'] },
+          { id: 'my-embedder', type: 'embedding', routes: [{ provider: 'engine' }], pricing: {} },
+        ],
+      },
+    });
+    try {
+      const doc = (await (await t.request('/openapi.json')).json()) as {
+        paths: Record<string, Record<string, { requestBody: { content: Record<string, { example: { model?: string } }> } }>>;
+      };
+      const model = (path: string) => doc.paths[path]!.post!.requestBody.content['application/json']!.example.model;
+      expect([model('/chat/completions'), model('/responses'), model('/embeddings')]).toEqual(['my-large', 'my-large', 'my-embedder']);
+      // No image model here: the example keeps the default catalog's (a 404 naming it, as any unknown model).
+      expect(model('/image/generate')).toBe('z-image-turbo');
+    } finally {
+      await t.close();
+    }
+  });
+});
