@@ -108,6 +108,8 @@ export function rpcRoutes(deps: AppDeps, stages: Stages) {
       {
         meterWithoutModel: true,
         parse: 'text',
+        // The example is the docs page's pre-filled network: one this server serves.
+        params: T.Object({ network: T.String(names.length > 0 ? { examples: [names[0]] } : {}) }),
         // Declared for the OpenAPI description (Elysia documents header parameters from this schema only).
         headers: T.Object({
           'idempotency-key': T.Optional(

@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app';
  */
 type Operation = {
   'x-svc-access'?: string;
+  parameters?: { name: string; in: string; example?: string }[];
   requestBody?: { content?: Record<string, { example?: unknown }> };
 };
 
@@ -19,8 +20,6 @@ const NO_JSON_BODY: Record<string, string> = {
 };
 /** Examples that fetch a public URL: 2xx with Internet access, else refused for that host only. */
 const FETCHES_THE_INTERNET = new Set(['post /augment/scrape', 'post /video/transcriptions']);
-/** The path parameter the page asks for: the simulated network of the default start. */
-const PATH_VALUES: Record<string, string> = { '{network}': 'svc-sim-mainnet' };
 
 describe('the docs page examples on a default start', () => {
   let t: TestApp;
@@ -50,7 +49,8 @@ describe('the docs page examples on a default start', () => {
       const name = `${method} ${path}`;
       const [type, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
       if (media?.example === undefined) continue;
-      const url = path.replace(/\{\w+\}/g, (p) => PATH_VALUES[p] ?? p);
+      // Path parameters as the page pre-fills them: their examples.
+      const url = path.replace(/\{(\w+)\}/g, (_, p: string) => op.parameters?.find((x) => x.in === 'path' && x.name === p)?.example ?? p);
       const res = await t.request(url, {
         method: method.toUpperCase(),
         headers: { 'content-type': type! },
