@@ -42,6 +42,7 @@ import { x402Routes } from './routes/x402';
 import { notOfferedRoutes } from './routes/not-offered';
 import { rpcRoutes } from './routes/rpc';
 import { consoleRoutes } from './routes/console';
+import { exampleModelOf } from './models/example-model';
 
 /** Optional parts a later stage plugs in (wallet sign-in); absent ones are simply off. */
 export interface AppExtras {
@@ -110,7 +111,7 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))
     .use(compression())
-    .use(openApiDocs(config.basePath, (request) => app.handle(request)))
+    .use(openApiDocs(config.basePath, (request) => app.handle(request), exampleModelOf(deps.models)))
     .use(docsPage(config.basePath))
     .use(healthRoutes(deps))
     .use(indexRoute(config.basePath))

@@ -108,3 +108,36 @@ export function declareClientErrors(doc: Json): void {
     }
   }
 }
+
+/**
+ * The docs page pre-fills "Try it out" with a request body's media-type `example`, else with
+ * values made up from the schema (`"model": "string"`, a 404 on the first click). Copies the
+ * first of a body schema's `examples` (set by withExample, openapi-example.ts) to each JSON
+ * media type of its operation, its `model` through `exampleModel` (a model this deployment
+ * serves); and a parameter's schema example to the parameter (the page pre-fills those from
+ * `example` too). Mutates `doc`.
+ */
+export function exampleBodies(doc: Json, exampleModel: (id: string) => string = (id) => id): void {
+  const schemas = (isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {}) as Json;
+  const resolve = (schema: unknown): unknown =>
+    isObject(schema) && typeof schema.$ref === 'string' ? schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+  for (const item of Object.values((doc.paths ?? {}) as Json)) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!isObject(op)) continue;
+      for (const param of Array.isArray(op.parameters) ? op.parameters : [])
+        if (isObject(param) && isObject(param.schema) && Array.isArray(param.schema.examples) && !('example' in param))
+          param.example = param.schema.examples[0];
+      if (!isObject(op.requestBody) || !isObject(op.requestBody.content)) continue;
+      for (const [type, media] of Object.entries(op.requestBody.content)) {
+        if (!type.includes('json') || !isObject(media) || 'example' in media) continue;
+        const schema = resolve(media.schema);
+        if (!isObject(schema) || !Array.isArray(schema.examples) || schema.examples.length === 0) continue;
+        const example: unknown = structuredClone(schema.examples[0]);
+        if (isObject(example) && typeof example.model === 'string') example.model = exampleModel(example.model);
+        media.example = example;
+      }
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { stringify } from 'yaml';
-import { declareClientErrors, dropNullable } from './openapi-fixups';
+import { declareClientErrors, dropNullable, exampleBodies } from './openapi-fixups';
 import { SVC_VERSION } from './version';
 import { wholeText } from './large-body';
 
@@ -13,10 +13,11 @@ type OpenApiDocument = { openapi: string; paths?: Record<string, unknown>; [key:
 /**
  * Rewrites the generated document the way clients of the reference API expect it: paths
  * relative to the base path with the base path as the server URL, `openapi` first; and
- * lint-clean for OpenAPI 3.1 (no `nullable`); and every operation declares the client errors
- * svc answers on it (test/ops/openapi-statuses.test.ts drives them).
+ * lint-clean for OpenAPI 3.1 (no `nullable`); every operation declares the client errors
+ * svc answers on it (test/ops/openapi-statuses.test.ts drives them); and request bodies carry
+ * the examples the docs page pre-fills (test/ops/openapi-examples.test.ts sends them).
  */
-function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
+function publishable(doc: OpenApiDocument, basePath: string, exampleModel: (id: string) => string): OpenApiDocument {
   const paths: Record<string, unknown> = {};
   for (const [path, item] of Object.entries(doc.paths ?? {}))
     if (path.startsWith(`${basePath}/`)) paths[path.slice(basePath.length)] = item;
@@ -25,6 +26,7 @@ function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
   const out: OpenApiDocument = structuredClone({ openapi: version, info, ...rest, servers: [{ url: basePath }], paths });
   dropNullable(out);
   declareClientErrors(out);
+  exampleBodies(out, exampleModel);
   return out;
 }
 
@@ -32,13 +34,18 @@ function publishable(doc: OpenApiDocument, basePath: string): OpenApiDocument {
  * The OpenAPI description, generated from the route schemas: JSON at `{base}/openapi.json`,
  * YAML at `{base}/openapi.yaml`, (the page at `/docs` is docs-page.ts). `info.version` is x-svc-version.
  * `handle` is the composed app: the document is rendered once from what the plugin serves.
+ * `exampleModel` maps an example's model to one the catalog serves (models/example-model.ts).
  */
-export function openApiDocs(basePath: string, handle: (request: Request) => Promise<Response>) {
+export function openApiDocs(
+  basePath: string,
+  handle: (request: Request) => Promise<Response>,
+  exampleModel: (id: string) => string = (id) => id,
+) {
   let published: { json: string; yaml: string } | null = null;
   async function render(origin: string) {
     if (!published) {
       const doc = (await (await handle(new Request(new URL(UI_SPEC_PATH, origin)))).json()) as OpenApiDocument;
-      const out = publishable(doc, basePath);
+      const out = publishable(doc, basePath, exampleModel);
       published = { json: JSON.stringify(out), yaml: stringify(out, { aliasDuplicateObjects: false }) };
     }
     return published;

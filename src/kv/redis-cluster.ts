@@ -1,4 +1,5 @@
 import { Cluster } from 'ioredis';
+import { CommandDeadlines } from './loop-clock';
 import { ChannelListeners, type RedisLink, type RedisLinkOptions } from './redis-contract';
 import { isTransientReply, KvUnavailableError } from './unavailable';
 
@@ -6,9 +7,10 @@ import { isTransientReply, KvUnavailableError } from './unavailable';
  * A link to a Redis Cluster through ioredis (Bun's RedisClient has no cluster support):
  * it learns the slot map from the seed node, follows MOVED and ASK redirects, and routes
  * each command, scripts included, by its first key. svc's multi-key scripts keep their
- * keys in one slot with a `{account}` hash tag. No offline queue and a command timeout,
+ * keys in one slot with a `{account}` hash tag. No offline queue and a command deadline,
  * so a request fails fast with 503 while the cluster is unreachable; reconnection never
- * gives up.
+ * gives up. The deadline is kept on a LoopClock, not by ioredis's `commandTimeout`, whose
+ * timers expired commands whose replies were waiting behind a busy event loop.
  */
 export async function connectCluster(url: string, opts: RedisLinkOptions): Promise<RedisLink> {
   const u = new URL(url);
@@ -28,7 +30,6 @@ export async function connectCluster(url: string, opts: RedisLinkOptions): Promi
     redisOptions: {
       ...auth,
       tls: u.protocol === 'rediss:' ? {} : undefined,
-      commandTimeout: opts.commandTimeoutMs,
       connectTimeout: opts.connectTimeoutMs,
       maxRetriesPerRequest: 1,
     },
@@ -52,11 +53,14 @@ export async function connectCluster(url: string, opts: RedisLinkOptions): Promi
   });
 
   const unavailable = (cause?: unknown) => new KvUnavailableError(opts.retryAfterSeconds, cause);
+  const deadlines = new CommandDeadlines(opts.commandTimeoutMs);
+  const timedOut = () => unavailable(new Error(`no answer within ${opts.commandTimeoutMs} ms (redis.commandTimeoutMs)`));
   async function send(command: string, args: string[]): Promise<unknown> {
     if (cluster.status !== 'ready') throw unavailable();
     try {
-      return await cluster.call(command, ...args);
+      return await deadlines.within(cluster.call(command, ...args), timedOut);
     } catch (error) {
+      if (error instanceof KvUnavailableError) throw error;
       const message = String((error as Error)?.message ?? error);
       if ((error as Error)?.name === 'ReplyError' && !isTransientReply(message)) throw error;
       throw unavailable(error);
@@ -80,6 +84,7 @@ export async function connectCluster(url: string, opts: RedisLinkOptions): Promi
     },
     onReconnect: (fn) => void reconnected.push(fn),
     async close() {
+      deadlines.stop();
       cluster.disconnect();
     },
   };

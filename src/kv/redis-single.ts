@@ -1,9 +1,8 @@
 import { RedisClient } from 'bun';
+import { LoopClock } from './loop-clock';
 import { ChannelListeners, type RedisLink, type RedisLinkOptions } from './redis-contract';
 import { isTransientReply, KvUnavailableError } from './unavailable';
 
-/** How often the watchdog looks for a command past its deadline. */
-const WATCHDOG_MS = 100;
 const FIRST_RETRY_MS = 50;
 /** Bun's error codes that mean the connection itself failed. */
 const CONNECTION_ERROR = /CONNECTION|CLOSED|TIMEOUT|SOCKET/;
@@ -15,7 +14,8 @@ const CONNECTION_ERROR = /CONNECTION|CLOSED|TIMEOUT|SOCKET/;
  * doubling to `reconnectMaxDelayMs`), for as long as it takes. Meanwhile commands fail at
  * once. A server that stops answering without closing the socket (paused, partitioned)
  * is caught by a watchdog: the oldest unanswered command past `commandTimeoutMs` closes
- * the connection, which fails every command waiting on it.
+ * the connection, which fails every command waiting on it. The watchdog counts on a LoopClock,
+ * so a stretch in which this process's event loop was blocked is not taken for Redis's silence.
  */
 class SupervisedClient {
   client: RedisClient | null = null;
@@ -25,7 +25,7 @@ class SupervisedClient {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private connecting = false;
   private closed = false;
-  private readonly watchdog: ReturnType<typeof setInterval>;
+  private readonly clock = new LoopClock();
   private readonly reconnected: (() => void)[] = [];
 
   constructor(
@@ -33,8 +33,7 @@ class SupervisedClient {
     private readonly opts: RedisLinkOptions,
     private readonly onConnected: (client: RedisClient) => Promise<void> = async () => {},
   ) {
-    this.watchdog = setInterval(() => this.check(), WATCHDOG_MS);
-    this.watchdog.unref?.();
+    this.clock.onTick(() => this.check());
   }
 
   get ready() {
@@ -60,7 +59,7 @@ class SupervisedClient {
       this.schedule();
       throw this.unavailable();
     }
-    if (this.inflight++ === 0) this.progressAt = Date.now();
+    if (this.inflight++ === 0) this.progressAt = this.clock.now();
     try {
       return await c.send(command, args);
     } catch (error) {
@@ -72,7 +71,7 @@ class SupervisedClient {
       throw this.unavailable(error);
     } finally {
       this.inflight--;
-      this.progressAt = Date.now();
+      this.progressAt = this.clock.now();
     }
   }
 
@@ -88,7 +87,7 @@ class SupervisedClient {
 
   private check() {
     const c = this.client;
-    if (c && this.inflight > 0 && Date.now() - this.progressAt > this.opts.commandTimeoutMs) this.lost(c);
+    if (c && this.inflight > 0 && this.clock.now() - this.progressAt > this.opts.commandTimeoutMs) this.lost(c);
   }
 
   private schedule(delay = this.retryMs) {
@@ -137,7 +136,7 @@ class SupervisedClient {
 
   close() {
     this.closed = true;
-    clearInterval(this.watchdog);
+    this.clock.stop();
     if (this.timer) clearTimeout(this.timer);
     const c = this.client;
     this.client = null;

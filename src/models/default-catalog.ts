@@ -22,7 +22,7 @@ const DEFAULT_IMAGE_MODELS = defaultImageModels(sim);
  * Models served by the simulator out of the box, so `npm start` answers at once.
  * Ids follow the public catalog the spec derives from; prices are per 1M tokens.
  */
-export const DEFAULT_MODELS: ModelConfig[] = [
+export const DEFAULT_MODELS: ModelConfig[] = withSvcSystemPrompt([
   {
     id: 'llama-3.3-70b',
     name: 'Llama 3.3 70B (simulated)',
@@ -125,7 +125,16 @@ export const DEFAULT_MODELS: ModelConfig[] = [
   ...DEFAULT_IMAGE_MODELS,
   ...defaultAudioModels(sim),
   ...defaultMediaModels(sim),
-];
+]);
+
+/**
+ * The default catalog's text models include the service prompt unless a request says not to,
+ * as the reference API's do (spec 4.8b, `include_svc_system_prompt` defaults to true); an
+ * operator's own models do not unless their entry asks (src/models/schema.ts).
+ */
+function withSvcSystemPrompt(models: ModelConfig[]): ModelConfig[] {
+  return models.map((m) => (m.type === 'text' ? { ...m, includeSvcSystemPrompt: true } : m));
+}
 
 /** Default compatibility mapping: foreign model ids clients commonly send. */
 export const DEFAULT_COMPATIBILITY_MAPPING: Record<string, Record<string, string>> = {

@@ -89,6 +89,15 @@ export const ModelConfigSchema = T.Object({
   capabilities: T.Optional(CapabilitiesSchema),
   contextLength: T.Optional(T.Integer({ minimum: 1 })),
   maxCompletionTokens: T.Optional(T.Integer({ minimum: 1 })),
+  /**
+   * Text models: whether the service prompt (config `systemPrompt`) goes in front of a request
+   * that does not say (`svc_parameters.include_svc_system_prompt`). Off unless set: an
+   * operator's model has its own chat template and gets no prompt it was not given. The
+   * default catalog sets it, as the reference API includes its prompt by default.
+   */
+  includeSvcSystemPrompt: T.Optional(
+    T.Boolean({ description: 'Text models: the service prompt (systemPrompt) goes first unless the request says not to; default false' }),
+  ),
   /** Text models: the largest `n` (choices per request) accepted; each choice is reserved in full. */
   maxChoices: T.Optional(T.Integer({ minimum: 1, maximum: 128 })),
   promptCharacterLimit: T.Optional(T.Integer({ minimum: 1 })),

@@ -8,6 +8,7 @@ import { QueueAudioResponseSchema, QueueAudioSchema, QuoteAudioSchema, QuoteResp
 import { strictBodies } from './strict-body';
 import { jobLookupRoutes } from './job-lookup';
 import { errorResponse, errorResponses } from './responses';
+import { withExample } from '../http/openapi-example';
 
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 
@@ -20,7 +21,7 @@ export function audioJobRoutes(deps: AppDeps, stages: Stages) {
     .post('/audio/quote', ({ body }) => quoteAudio(deps.models, body), {
       parse: 'json',
       strictBody: QuoteAudioSchema,
-      body: QuoteAudioSchema,
+      body: withExample(QuoteAudioSchema, { model: 'elevenlabs-music', duration_seconds: 30 }),
       detail: {
         operationId: 'quoteAudio',
         summary: 'Quote an audio job',
@@ -39,7 +40,11 @@ export function audioJobRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'music' },
       parse: 'json',
       strictBody: QueueAudioSchema,
-      body: QueueAudioSchema,
+      body: withExample(QueueAudioSchema, {
+        model: 'elevenlabs-music',
+        prompt: 'A calm piano piece for a rainy morning',
+        duration_seconds: 30,
+      }),
       detail: {
         operationId: 'queueAudio',
         summary: 'Queue an audio job',

@@ -13,6 +13,7 @@ import { imageBodyParser, jsonImageBody, rejectUnknownFields } from '../images/b
 import type { ModelCatalog } from '../models/catalog';
 import type { ModelType } from '../models/schema';
 import { errorResponse, errorResponses } from './responses';
+import { withExample } from '../http/openapi-example';
 
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 const TOO_LARGE = { 413: errorResponse('The file is over 25 MB (`{code: "PAYLOAD_TOO_LARGE", error}`)') };
@@ -50,7 +51,7 @@ export function audioRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'tts' },
       parse: [jsonImageBody, 'application/json'],
       transform: [rejectUnknownFields(SpeechRequestSchema), defaultModel(deps.models, 'tts', 'tts-kokoro')],
-      body: SpeechRequestSchema,
+      body: withExample(SpeechRequestSchema, { model: 'tts-kokoro', input: 'Hello from svc.', voice: 'af_sky' }),
       detail: {
         operationId: 'createSpeech',
         summary: 'Generate speech from text',

@@ -16,6 +16,7 @@ import type { Stages } from '../gates';
 import { imageBodyParser, rejectUnknownFields } from '../images/body';
 import { webToolsOf } from '../../providers/search';
 import { errorResponses } from './responses';
+import { withExample } from '../http/openapi-example';
 
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 const tags = ['Augment'];
@@ -49,7 +50,7 @@ export function augmentRoutes(deps: AppDeps, stages: Stages) {
     .post('/augment/search', ({ body, call }) => webSearch(body, call, web), {
       meterWithoutModel: true,
       parse: 'json',
-      body: WebSearchRequestSchema,
+      body: withExample(WebSearchRequestSchema, { query: 'sea otters sleeping habits' }),
       detail: {
         operationId: 'webSearch',
         summary: 'Search the web',
@@ -69,7 +70,7 @@ export function augmentRoutes(deps: AppDeps, stages: Stages) {
     .post('/augment/scrape', ({ body, call }) => webScrape(body, call, scrape), {
       meterWithoutModel: true,
       parse: 'json',
-      body: WebScrapeRequestSchema,
+      body: withExample(WebScrapeRequestSchema, { url: 'https://example.com' }),
       detail: {
         operationId: 'webScrape',
         summary: 'Read a web page as markdown',

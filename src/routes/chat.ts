@@ -10,6 +10,7 @@ import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
 import { errorResponse as error } from './responses';
 import type { AnyPlugin } from '@svc/plugin-sdk';
+import { withExample } from '../http/openapi-example';
 
 // Documentation only: responses are not validated on the hot path.
 const RESPONSES = {
@@ -91,7 +92,7 @@ export function chatRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions
       meter: { type: 'text' },
       // JSON whatever the Content-Type says (curl -d sends form-urlencoded).
       parse: 'json',
-      body: schema,
+      body: withExample(schema, { model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'Write a haiku about gateways.' }] }),
       detail: {
         operationId: 'createChatCompletion',
         summary: 'Chat completions',

@@ -6,6 +6,7 @@ import type { Stages } from '../gates';
 import type { ModelCall } from '../pipeline/model-call';
 import { embeddingInputTokens } from '../pipeline/tokens';
 import { errorResponses } from './responses';
+import { withExample } from '../http/openapi-example';
 
 /**
  * The tokenizer margin: tokens held beyond svc's own count (o200k) for an upstream whose
@@ -58,7 +59,7 @@ export function embeddingRoutes(_deps: AppDeps, stages: Stages) {
     {
       meter: { type: 'embedding' },
       parse: 'json',
-      body: EmbeddingRequestSchema,
+      body: withExample(EmbeddingRequestSchema, { model: 'text-embedding-bge-m3', input: 'Sea otters hold hands while they sleep.' }),
       detail: {
         operationId: 'createEmbedding',
         summary: 'Create embeddings',

@@ -21,6 +21,8 @@ import {
 import { IMAGE_STYLES } from '../images/styles';
 import type { ModelCall } from '../pipeline/model-call';
 import { errorResponses } from './responses';
+import { EXAMPLE_PNG_BASE64 } from '../images/example-image';
+import { withExample } from '../http/openapi-example';
 
 /** Time allowed to fetch an image URL (connect, redirects and body). */
 const IMAGE_URL_TIMEOUT_MS = 15_000;
@@ -63,7 +65,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'image' },
       parse: [jsonImageBody, 'application/json'],
       transform: rejectUnknownFields(GenerateImageSchema),
-      body: GenerateImageSchema,
+      body: withExample(GenerateImageSchema, { model: 'z-image-turbo', prompt: 'A lighthouse on a cliff at dawn, watercolor' }),
       detail: {
         operationId: 'generateImage',
         summary: 'Generate an image',
@@ -87,7 +89,11 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'image' },
       parse: [jsonImageBody, 'application/json'],
       transform: [rejectUnknownFields(SimpleGenerateImageSchema), openAIModelOrDefault(deps.models, 'generate', 'z-image-turbo')],
-      body: SimpleGenerateImageSchema,
+      body: withExample(SimpleGenerateImageSchema, {
+        model: 'z-image-turbo',
+        prompt: 'A lighthouse on a cliff at dawn, watercolor',
+        size: '1024x1024',
+      }),
       detail: {
         operationId: 'simpleGenerateImage',
         summary: 'Generate an image (OpenAI-compatible)',
@@ -116,7 +122,11 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'inpaint' },
       parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
       transform: [rejectUnknownFields(EditImageSchema), fillModel(deps.models, 'edit', 'firered-image-edit', { modelIdDeprecated: true })],
-      body: EditImageSchema,
+      body: withExample(EditImageSchema, {
+        model: 'firered-image-edit',
+        image: EXAMPLE_PNG_BASE64,
+        prompt: 'Turn the square into a sunset sky',
+      }),
       detail: {
         operationId: 'editImage',
         summary: 'Edit (inpaint) an image',
@@ -132,7 +142,11 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'inpaint' },
       parse: [imageBodyParser(OPENAI_EDIT_FORM), 'application/json', 'multipart/form-data'],
       transform: [rejectUnknownFields(OpenAIEditImageSchema), openAIModelOrDefault(deps.models, 'edit', 'firered-image-edit')],
-      body: OpenAIEditImageSchema,
+      body: withExample(OpenAIEditImageSchema, {
+        model: 'gpt-image-2-edit',
+        image: EXAMPLE_PNG_BASE64,
+        prompt: 'Turn the square into a sunset sky',
+      }),
       detail: {
         operationId: 'simpleEditImage',
         summary: 'Edit an image (OpenAI-compatible)',
@@ -152,7 +166,11 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'inpaint' },
       parse: [imageBodyParser({ ...FORM, lists: ['images'], filesOnly: ['images'] }), 'application/json', 'multipart/form-data'],
       transform: [rejectUnknownFields(MultiEditImageSchema), fillModel(deps.models, 'edit', 'firered-image-edit')],
-      body: MultiEditImageSchema,
+      body: withExample(MultiEditImageSchema, {
+        model: 'firered-image-edit',
+        images: [EXAMPLE_PNG_BASE64, EXAMPLE_PNG_BASE64],
+        prompt: 'Blend the two squares',
+      }),
       detail: {
         operationId: 'multiEditImage',
         summary: 'Edit an image with up to 3 images',
@@ -167,7 +185,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'upscale' },
       parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
       transform: fillModel(deps.models, 'upscale', 'upscaler'),
-      body: UpscaleImageSchema,
+      body: withExample(UpscaleImageSchema, { model: 'upscaler', image: EXAMPLE_PNG_BASE64, scale: 2 }),
       detail: {
         operationId: 'upscaleImage',
         summary: 'Upscale an image',
@@ -181,7 +199,7 @@ export function imageRoutes(deps: AppDeps, stages: Stages) {
       meter: { type: 'image' },
       parse: [imageBodyParser(FORM), 'application/json', 'multipart/form-data'],
       transform: [rejectUnknownFields(BackgroundRemoveSchema), fillModel(deps.models, 'background-remove', 'bria-bg-remover')],
-      body: BackgroundRemoveSchema,
+      body: withExample(BackgroundRemoveSchema, { model: 'bria-bg-remover', image: EXAMPLE_PNG_BASE64 }),
       detail: {
         operationId: 'backgroundRemoveImage',
         summary: 'Remove the background of an image',

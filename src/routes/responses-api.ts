@@ -8,6 +8,7 @@ import { responsesRequestSchema, type ResponsesRequest } from '../responses/sche
 import { chatPipeline, type ChatRouteOptions } from './chat';
 import { errorResponse, errorResponses } from './responses';
 import { storedResponseRoutes } from './responses-stored';
+import { withExample } from '../http/openapi-example';
 
 // Documentation only: responses are not validated on the hot path.
 const RESPONSES = {
@@ -76,7 +77,7 @@ export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOp
         meter: { type: 'text' },
         checkInputItems: true,
         parse: 'json',
-        body: responsesRequestSchema(svcParameters),
+        body: withExample(responsesRequestSchema(svcParameters), { model: 'llama-3.3-70b', input: 'Write a haiku about gateways.' }),
         detail: {
           operationId: 'createResponse',
           summary: 'Create a response (Responses API)',

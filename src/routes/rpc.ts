@@ -11,6 +11,7 @@ import { proxyRpc, type ProxyDeps } from '../rpc/proxy';
 import { parseRpcBody, RpcBodySchema } from '../rpc/request';
 import { buildNetworks, type RpcNetwork } from '../../providers/rpc/networks';
 import { errorResponse, errorResponses } from './responses';
+import { withExample } from '../http/openapi-example';
 
 /** GET /crypto/rpc/networks's answer. */
 const NetworksSchema = T.Object({ networks: T.Array(T.String()) });
@@ -107,6 +108,8 @@ export function rpcRoutes(deps: AppDeps, stages: Stages) {
       {
         meterWithoutModel: true,
         parse: 'text',
+        // The example is the docs page's pre-filled network: one this server serves.
+        params: T.Object({ network: T.String(names.length > 0 ? { examples: [names[0]] } : {}) }),
         // Declared for the OpenAPI description (Elysia documents header parameters from this schema only).
         headers: T.Object({
           'idempotency-key': T.Optional(
@@ -127,7 +130,10 @@ export function rpcRoutes(deps: AppDeps, stages: Stages) {
             "(EVM, Starknet, zkSync); WebSocket-only methods (eth_subscribe) and other families' methods are refused. " +
             'Each call costs its tier (1×, 2× or 4×) of 20 credits (30 on zkSync); a call answered with an error costs 5. ' +
             'With an `Idempotency-Key`, a repeated request within 24 h gets the stored answer (`Idempotent-Replayed: true`) and is not charged again.',
-          requestBody: { required: true, content: { 'application/json': { schema: RpcBodySchema } } } as never,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: withExample(RpcBodySchema, { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' }) } },
+          } as never,
           responses: {
             200: {
               description: 'The JSON-RPC answer (single or batch), passed through',

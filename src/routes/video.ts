@@ -16,6 +16,7 @@ import { transcribeVideo } from '../jobs/transcription';
 import { strictBodies } from './strict-body';
 import { jobLookupRoutes } from './job-lookup';
 import { errorResponse, errorResponses } from './responses';
+import { withExample } from '../http/openapi-example';
 
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 
@@ -28,7 +29,7 @@ export function videoRoutes(deps: AppDeps, stages: Stages) {
     .post('/video/quote', ({ body }) => quoteVideo(deps.models, body), {
       parse: 'json',
       checkBody: true, // no authentication here: the body check is the only gate before validation
-      body: QuoteVideoSchema,
+      body: withExample(QuoteVideoSchema, { model: 'wan-2-7-text-to-video', duration: '5s' }),
       detail: {
         operationId: 'quoteVideo',
         summary: 'Quote a video job',
@@ -46,7 +47,11 @@ export function videoRoutes(deps: AppDeps, stages: Stages) {
     .post('/video/queue', ({ body, call }) => queueVideo(deps, rt, call, body), {
       meter: { type: 'video' },
       parse: 'json',
-      body: QueueVideoSchema,
+      body: withExample(QueueVideoSchema, {
+        model: 'wan-2-7-text-to-video',
+        prompt: 'A paper boat drifting down a rainy street',
+        duration: '5s',
+      }),
       detail: {
         operationId: 'queueVideo',
         summary: 'Queue a video job',
@@ -73,7 +78,7 @@ export function videoRoutes(deps: AppDeps, stages: Stages) {
         meterWithoutModel: true,
         strictBody: VideoTranscriptionSchema,
         parse: 'json',
-        body: VideoTranscriptionSchema,
+        body: withExample(VideoTranscriptionSchema, { url: 'https://example.com/talk.mp4' }),
         detail: {
           operationId: 'createVideoTranscription',
           summary: 'Transcribe a video at a URL',

@@ -78,14 +78,16 @@ describe.each(BACKENDS)('an account funded for exactly N requests admits N ($nam
       expect(await usd(caller.accountId)).toBe(0);
     }, 60_000);
 
-    test(`${name}: ${N} funded, ${AT_ONCE} sent at once: exactly ${N} pass, the rest 402 (or a retryable 503)`, async () => {
+    test(`${name}: ${N} funded, ${AT_ONCE} sent at once: exactly ${N} pass, the rest 402`, async () => {
       const cost = await costOf(family);
       const caller = await funded(N * cost);
       const statuses = await Promise.all(Array.from({ length: AT_ONCE }, () => send(caller.key, family)));
-      // Exactly N admitted; the rest refused for balance. A 503 (retryable, never charged) is
-      // allowed: on a loaded Redis Cluster a few of 300 concurrent speech calls got one.
-      const other = statuses.filter((s) => s !== 200 && s !== 402 && s !== 503);
-      expect({ passed: statuses.filter((s) => s === 200).length, other }).toEqual({ passed: N, other: [] });
+      // No 503 either: on a loaded Redis Cluster, Redis deadlines that counted the event loop's
+      // busy time once failed a few admissions whose answers were waiting (src/kv/loop-clock.ts).
+      expect({ passed: statuses.filter((s) => s === 200).length, refused: statuses.filter((s) => s === 402).length }).toEqual({
+        passed: N,
+        refused: AT_ONCE - N,
+      });
       expect(await usd(caller.accountId)).toBe(0);
     }, 60_000);
   }

@@ -125,7 +125,9 @@ describe.each(BACKENDS)('usage meter on $name', (backend) => {
     try {
       const { accountId, secret } = await funded();
       const abort = new AbortController();
-      const res = await s.chat(secret, { stream: true, max_tokens: 100 }, { signal: abort.signal });
+      // With the service prompt asked for: the count must include what svc added upstream.
+      const asked = { include_svc_system_prompt: true };
+      const res = await s.chat(secret, { stream: true, max_tokens: 100, svc_parameters: asked }, { signal: abort.signal });
       expect(res.status).toBe(200);
       const reader = res.body!.getReader();
       await reader.read();

@@ -15,7 +15,11 @@ beforeAll(async () => {
       { id: 'claude-up', kind: 'anthropic', baseURL: up.url, apiKey: 'sk-ant-fixture', timeoutMs: 1000 },
       { id: 'claude-old', kind: 'anthropic', baseURL: up.url, timeoutMs: 1000, options: { version: '2023-06-01' } },
     ],
-    models: [nativeModel('claude-test', 'claude-up', 'claude-fixture-9'), nativeModel('claude-old-test', 'claude-old', 'claude-fixture-3')],
+    // claude-test asks for the service prompt (an operator's model gets none unless its entry says so).
+    models: [
+      { ...nativeModel('claude-test', 'claude-up', 'claude-fixture-9'), includeSvcSystemPrompt: true },
+      nativeModel('claude-old-test', 'claude-old', 'claude-fixture-3'),
+    ],
   }));
 }, 20_000);
 afterAll(async () => {

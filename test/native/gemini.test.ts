@@ -13,7 +13,8 @@ beforeAll(async () => {
   ({ t, client } = await startNativeApp({
     providers: [{ id: 'gemini-up', kind: 'gemini', baseURL: up.url, apiKey: 'AIza-fixture', timeoutMs: 1000 }],
     models: [
-      nativeModel('gemini-test', 'gemini-up', 'gemini-fixture'),
+      // Asks for the service prompt (an operator's model gets none unless its entry says so).
+      { ...nativeModel('gemini-test', 'gemini-up', 'gemini-fixture'), includeSvcSystemPrompt: true },
       {
         id: 'gemini-embed',
         type: 'embedding',

@@ -55,4 +55,23 @@ describe.skipIf(!hasChromium)('/docs in headless Chromium', () => {
     expect(errors).toEqual([]);
     if (process.env.SVC_DOCS_SCREENSHOT) await page.screenshot({ path: process.env.SVC_DOCS_SCREENSHOT, fullPage: false });
   }, 60_000);
+
+  test('the chat operation\'s first "Try it out" answers 200: a real model pre-filled, sent with a key', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/docs`);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    await page.click('button.authorize');
+    await page.fill('.auth-container input[type=text], .auth-container input[type=password]', t.adminKey);
+    await page.click('.auth-btn-wrapper button.authorize');
+    await page.click('.btn-done');
+    const op = page.locator('#operations-Chat-createChatCompletion');
+    await op.locator('.opblock-summary').click();
+    await op.locator('button.try-out__btn').click();
+    const prefilled = JSON.parse(await op.locator('textarea.body-param__text').inputValue());
+    expect(prefilled).toEqual({ model: 'llama-3.3-70b', messages: [{ role: 'user', content: 'Write a haiku about gateways.' }] });
+    await op.locator('button.execute').click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ timeout: 20_000 });
+    expect((await status.textContent())?.trim()).toBe('200');
+  }, 60_000);
 });

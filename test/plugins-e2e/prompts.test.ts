@@ -20,18 +20,29 @@ const systemSent = () =>
     .map((m) => m.content);
 
 describe('include_svc_system_prompt through POST /chat/completions', () => {
-  test('default: the service prompt first, the caller prompt after it, one system message upstream', async () => {
+  test("an operator's model gets no service prompt unless asked; the echo says false", async () => {
     const res = await w.chat({ messages: withSystem() });
     expect(res.status).toBe(200);
-    expect(systemSent()).toEqual([`${DEFAULT_PROMPT}\n\nCaller rules`]);
-    expect((await res.json()).svc_parameters.include_svc_system_prompt).toBe(true);
+    expect(systemSent()).toEqual(['Caller rules']);
+    expect((await res.json()).svc_parameters.include_svc_system_prompt).toBe(false);
   });
 
-  test('false removes the default (body and suffix)', async () => {
-    const res = await w.chat({ messages: withSystem(), svc_parameters: { include_svc_system_prompt: false } });
-    expect((await res.json()).svc_parameters.include_svc_system_prompt).toBe(false);
+  test('the request asks (body or suffix): the service prompt first, the caller prompt after it, one system message', async () => {
+    const res = await w.chat({ messages: withSystem(), svc_parameters: { include_svc_system_prompt: true } });
+    expect(systemSent()).toEqual([`${DEFAULT_PROMPT}\n\nCaller rules`]);
+    expect((await res.json()).svc_parameters.include_svc_system_prompt).toBe(true);
+    await w.chat({ model: 'fix-plain:include_svc_system_prompt=true' });
+    expect(systemSent()).toEqual([DEFAULT_PROMPT]);
+  });
+
+  test('a model whose entry sets includeSvcSystemPrompt gets it by default; false removes it (body and suffix)', async () => {
+    const on = await w.chat({ model: 'fix-prompted', messages: withSystem() });
+    expect(systemSent()).toEqual([`${DEFAULT_PROMPT}\n\nCaller rules`]);
+    expect((await on.json()).svc_parameters.include_svc_system_prompt).toBe(true);
+    const off = await w.chat({ model: 'fix-prompted', messages: withSystem(), svc_parameters: { include_svc_system_prompt: false } });
+    expect((await off.json()).svc_parameters.include_svc_system_prompt).toBe(false);
     expect(systemSent()).toEqual(['Caller rules']);
-    await w.chat({ model: 'fix-plain:include_svc_system_prompt=false' });
+    await w.chat({ model: 'fix-prompted:include_svc_system_prompt=false' });
     expect(systemSent()).toEqual([]);
   });
 
@@ -47,7 +58,7 @@ describe('include_svc_system_prompt through POST /chat/completions', () => {
 
 describe('character_slug through POST /chat/completions', () => {
   test("default prompt, then the character's prompt, then the caller's", async () => {
-    const res = await w.chat({ messages: withSystem(), svc_parameters: { character_slug: 'alan-watts' } });
+    const res = await w.chat({ model: 'fix-prompted', messages: withSystem(), svc_parameters: { character_slug: 'alan-watts' } });
     expect(res.status).toBe(200);
     const [system] = systemSent() as string[];
     expect(system!.startsWith(`${DEFAULT_PROMPT}\n\nYou are Alan Watts`)).toBe(true);
@@ -56,7 +67,7 @@ describe('character_slug through POST /chat/completions', () => {
   });
 
   test('as a model suffix', async () => {
-    await w.chat({ model: 'fix-plain:character_slug=code-reviewer&include_svc_system_prompt=false' });
+    await w.chat({ model: 'fix-prompted:character_slug=code-reviewer&include_svc_system_prompt=false' });
     expect((systemSent()[0] as string).startsWith('You are a meticulous senior software engineer')).toBe(true);
   });
 

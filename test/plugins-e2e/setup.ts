@@ -26,7 +26,8 @@ export const DEFAULT_PROMPT = 'SVC DEFAULT PROMPT';
 
 /**
  * Boots the app with the real plugin registry against a fixture OpenAI-compatible upstream,
- * a fixture SearXNG and fixture web pages. Models: fix-plain (no capabilities), fix-fc
+ * a fixture SearXNG and fixture web pages. Models: fix-plain (no capabilities), fix-prompted
+ * (includeSvcSystemPrompt: true), fix-fc
  * (function calling), fix-think (disable-thinking capable), fix-x (native x-search).
  */
 export async function startPluginWorld(
@@ -56,6 +57,7 @@ export async function startPluginWorld(
       providers: [fixtureProvider('up', upstream.url)],
       models: [
         fixtureModel('fix-plain', ['up']),
+        fixtureModel('fix-prompted', ['up'], { includeSvcSystemPrompt: true }),
         fixtureModel('fix-fc', ['up'], { capabilities: { supportsFunctionCalling: true } }),
         fixtureModel('fix-think', ['up'], { capabilities: { supportsReasoning: true, supportsDisableThinking: true } }),
         fixtureModel('fix-x', ['up'], { capabilities: { supportsXSearch: true } }),

@@ -154,7 +154,7 @@ describe('openai SDK: responses.create', () => {
         tools: [WEATHER_TOOL],
       });
       expect(second.output_text).toBe('It is sunny.');
-      // After svc's system prompt (include_svc_system_prompt defaults to true).
+      // The last three messages (a service prompt, where the model includes one, comes before them).
       expect((lastUpstreamBody().messages as unknown[]).slice(-3)).toEqual([
         { role: 'user', content: 'Weather in Paris?' },
         {

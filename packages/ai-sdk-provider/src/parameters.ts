@@ -20,7 +20,7 @@ export interface SvcParameters {
   return_search_results_as_documents?: boolean;
   /** The upstream's native web-plus-social search on supporting models; extra charge. */
   enable_x_search?: boolean;
-  /** Whether svc's default system prompt is included before the caller's (default true). */
+  /** Whether svc's default system prompt is included before the caller's (default: the model's setting, true on svc's default catalog). */
   include_svc_system_prompt?: boolean;
   /** Strips `<think></think>` blocks from the response. */
   strip_thinking_response?: boolean;
