@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia';
 import type { Stages } from '../gates';
 import { notFound } from '../http/errors';
+import type { BackgroundResponses } from '../responses/background';
 import { contextItems, inputItemPage } from '../responses/input-items';
 import { replayText } from '../responses/replay';
 import type { ResponsesRuntime } from '../responses/runtime';
@@ -39,7 +40,7 @@ const ITEM_LIST = {
  * caller's account's stored responses (another account's id is a 404, as an unknown one),
  * authenticated like inference, counted against the account-wide rate limit, not metered.
  */
-export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime) {
+export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime, background: BackgroundResponses) {
   const { store, config } = responses;
   const found = async (accountId: string, id: string) => {
     const r = await store.get(accountId, id);
@@ -80,6 +81,9 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
     .delete(
       '/responses/:response_id',
       async function deleteResponse({ params, svc }) {
+        // A background response still running is cancelled first: its run would store it again.
+        const r = await store.get(svc.caller!.accountId, params.response_id);
+        if (r?.response.background === true) await background.cancel(svc.caller!.accountId, params.response_id);
         const deleted = await store.delete(svc.caller!.accountId, params.response_id);
         if (!deleted) throw notFound(`response_id: response "${params.response_id}" not found`);
         return { id: params.response_id, object: 'response', deleted: true };
@@ -93,7 +97,7 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
           tags,
           security,
           description:
-            'Deletes a stored response of the caller\'s account: `{id, object: "response", deleted: true}`. Unknown or another account\'s: 404.',
+            'Deletes a stored response of the caller\'s account: `{id, object: "response", deleted: true}` (a background response still queued or running is cancelled first). Unknown or another account\'s: 404.',
           responses: {
             200: {
               description: 'Deleted',
@@ -108,6 +112,29 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
             },
             ...errorResponses(401, 404, 429),
           } as never,
+        },
+      },
+    )
+    .post(
+      '/responses/:response_id/cancel',
+      async function cancelResponse({ params, svc }) {
+        return background.cancel(svc.caller!.accountId, params.response_id);
+      },
+      {
+        auth: 'INFERENCE',
+        params: Params,
+        detail: {
+          operationId: 'cancelResponse',
+          summary: 'Cancel a background response',
+          tags,
+          security,
+          description:
+            "Cancels a `background: true` response of the caller's account that is `queued` or `in_progress` and answers it `cancelled`. " +
+            "Queued: nothing is charged (its reservation is given back). Running: its upstream call is aborted; before the upstream's first byte " +
+            "nothing is charged, after it what the upstream produced until then (as a client leaving a stream), shown in the response's `usage` and `cost`. " +
+            'A cancelled or finished background response is answered as it is (idempotent). A response created without `background: true`: 400. ' +
+            "Unknown or another account's: 404.",
+          responses: { 200: RESPONSE_OBJECT, ...errorResponses(400, 401, 404, 429) } as never,
         },
       },
     )
