@@ -3,7 +3,7 @@ import type { JobsDeps } from '../jobs/deps';
 import { badRequest, invalidField, notFound } from '../http/errors';
 import type { JobLease } from '../jobs/runner';
 import { handleJobKind, jobsRuntimeOf, wakeJobs } from '../jobs/runtime';
-import { cancelJob, insertHandledJob, noteOutcome, type MediaJob } from '../jobs/store';
+import { cancelJob, findJob, insertHandledJob, noteOutcome, type MediaJob } from '../jobs/store';
 import type { ModelCall } from '../pipeline/model-call';
 import { chatPromptTokens } from '../pipeline/tokens';
 import { storedCaller } from './background-call';
@@ -69,8 +69,11 @@ export function createBackgroundResponses(deps: JobsDeps, chat: ChatHandler, res
       await lease.finish({ status: status === 'completed' ? 'COMPLETED' : 'FAILED', finishedAt: deps.now() });
       return null;
     }
-    // Cancelled between the claim and now: the cancel found it held, so the reservation is ours to give back.
-    if (!(await lease.renew())) return { response: { ...base, status: 'cancelled' }, charged: false };
+    if (!(await lease.renew())) {
+      // Cancelled between the claim and now: the cancel found it held, so the reservation is ours to give back.
+      const cancelled = (await findJob(db, job.id))?.status === 'CANCELLED';
+      return cancelled ? { response: { ...base, status: 'cancelled' }, charged: false } : null;
+    }
     await save(body, { ...base, status: 'in_progress' });
     const renewal = setInterval(
       function renewBackgroundLease() {
