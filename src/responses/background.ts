@@ -15,7 +15,7 @@ import type { ChatHandler, Turn } from './turn';
 /** Background responses: queued by `POST /responses`, run by the job runner, cancelled by `POST /responses/{id}/cancel`. */
 export interface BackgroundResponses {
   /** Reserves the turn's price, stores it `queued` and queues its job; answers the queued response at once. */
-  queue(turn: Turn, call: ModelCall, stream: boolean): Promise<ResponseObject>;
+  queue(turn: Turn, call: ModelCall): Promise<ResponseObject>;
   /** Cancels the account's queued or running background response; the response as it then is. */
   cancel(accountId: string, id: string): Promise<Record<string, unknown>>;
 }
@@ -119,18 +119,12 @@ export function createBackgroundResponses(deps: JobsDeps, chat: ChatHandler, res
   handleJobKind(deps, 'response', runJob);
 
   return {
-    async queue(turn, call, stream) {
+    async queue(turn, call) {
       if (!turn.storing)
         throw invalidField(['background'], 'requires store: a background response is kept to be polled (store is false here)', 'body');
       // A payment made for this request pays for a call made now; a queued one is paid from a balance.
       if (call.request.payment && !call.request.payment.signedIn)
         throw invalidField(['background'], 'is not available when paying per call (x402): sign in or use an API key', 'body');
-      if (stream)
-        throw invalidField(
-          ['stream'],
-          'is not supported with background: poll GET /responses/{id}, which replays its events with stream=true',
-          'body',
-        );
       const request = turn.chatRequest;
       call.useFallbacks(request.fallbacks, 'fallbacks');
       const deadline = turn.createdAt + jobs.deadlineMs;

@@ -1,5 +1,6 @@
 import type { ModelCall } from '../pipeline/model-call';
 import type { BackgroundResponses } from './background';
+import { FOLLOW_PACE, followResponse, SSE_HEADERS } from './follow';
 import { citedSources, responseFromChat, type ChatAnswer, type ResponseObject } from './response';
 import type { ResponsesRuntime } from './runtime';
 import type { ResponsesRequest } from './schema';
@@ -19,7 +20,12 @@ export function createResponsesHandler(chat: ChatHandler, now: () => number, res
   const { store } = responses;
   return async function createResponse(req: ResponsesRequest, call: ModelCall): Promise<unknown> {
     const turn = await prepareTurn(req, call, now, responses);
-    if (req.background === true) return background.queue(turn, call, req.stream === true);
+    if (req.background === true) {
+      const queued = await background.queue(turn, call);
+      // Streamed: its events as it runs, to its end (a client may reconnect with GET ?stream=true&starting_after).
+      if (req.stream !== true) return queued;
+      return new Response(followResponse(store, turn.accountId, turn.id, -1, FOLLOW_PACE), { headers: SSE_HEADERS });
+    }
     const keep = (response: ResponseObject) => {
       if (turn.storing) store.save(turn.stored(response));
     };

@@ -91,7 +91,7 @@ export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOp
             '`tool_choice`, `text.format`, `reasoning`, `max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
             'The response is stored (`store` defaults to true; the operator may turn storage off) for `GET /responses/{id}`, `input_items` and ' +
             '`previous_response_id`, which continues a stored conversation: its input and output items come before `input` (its `instructions` do not). ' +
-            '`background: true` answers at once with the response `queued` (it needs `store`; with `stream: true` it is a 400): it runs on the job runner, ' +
+            '`background: true` answers at once with the response `queued` (it needs `store`; with `stream: true` its events as it runs): it runs on the job runner, ' +
             'survives a restart, is polled with `GET /responses/{id}` and cancelled with `POST /responses/{id}/cancel`; reserved when queued, charged once when it ends. ' +
             '`conversation` is refused with a 400. ' +
             'Charged as the same chat call, for the whole history sent: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +

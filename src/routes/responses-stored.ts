@@ -3,6 +3,7 @@ import type { Stages } from '../gates';
 import { notFound } from '../http/errors';
 import type { BackgroundResponses } from '../responses/background';
 import { contextItems, inputItemPage } from '../responses/input-items';
+import { FOLLOW_PACE, followResponse, SSE_HEADERS } from '../responses/follow';
 import { replayText } from '../responses/replay';
 import type { ResponsesRuntime } from '../responses/runtime';
 import { errorResponses } from './responses';
@@ -10,7 +11,6 @@ import { errorResponses } from './responses';
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 const tags = ['Responses (Alpha)'];
 const Params = t.Object({ response_id: t.String({ minLength: 1, maxLength: 256, description: 'The id of a stored response' }) });
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 
 const RESPONSE_OBJECT = {
   description: 'The stored Response object (as `POST /responses` answered it), or with `stream=true` its typed events',
@@ -51,10 +51,14 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
     .use(stages)
     .get(
       '/responses/:response_id',
-      async function getResponse({ params, query, svc }) {
+      async function getResponse({ params, query, svc, request, server }) {
         const r = await found(svc.caller!.accountId, params.response_id);
         if (query.stream !== true) return r.response;
-        return new Response(replayText(r.response, query.starting_after ?? -1), { headers: SSE_HEADERS });
+        const after = query.starting_after ?? -1;
+        if (r.response.background !== true) return new Response(replayText(r.response, after), { headers: SSE_HEADERS });
+        // A background response is followed to its end: its events may come minutes later, pings keep it open.
+        server?.timeout(request, 0);
+        return new Response(followResponse(store, svc.caller!.accountId, params.response_id, after, FOLLOW_PACE), { headers: SSE_HEADERS });
       },
       {
         auth: 'INFERENCE',
@@ -72,7 +76,8 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
           security,
           description:
             "A response stored by `POST /responses` (`store` defaults to true) of the caller's account, kept for the operator's retention " +
-            '(30 days by default). `stream=true` replays it as the typed events that created it, each `sequence_number` as numbered on replay; ' +
+            '(30 days by default). `stream=true` replays it as the typed events that created it, each `sequence_number` as numbered on replay ' +
+            '(a background response still queued or running is followed to its end, `: ping` comments meanwhile); ' +
             "`starting_after` skips the events up to that number. Another account's id answers 404.",
           responses: { 200: RESPONSE_OBJECT, ...errorResponses(400, 401, 404, 429) } as never,
         },
