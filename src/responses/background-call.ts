@@ -36,7 +36,10 @@ export class ResumedCall extends ModelCall {
     // A request of svc's own: the call wires its abort to the request's signal.
     const request = new Request('http://svc.internal/responses', { method: 'POST', signal });
     const svc = { requestId, startedAt: performance.now(), caller: callerOf(caller) };
-    return new ResumedCall(deps, { svc, request, path: '/responses', set: { headers: {} }, server: null }, model, suffix);
+    const call = new ResumedCall(deps, { svc, request, path: '/responses', set: { headers: {} }, server: null }, model, suffix);
+    // Cancelled before the call existed: its listener never hears that abort.
+    if (signal.aborted) call.cancel();
+    return call;
   }
 
   override async reserve(): Promise<void> {

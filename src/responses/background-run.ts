@@ -82,6 +82,7 @@ export async function runBackgroundCall(
   let final: ResponseObject | null = null;
   let call: ResumedCall | null = null;
   let failure: string | null = null;
+  if (signal.aborted) return { response: cancelledResponse(base, [], null), charged: false };
   try {
     call = ResumedCall.of(deps, body.request.model, requestId, body.caller, signal);
     const answer = await chat(body.request, call, {
