@@ -80,7 +80,7 @@ function choicesOf(body: ChatRequestBody, model: ModelEntry): number {
  * Completion tokens to reserve: the request's limit, else the model's, else the default, for
  * each of the `choices` (the upstream's limits apply per choice and it charges them all).
  */
-function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: number): number {
+export function completionBudget(body: ChatRequestBody, model: ModelEntry, choices: number): number {
   const maxTokens = typeof body.max_tokens === 'number' && body.max_tokens > 0 ? body.max_tokens : undefined;
   return choices * (body.max_completion_tokens ?? maxTokens ?? model.config.maxCompletionTokens ?? DEFAULT_MAX_COMPLETION_TOKENS);
 }

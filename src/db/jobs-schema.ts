@@ -3,7 +3,8 @@ import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'd
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 /**
- * Asynchronous media jobs (video, music and sound effects): one row per queued job, claimed
+ * Asynchronous jobs: media (video, music and sound effects) and background responses
+ * (`POST /responses` with `background: true`, id `resp_…`): one row per queued job, claimed
  * by one worker at a time across instances (a lease: `lease_owner` until `lease_until`,
  * taken with FOR UPDATE SKIP LOCKED), polled upstream until done, failed, refused or past
  * its deadline. Its reservation is the meter's, kept under `request_id` until settled or refunded.
@@ -13,7 +14,7 @@ export const mediaJobs = pgTable(
   {
     /** The queue_id the client holds. */
     id: text('id').primaryKey(),
-    kind: text('kind', { enum: ['video', 'audio'] }).notNull(),
+    kind: text('kind', { enum: ['video', 'audio', 'response'] }).notNull(),
     accountId: uuid('account_id').notNull(),
     modelId: text('model_id').notNull(),
     /** The request that reserved the price: the meter's reservation id. */
@@ -23,11 +24,11 @@ export const mediaJobs = pgTable(
     providerId: text('provider_id').notNull(),
     upstreamModel: text('upstream_model').notNull(),
     upstreamId: text('upstream_id').notNull(),
-    /** PROCESSING, COMPLETED (media stored), FAILED, REFUSED (content policy), DELETED (media removed). */
-    status: text('status', { enum: ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUSED', 'DELETED'] }).notNull(),
+    /** PROCESSING, COMPLETED (media stored), FAILED, REFUSED (content policy), DELETED (media removed), CANCELLED (a background response). */
+    status: text('status', { enum: ['PROCESSING', 'COMPLETED', 'FAILED', 'REFUSED', 'DELETED', 'CANCELLED'] }).notNull(),
     error: text('error'),
-    /** Whether the reservation was settled (charged); a failed job's charge is refunded. */
-    outcome: text('outcome', { enum: ['charged', 'refunded'] }),
+    /** Whether the reservation was settled (charged); a failed job's charge is refunded; released: given back uncharged (cancelled before its call). */
+    outcome: text('outcome', { enum: ['charged', 'refunded', 'released'] }),
     mediaKey: text('media_key'),
     mediaType: text('media_type'),
     mediaBytes: bigint('media_bytes', { mode: 'number' }),
@@ -38,6 +39,8 @@ export const mediaJobs = pgTable(
     deadlineAt: at('deadline_at').notNull(),
     createdAt: at('created_at').notNull(),
     finishedAt: at('finished_at'),
+    /** What a job kind run by svc itself needs to run (a background response: its chat request and caller); null for media. */
+    body: jsonb('body').$type<Record<string, unknown>>(),
   },
   (t) => [index('media_jobs_due_idx').on(t.status, t.nextPollAt), index('media_jobs_model_idx').on(t.modelId, t.status)],
 );

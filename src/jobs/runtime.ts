@@ -3,7 +3,7 @@ import { jobsConfigOf, type JobsConfig } from './config';
 import { FinishTimes } from './finish-times';
 import { observeJobs } from './metrics';
 import { openMediaStorage, type MediaStorage } from './media-storage';
-import { startJobRunner, type JobRunner } from './runner';
+import { startJobRunner, type JobHandler, type JobRunner } from './runner';
 
 /** One app's media-job parts: the config, where media is stored, and the running job runner. */
 export interface JobsRuntime {
@@ -17,6 +17,24 @@ export interface JobsRuntime {
 }
 
 const runtimes = new WeakMap<JobsDeps, JobsRuntime>();
+const handlersOf = new WeakMap<JobsDeps, Map<string, JobHandler>>();
+
+/** The job handlers registered for an app's deps (kept apart from the runtime: a runner started again after a stop sees them too). */
+function handlers(deps: JobsDeps): Map<string, JobHandler> {
+  let map = handlersOf.get(deps);
+  if (!map) handlersOf.set(deps, (map = new Map()));
+  return map;
+}
+
+/** Registers the handler of a job kind svc runs itself (a background response) on the app's runner. */
+export function handleJobKind(deps: JobsDeps, kind: string, handler: JobHandler): void {
+  handlers(deps).set(kind, handler);
+}
+
+/** Wakes the app's running job runner (a job was just queued); nothing when it was stopped or never started. */
+export function wakeJobs(deps: JobsDeps): void {
+  runtimes.get(deps)?.runner.wake();
+}
 
 /** The media-job runtime of an app's deps, built (and its runner started) on first use. */
 export function jobsRuntimeOf(deps: JobsDeps): JobsRuntime {
@@ -32,6 +50,7 @@ export function jobsRuntimeOf(deps: JobsDeps): JobsRuntime {
       config,
       log: deps.log,
       now: deps.now,
+      handlers: handlers(deps),
     });
     const unobserve = observeJobs(deps.storage.db, runner, deps.log, deps.now);
     rt = { config, storage, runner, finishTimes: new FinishTimes(deps.storage.db, deps.now), unobserve };

@@ -201,3 +201,38 @@ export async function jobStats(db: Database): Promise<{ counts: Record<string, n
   }
   return { counts, oldestRunning };
 }
+
+/** A job svc runs itself (a background response), due at once: its row with the `body` its handler runs from. */
+export type HandledJob = Pick<NewMediaJob, 'id' | 'kind' | 'accountId' | 'modelId' | 'requestId' | 'deadlineAt' | 'createdAt' | 'body'>;
+
+/** Records a job svc runs itself; its provider is chosen when it runs, so the upstream columns name the job. */
+export async function insertHandledJob(db: Database, job: HandledJob): Promise<void> {
+  await db.insert(mediaJobs).values({
+    ...job,
+    charges: [],
+    providerId: '',
+    upstreamModel: job.modelId,
+    upstreamId: job.id,
+    status: 'PROCESSING',
+    nextPollAt: job.createdAt,
+  });
+}
+
+/**
+ * Marks a running job CANCELLED, whoever holds it: the worker running it learns so when it
+ * next renews its lease or ends the job (both require PROCESSING). Returns the lease as it
+ * was (held until a future time: a worker is running it), or null when the job was not running.
+ */
+export async function cancelJob(db: Database, id: string, now: number): Promise<{ leaseUntil: Date | null } | null> {
+  const [row] = await db
+    .update(mediaJobs)
+    .set({ status: 'CANCELLED', finishedAt: new Date(now) })
+    .where(and(eq(mediaJobs.id, id), eq(mediaJobs.status, 'PROCESSING')))
+    .returning({ leaseUntil: mediaJobs.leaseUntil });
+  return row ?? null;
+}
+
+/** Records how a job that ended outside its lease (cancelled) was settled. */
+export async function noteOutcome(db: Database, id: string, outcome: NonNullable<MediaJob['outcome']>): Promise<void> {
+  await db.update(mediaJobs).set({ outcome }).where(eq(mediaJobs.id, id));
+}

@@ -17,7 +17,8 @@ export interface ResponseObject {
   id: string;
   object: 'response';
   created_at: number;
-  status: 'in_progress' | 'completed' | 'failed';
+  /** queued, in_progress, cancelled: a background response's states. */
+  status: 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
   model: string;
   output: OutputItem[];
   /** Only on a failed response: the reference's `error` is an object, never null. */

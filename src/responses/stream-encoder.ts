@@ -33,6 +33,11 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
     this.builder = new OutputBuilder(idBase, this, sources);
   }
 
+  /** The output items so far (a background response cancelled midway keeps them). */
+  get output(): ResponseObject['output'] {
+    return this.builder.output;
+  }
+
   start(): string {
     this.event('response.created', { response: this.shell });
     this.event('response.in_progress', { response: this.shell });

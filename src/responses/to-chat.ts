@@ -8,7 +8,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Refuses what svc does not keep: conversation objects (chain turns with `previous_response_id`). */
 function refuseUnsupported(req: ResponsesRequest): void {
-  if (req.background === true) throw invalidField(['background'], 'true is not supported; poll nothing, wait for the answer', 'body');
   if (req.conversation !== undefined && req.conversation !== null)
     throw invalidField(['conversation'], 'is not supported: chain turns with previous_response_id', 'body');
 }

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../deps';
 import type { Stages } from '../gates';
+import { createBackgroundResponses } from '../responses/background';
 import { createResponsesHandler } from '../responses/handler';
 import { responsesRuntimeOf } from '../responses/runtime';
 import { checkedItem } from '../responses/input';
@@ -26,7 +27,7 @@ const RESPONSES = {
             object: { type: 'string', enum: ['response'] },
             created_at: { type: 'integer' },
             model: { type: 'string' },
-            status: { type: 'string', enum: ['completed', 'failed', 'in_progress', 'incomplete'] },
+            status: { type: 'string', enum: ['completed', 'failed', 'in_progress', 'incomplete', 'queued', 'cancelled'] },
             output: { type: 'array', items: { type: 'object' } },
             usage: { type: 'object' },
             cost: { type: 'object', properties: { usd: { type: 'number' }, diem: { type: 'number' } } },
@@ -63,10 +64,11 @@ const inputItemsCheck = new Elysia({ name: 'svc.routes.responses.input-items' })
 export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOptions = {}) {
   const { handle, svcParameters } = chatPipeline(deps, opts);
   const runtime = responsesRuntimeOf(deps);
-  const createResponse = createResponsesHandler(handle, deps.now, runtime);
+  const background = createBackgroundResponses(deps, handle, runtime);
+  const createResponse = createResponsesHandler(handle, deps.now, runtime, background);
   return new Elysia({ name: 'svc.routes.responses' })
     .use(stages)
-    .use(storedResponseRoutes(stages, runtime))
+    .use(storedResponseRoutes(stages, runtime, background))
     .use(inputItemsCheck)
     .post(
       '/responses',
@@ -90,7 +92,9 @@ export function responsesRoutes(deps: AppDeps, stages: Stages, opts: ChatRouteOp
             '`tool_choice`, `text.format`, `reasoning`, `max_output_tokens`, `web_search`, `fallbacks` and `svc_parameters` (or model suffixes) exactly as on chat. ' +
             'The response is stored (`store` defaults to true; the operator may turn storage off) for `GET /responses/{id}`, `input_items` and ' +
             '`previous_response_id`, which continues a stored conversation: its input and output items come before `input` (its `instructions` do not). ' +
-            '`background` and `conversation` are refused with a 400. ' +
+            '`background: true` answers at once with the response `queued` (it needs `store`; with `stream: true` its events as it runs): it runs on the job runner, ' +
+            'survives a restart, is polled with `GET /responses/{id}` and cancelled with `POST /responses/{id}/cancel`; reserved when queued, charged once when it ends. ' +
+            '`conversation` is refused with a 400. ' +
             'Charged as the same chat call, for the whole history sent: one ledger line, `cost` on the response. A failure after the stream started arrives as `response.failed`. ' +
             'See docs/responses.md.',
         },

@@ -1,7 +1,9 @@
 import { Elysia, t } from 'elysia';
 import type { Stages } from '../gates';
 import { notFound } from '../http/errors';
+import type { BackgroundResponses } from '../responses/background';
 import { contextItems, inputItemPage } from '../responses/input-items';
+import { FOLLOW_PACE, followResponse, SSE_HEADERS } from '../responses/follow';
 import { replayText } from '../responses/replay';
 import type { ResponsesRuntime } from '../responses/runtime';
 import { errorResponses } from './responses';
@@ -9,7 +11,6 @@ import { errorResponses } from './responses';
 const security: Record<string, string[]>[] = [{ BearerAuth: [] }, { siwx: [] }];
 const tags = ['Responses (Alpha)'];
 const Params = t.Object({ response_id: t.String({ minLength: 1, maxLength: 256, description: 'The id of a stored response' }) });
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 
 const RESPONSE_OBJECT = {
   description: 'The stored Response object (as `POST /responses` answered it), or with `stream=true` its typed events',
@@ -39,7 +40,7 @@ const ITEM_LIST = {
  * caller's account's stored responses (another account's id is a 404, as an unknown one),
  * authenticated like inference, counted against the account-wide rate limit, not metered.
  */
-export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime) {
+export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime, background: BackgroundResponses) {
   const { store, config } = responses;
   const found = async (accountId: string, id: string) => {
     const r = await store.get(accountId, id);
@@ -50,10 +51,14 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
     .use(stages)
     .get(
       '/responses/:response_id',
-      async function getResponse({ params, query, svc }) {
+      async function getResponse({ params, query, svc, request, server }) {
         const r = await found(svc.caller!.accountId, params.response_id);
         if (query.stream !== true) return r.response;
-        return new Response(replayText(r.response, query.starting_after ?? -1), { headers: SSE_HEADERS });
+        const after = query.starting_after ?? -1;
+        if (r.response.background !== true) return new Response(replayText(r.response, after), { headers: SSE_HEADERS });
+        // A background response is followed to its end: its events may come minutes later, pings keep it open.
+        server?.timeout(request, 0);
+        return new Response(followResponse(store, svc.caller!.accountId, params.response_id, after, FOLLOW_PACE), { headers: SSE_HEADERS });
       },
       {
         auth: 'INFERENCE',
@@ -71,7 +76,8 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
           security,
           description:
             "A response stored by `POST /responses` (`store` defaults to true) of the caller's account, kept for the operator's retention " +
-            '(30 days by default). `stream=true` replays it as the typed events that created it, each `sequence_number` as numbered on replay; ' +
+            '(30 days by default). `stream=true` replays it as the typed events that created it, each `sequence_number` as numbered on replay ' +
+            '(a background response still queued or running is followed to its end, `: ping` comments meanwhile); ' +
             "`starting_after` skips the events up to that number. Another account's id answers 404.",
           responses: { 200: RESPONSE_OBJECT, ...errorResponses(400, 401, 404, 429) } as never,
         },
@@ -80,6 +86,9 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
     .delete(
       '/responses/:response_id',
       async function deleteResponse({ params, svc }) {
+        // A background response still running is cancelled first: its run would store it again.
+        const r = await store.get(svc.caller!.accountId, params.response_id);
+        if (r?.response.background === true) await background.cancel(svc.caller!.accountId, params.response_id);
         const deleted = await store.delete(svc.caller!.accountId, params.response_id);
         if (!deleted) throw notFound(`response_id: response "${params.response_id}" not found`);
         return { id: params.response_id, object: 'response', deleted: true };
@@ -93,7 +102,7 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
           tags,
           security,
           description:
-            'Deletes a stored response of the caller\'s account: `{id, object: "response", deleted: true}`. Unknown or another account\'s: 404.',
+            'Deletes a stored response of the caller\'s account: `{id, object: "response", deleted: true}` (a background response still queued or running is cancelled first). Unknown or another account\'s: 404.',
           responses: {
             200: {
               description: 'Deleted',
@@ -108,6 +117,29 @@ export function storedResponseRoutes(stages: Stages, responses: ResponsesRuntime
             },
             ...errorResponses(401, 404, 429),
           } as never,
+        },
+      },
+    )
+    .post(
+      '/responses/:response_id/cancel',
+      async function cancelResponse({ params, svc }) {
+        return background.cancel(svc.caller!.accountId, params.response_id);
+      },
+      {
+        auth: 'INFERENCE',
+        params: Params,
+        detail: {
+          operationId: 'cancelResponse',
+          summary: 'Cancel a background response',
+          tags,
+          security,
+          description:
+            "Cancels a `background: true` response of the caller's account that is `queued` or `in_progress` and answers it `cancelled`. " +
+            "Queued: nothing is charged (its reservation is given back). Running: its upstream call is aborted; before the upstream's first byte " +
+            "nothing is charged, after it what the upstream produced until then (as a client leaving a stream), shown in the response's `usage` and `cost`. " +
+            'A cancelled or finished background response is answered as it is (idempotent). A response created without `background: true`: 400. ' +
+            "Unknown or another account's: 404.",
+          responses: { 200: RESPONSE_OBJECT, ...errorResponses(400, 401, 404, 429) } as never,
         },
       },
     )

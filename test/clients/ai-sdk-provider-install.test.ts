@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
@@ -28,11 +28,15 @@ async function run(cmd: string[], cwd: string, env: Record<string, string> = {})
   return { exit, stdout, stderr };
 }
 
-/** A scratch npm project outside the repository with `spec` installed, offline. */
-async function scratchWith(spec: string): Promise<string> {
+/**
+ * A scratch npm project outside the repository with `spec` installed, offline (`cache`:
+ * from npm's cache first, the registry for what it lacks: a git dependency's `prepare` runs
+ * in a clone of its own, whose dev dependencies npm installs there, not from links).
+ */
+async function scratchWith(spec: string, mode: '--offline' | '--prefer-offline' = '--offline'): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-provider-'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-  const installed = await run(['npm', 'install', '--offline', '--no-audit', '--no-fund', spec, ...LINKED], dir);
+  const installed = await run(['npm', 'install', mode, '--no-audit', '--no-fund', spec, ...LINKED], dir);
   expect(installed.stderr).not.toContain('npm error');
   expect(installed.exit).toBe(0);
   writeFileSync(join(dir, 'use.mjs'), SCRIPT);
@@ -79,6 +83,26 @@ describe.skipIf(!node)('the AI SDK provider package installed under Node', () =>
   test('from its folder, as the README shows (prepare builds dist/)', async () => {
     rmSync(join(PACKAGE, 'dist'), { recursive: true, force: true });
     const dir = await scratchWith(PACKAGE);
+    scratch.push(dir);
+    await expectWorks(dir);
+  }, 240_000);
+
+  test("from a git URL: a repository whose root is the package (as `git subtree split` makes it), prepare builds dist/ in npm's clone", async () => {
+    // npm installs a git repository's root only: the package's own files (no dist/, as git keeps
+    // it) committed at the root of a bare repository, then installed by its git+file URL.
+    const work = mkdtempSync(join(tmpdir(), 'svc-provider-git-'));
+    scratch.push(work);
+    const tree = join(work, 'tree');
+    cpSync(PACKAGE, tree, { recursive: true, filter: (src) => !/[\\/](dist|node_modules)$/.test(src) });
+    const git = (args: string[], cwd: string) => run(['git', '-c', 'user.name=svc', '-c', 'user.email=svc@localhost', ...args], cwd);
+    for (const args of [
+      ['init', '-q', '-b', 'main'],
+      ['add', '-A'],
+      ['commit', '-q', '-m', 'ai-sdk-provider'],
+    ])
+      expect((await git(args, tree)).exit).toBe(0);
+    expect((await git(['clone', '-q', '--bare', tree, join(work, 'provider.git')], work)).exit).toBe(0);
+    const dir = await scratchWith(`git+file://${join(work, 'provider.git')}#main`, '--prefer-offline');
     scratch.push(dir);
     await expectWorks(dir);
   }, 240_000);

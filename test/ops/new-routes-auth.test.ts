@@ -12,6 +12,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/responses/resp_00000000000000000000-SVC'],
   ['DELETE', '/responses/resp_00000000000000000000-SVC'],
   ['GET', '/responses/resp_00000000000000000000-SVC/input_items'],
+  ['POST', '/responses/resp_00000000000000000000-SVC/cancel'],
 ];
 
 describe('the routes added for the request log, guardrail assignment and stored responses', () => {

@@ -114,7 +114,7 @@ for (const backend of BACKENDS)
           { tools: [{ type: 'function', function: { description: 'x' } }] },
           'tools.0.function.name',
         ],
-        ['background', { background: true }, 'background'],
+        ['background without store', { background: true, store: false }, 'background'],
         ['too many fallbacks', { fallbacks: Array.from({ length: 11 }, (_, i) => `m${i}`) }, 'fallbacks'],
         ['a bad svc_parameters value', { svc_parameters: { enable_web_search: 'maybe' } }, 'svc_parameters.enable_web_search'],
         ['a bad model suffix option', { model: 'fix-r:enable_web_search=maybe' }, 'model'],

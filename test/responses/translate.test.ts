@@ -150,7 +150,6 @@ describe('Responses request -> chat request', () => {
   });
 
   test('refusals name the field', () => {
-    expect(refusal({ background: true }).field).toBe('background');
     expect(refusal({ conversation: 'c' }).field).toBe('conversation');
     expect(refusal({ input: [{ type: 'nope' }] }).field).toBe('input.0.type');
     expect(refusal({ input: [{ type: 'function_call', call_id: 'c', arguments: '{}' }] }).field).toBe('input.0.name');
