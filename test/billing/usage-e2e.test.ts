@@ -49,9 +49,9 @@ for (const backend of BACKENDS)
         expect(e.inferenceDetails!.promptTokens).toBeGreaterThan(0);
       }
       const csv = await f.t.request('/billing/usage-history', { headers: { accept: 'text/csv' } });
-      expect(csvEntries(await csv.text())).toEqual(asHistory);
+      expect(csvEntries(await csv.text()) as unknown[]).toEqual(asHistory);
       const csvOld = await f.t.request('/billing/usage?sortOrder=asc', { headers: { accept: 'text/csv' } });
-      expect(csvEntries(await csvOld.text())).toEqual(asHistory);
+      expect(csvEntries(await csvOld.text()) as unknown[]).toEqual(asHistory);
       // The balance moved by exactly what the entries charged.
       const spent = data.reduce((sum, e) => sum + Math.round(e.amount * 1e6), 0);
       const balance = await (await f.t.request('/billing/balance')).json();
