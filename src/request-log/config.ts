@@ -1,7 +1,8 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { parseConfigSection, type Config } from '../config';
+import { TracingConfigSchema } from '../tracing/config';
 
-/** Config `observability`: the request log and the spend series of /metrics. */
+/** Config `observability`: the request log, the spend series of /metrics and OpenTelemetry tracing. */
 export const ObservabilityConfigSchema = T.Object({
   requestLog: T.Object(
     {
@@ -30,6 +31,7 @@ export const ObservabilityConfigSchema = T.Object({
     },
     { default: {} },
   ),
+  tracing: TracingConfigSchema,
 });
 /** The validated `observability` section. */
 export type ObservabilityConfig = Static<typeof ObservabilityConfigSchema>;
