@@ -16,7 +16,7 @@ import { healthRoutes } from './http/health';
 import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
 import { recordSinkOf } from './request-log/sink';
-import { traceGate } from './tracing/gate';
+import { traceGate } from './gates/trace-context';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { responsesRoutes } from './routes/responses-api';

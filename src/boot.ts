@@ -50,7 +50,7 @@ export async function createDeps(
 ): Promise<AppDeps> {
   // Tracing first: when on, every log line that names a live request also carries its trace id.
   const baseLog = overrides.log ?? createLogger(config.logLevel);
-  const tracing = tracingOf(config, baseLog);
+  const tracing = await tracingOf(config, baseLog);
   const log = tracing ? correlatedLogger(baseLog, tracing) : baseLog;
   const storage = overrides.storage ?? (await openStorage(config));
   const kv = overrides.kv ?? (await openKeyValueStore(config));

@@ -16,25 +16,45 @@ export type SamplerName = (typeof SAMPLERS)[number];
 /** Config `observability.tracing`: OpenTelemetry traces over OTLP/HTTP (the `OTEL_*` variables win over these fields). */
 export const TracingConfigSchema = T.Object(
   {
-    /** Export traces (off by default; `OTEL_TRACES_EXPORTER=otlp` turns it on, `none` off). */
-    enabled: T.Boolean({ default: false }),
-    /** The collector's OTLP/HTTP traces URL (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`). */
-    endpoint: T.String({ minLength: 1, default: 'http://localhost:4318/v1/traces' }),
-    /** Headers sent with every export, e.g. a collector's auth (`OTEL_EXPORTER_OTLP_TRACES_HEADERS` / `OTEL_EXPORTER_OTLP_HEADERS`: `k=v,k2=v2`). */
-    headers: T.Record(T.String({ minLength: 1 }), T.String(), { default: {} }),
-    /** The resource's `service.name` (`OTEL_SERVICE_NAME`). */
-    serviceName: T.String({ minLength: 1, default: 'svc' }),
-    /** Which requests are traced (`OTEL_TRACES_SAMPLER`); a client's sampled flag is followed by the parentbased ones. */
+    enabled: T.Boolean({
+      description: 'Export traces (off by default; `OTEL_TRACES_EXPORTER=otlp` turns it on, `none` off).',
+      default: false,
+    }),
+    endpoint: T.String({
+      description:
+        "The collector's OTLP/HTTP traces URL (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`).",
+      minLength: 1,
+      default: 'http://localhost:4318/v1/traces',
+    }),
+    headers: T.Record(T.String({ minLength: 1 }), T.String(), {
+      description:
+        "Headers sent with every export, e.g. a collector's auth (`OTEL_EXPORTER_OTLP_TRACES_HEADERS` / `OTEL_EXPORTER_OTLP_HEADERS`: `k=v,k2=v2`).",
+      default: {},
+    }),
+    serviceName: T.String({ description: "The resource's `service.name` (`OTEL_SERVICE_NAME`).", minLength: 1, default: 'svc' }),
     sampler: T.Union(
       SAMPLERS.map((s) => T.Literal(s)),
-      { default: 'parentbased_always_on' },
+      {
+        description: "Which requests are traced (`OTEL_TRACES_SAMPLER`); the parentbased ones follow a client's sampled flag.",
+        default: 'parentbased_always_on',
+      },
     ),
-    /** The ratio of the traceidratio samplers, 0 to 1 (`OTEL_TRACES_SAMPLER_ARG`). */
-    samplerArg: T.Number({ minimum: 0, maximum: 1, default: 1 }),
-    /** How often finished requests become spans and a batch is exported, in ms. */
-    exportIntervalMs: T.Integer({ minimum: 10, default: 1000 }),
-    /** Requests waiting to become spans beyond this are dropped (never an unbounded heap). */
-    maxQueued: T.Integer({ minimum: 1, default: 20_000 }),
+    samplerArg: T.Number({
+      description: 'The ratio of the traceidratio samplers, 0 to 1 (`OTEL_TRACES_SAMPLER_ARG`).',
+      minimum: 0,
+      maximum: 1,
+      default: 1,
+    }),
+    exportIntervalMs: T.Integer({
+      description: 'How often finished requests become spans and a batch is exported, in ms.',
+      minimum: 10,
+      default: 1000,
+    }),
+    maxQueued: T.Integer({
+      description: 'Requests waiting to become spans beyond this are dropped (never an unbounded heap).',
+      minimum: 1,
+      default: 20_000,
+    }),
   },
   { default: {} },
 );

@@ -3,12 +3,19 @@ import { SVC_VERSION } from '../http/version';
 import type { Logger } from '../log';
 import { observabilityConfigOf } from '../request-log/config';
 import { tracingSettings } from './config';
-import { startTracing, type Tracing } from './tracer';
+import type { Tracing } from './tracer';
 
 export type { Tracing } from './tracer';
 
-/** Tracing as config.observability.tracing and the `OTEL_*` variables ask, or null when it is off (nothing started). */
-export function tracingOf(config: Config, log: Logger, env: Record<string, string | undefined> = process.env): Tracing | null {
+/**
+ * Tracing as config.observability.tracing and the `OTEL_*` variables ask, or null when it is
+ * off: then nothing is started and the OpenTelemetry SDK is not even loaded.
+ */
+export async function tracingOf(
+  config: Config,
+  log: Logger,
+  env: Record<string, string | undefined> = process.env,
+): Promise<Tracing | null> {
   const settings = tracingSettings(observabilityConfigOf(config).tracing, env);
   if (!settings) return null;
   log.info('tracing: exporting OpenTelemetry traces over OTLP/HTTP', {
@@ -17,5 +24,6 @@ export function tracingOf(config: Config, log: Logger, env: Record<string, strin
     samplerArg: settings.samplerArg,
     serviceName: settings.serviceName,
   });
+  const { startTracing } = await import('./tracer');
   return startTracing(settings, log, SVC_VERSION);
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
-import { requestContext } from '../gates/request-id';
-import type { Tracing } from './tracer';
+import { requestContext } from './request-id';
+import type { Tracing } from '../tracing';
 
 /**
  * Starts each request's trace (its ids, the client's `traceparent` continued, the sampler's
