@@ -68,10 +68,25 @@ for (const backend of BACKENDS) {
       // The stages run one after the other: together they fit in the request's latency (rounded to whole ms).
       const sum = s.auth_ms! + s.admission_ms! + s.plugins_ms! + s.upstream_ms! + s.settlement_ms!;
       expect(sum).toBeLessThanOrEqual(row.latencyMs + 1);
-      // `at` is the arrival, not the end of the answer.
       expect(Date.parse(row.at)).toBeGreaterThanOrEqual(before - 1);
-      expect(Date.parse(row.at)).toBeLessThanOrEqual(before + row.latencyMs);
       expect(row.cache).toBeNull();
+    });
+
+    test('`at` is the arrival, not the end of the answer; the upstream time covers its wait', async () => {
+      upstream.set({ headerDelayMs: 300 });
+      try {
+        const before = Date.now();
+        const res = await t.request(chat, { method: 'POST', json: body });
+        expect(res.status).toBe(200);
+        await written();
+        const row = await detail(res.headers.get('cf-ray')!);
+        expect(Date.parse(row.at) - before).toBeLessThan(150);
+        expect(row.latencyMs).toBeGreaterThanOrEqual(300);
+        expect(row.upstreamMs).toBeGreaterThanOrEqual(299);
+        expect(row.stages!.upstream_ttfb_ms).toBeGreaterThanOrEqual(299);
+      } finally {
+        upstream.set({});
+      }
     });
 
     test('the cache outcome is recorded and filterable; a hit has no upstream stage', async () => {

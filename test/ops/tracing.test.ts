@@ -55,7 +55,7 @@ for (const backend of BACKENDS) {
       for (const t of apps) await t.close();
       await upstream.close();
       collector.close();
-    });
+    }, 30_000);
 
     test("one trace per request: the client's trace continued, a span per stage, the upstream call with the GenAI attributes and the upstream sent the same trace", async () => {
       const log = keptLog();
