@@ -5,6 +5,8 @@
  * `bench/in-process.ts` process, interleaved over rounds; prints the medians and the ratios
  * to the off runs of the same invocation.
  */
+export {};
+
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
 const rounds = Number(opt('--rounds', '3'));
