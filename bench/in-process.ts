@@ -15,7 +15,10 @@
  * request a miss and a store), --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost), --alloc (the objects allocated per request,
- * by type, over a window with no collection in it: bench/lib/alloc-window.ts).
+ * by type, over a window with no collection in it: bench/lib/alloc-window.ts), --tracing (OpenTelemetry traces on, every
+ * request sampled, exported over OTLP/HTTP to a collector in a child process that discards them; the spans of the
+ * window are built and exported before the clock stops), --tracing-unsampled (tracing on with a sampling ratio of 0:
+ * ids and traceparent only). `bun bench/tools/tracing-cost.ts` runs it off and on, interleaved, and prints the ratio.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,12 +124,36 @@ async function settleCpu() {
   }
 }
 
+const tracing = flag('--tracing') || flag('--tracing-unsampled');
+
+/** A collector in a child process (its CPU is not svc's) that answers every OTLP export with 200 and keeps nothing. */
+async function startSinkCollector(): Promise<{ url: string; stop(): void }> {
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      '-e',
+      "const s = Bun.serve({ port: 0, hostname: '127.0.0.1', async fetch(r) { await r.arrayBuffer(); return new Response('{}'); } }); console.log(s.port);",
+    ],
+    { stdout: 'pipe' },
+  );
+  const reader = child.stdout.getReader();
+  const { value } = await reader.read();
+  const port = Number(new TextDecoder().decode(value).trim());
+  return { url: `http://127.0.0.1:${port}/v1/traces`, stop: () => child.kill() };
+}
+
 async function main() {
+  const collector = tracing ? await startSinkCollector() : null;
   const config = parseConfig({
     ...benchConfig('http://upstream.invalid'),
     logLevel: 'warn',
     bootstrapCreditUsd: '1000000000',
     ...(process.env.NO_ABUSE ? { abuseGuard: { enabled: false } } : {}),
+    ...(collector && {
+      observability: {
+        tracing: { enabled: true, endpoint: collector.url, ...(flag('--tracing-unsampled') && { sampler: 'traceidratio', samplerArg: 0 }) },
+      },
+    }),
   });
   if (external && (!process.env.DATABASE_URL || !process.env.REDIS_URL)) throw new Error('--external needs DATABASE_URL and REDIS_URL');
   const fresh = external ? await freshDatabase(process.env.DATABASE_URL!) : null;
@@ -206,6 +233,8 @@ async function main() {
   if (flag('--profile')) await profileWindow(() => run(requests));
   else await run(requests);
   await deps.meter.flush();
+  // The window's spans built and exported: their cost is the requests'.
+  await deps.observability?.tracing?.flush();
   const cpu = process.cpuUsage(cpu0);
   const wall = performance.now() - t0;
   const us = (cpu.user + cpu.system) / requests;
@@ -221,13 +250,16 @@ async function main() {
           ? `stream (50 chunks${chunked ? ', one read each' : ', one read'}${flag('--no-usage') ? ', no usage' : ''})`
           : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
-  const cached = cacheHit ? ', cache hits' : cacheMiss ? ', cache misses' : '';
+  const cached =
+    (cacheHit ? ', cache hits' : cacheMiss ? ', cache misses' : '') +
+    (flag('--tracing-unsampled') ? ', tracing on (unsampled)' : tracing ? ', tracing on' : '');
   process.stdout.write(
     `${what}${cached} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +
       (stream ? ` (${(us / 50).toFixed(2)} us per chunk)` : '') +
       `, ${((requests / wall) * 1000).toFixed(0)} req/s wall, ${requests} requests ${rate > 0 ? `at ${rate}/s` : `at ${concurrency} concurrent`}\n`,
   );
   await closeDeps(deps);
+  collector?.stop();
   await fresh?.drop();
   process.exit(0);
 }

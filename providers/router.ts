@@ -31,6 +31,10 @@ export interface RouteOptions {
   cacheKey?: string;
   /** Told the replica id before each attempt (for the router header of a call that fails later). */
   onAttempt?: (replicaId: string) => void;
+  /** Told when an attempt answered (the request's upstream time to first byte). */
+  onAnswer?: () => void;
+  /** The W3C `traceparent` to send upstream (tracing on), passed to the call as it is. */
+  readonly traceparent?: string;
 }
 
 /** Picks replicas for a model and retries before the first byte, for any capability. */
@@ -138,7 +142,9 @@ export function createRouter(lookup: (providerId: string) => { provider: Provide
             signal: opts.signal,
             upstreamModel: replica.upstreamModel,
             timeoutMs: replica.timeoutMs,
+            traceparent: opts.traceparent,
           });
+          opts.onAnswer?.();
           return new RoutedCall(replica, result);
         } catch (error) {
           replica.inFlight--;

@@ -7,6 +7,8 @@ export interface CallOptions {
   upstreamModel: string;
   /** Time allowed before the first byte, in ms. */
   timeoutMs: number;
+  /** The W3C `traceparent` header to send (tracing on): the upstream continues the client's trace. */
+  traceparent?: string;
 }
 
 /** What a provider returns for a chat call. */

@@ -16,6 +16,7 @@ import { healthRoutes } from './http/health';
 import { metricsRoute } from './http/metrics';
 import { requestLog } from './http/request-log';
 import { recordSinkOf } from './request-log/sink';
+import { traceGate } from './gates/trace-context';
 import { modelRoutes } from './routes/models';
 import { chatRoutes, type ChatRouteOptions } from './routes/chat';
 import { responsesRoutes } from './routes/responses-api';
@@ -57,6 +58,7 @@ export interface AppExtras {
  */
 export function createApp(deps: AppDeps, extras: AppExtras = {}) {
   const { config } = deps;
+  const tracing = deps.observability?.tracing ?? null;
   const wallets = parseWalletsConfig(config);
   const wallet =
     extras.wallet ??
@@ -105,8 +107,9 @@ export function createApp(deps: AppDeps, extras: AppExtras = {}) {
 
   const app: Elysia = new Elysia({ name: 'svc' })
     .use(requestIdGate) // 1. CF-RAY
+    .use(tracing ? traceGate(tracing) : new Elysia()) // the trace's ids, when tracing is on (docs/tracing.md)
     .use(responseHeaders)
-    .use(requestLog(deps.log, { accessLog: config.accessLog, records: recordSinkOf(deps.observability?.recorder, deps, () => app.server) }))
+    .use(requestLog(deps.log, { accessLog: config.accessLog, records: recordSinkOf(deps.observability, deps, () => app.server) }))
     .use(uploadBudgetGate(new UploadBudget(config.uploadBudgetBytes), config))
     .use(errorHandler(deps.log))
     .use(bodyLimit(config))

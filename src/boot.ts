@@ -1,5 +1,7 @@
 import { noteSettlements } from './request-log/settlement-notes';
 import { startObservability } from './request-log/observability';
+import { tracingOf } from './tracing';
+import { correlatedLogger } from './tracing/log-correlation';
 import { createKeyCache } from './auth/key-cache';
 import { createUsageMeter } from './billing/live-meter';
 import { walletAdmission } from './x402/wallet-admission';
@@ -46,7 +48,10 @@ export async function createDeps(
     limits?: RateLimiter;
   } = {},
 ): Promise<AppDeps> {
-  const log = overrides.log ?? createLogger(config.logLevel);
+  // Tracing first: when on, every log line that names a live request also carries its trace id.
+  const baseLog = overrides.log ?? createLogger(config.logLevel);
+  const tracing = await tracingOf(config, baseLog);
+  const log = tracing ? correlatedLogger(baseLog, tracing) : baseLog;
   const storage = overrides.storage ?? (await openStorage(config));
   const kv = overrides.kv ?? (await openKeyValueStore(config));
   const now = overrides.now ?? Date.now;
@@ -86,7 +91,7 @@ export async function createDeps(
   const mismatch = capabilityMismatch(models.list(), modelProviders);
   if (mismatch) throw new ConfigError(`models: ${mismatch}`);
   const limits = overrides.limits ?? (await createRateLimiter({ config, storage, kv, now, log }));
-  const observability = startObservability({ config, db: storage.db, log, now });
+  const observability = startObservability({ config, db: storage.db, log, now, tracing });
   const meter = noteSettlements(
     overrides.meter ??
       walletAdmission(createUsageMeter({ db: storage.db, kv, limits, now, log, config, models }), {

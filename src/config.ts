@@ -170,7 +170,9 @@ export const ConfigSchema = T.Object({
   ),
   responses: T.Optional(T.Record(T.String(), T.Unknown(), { description: 'Stored responses of the Responses API and their retention' })),
   observability: T.Optional(
-    T.Record(T.String(), T.Unknown(), { description: 'The request log (retention, batches) and the spend series per key and account' }),
+    T.Record(T.String(), T.Unknown(), {
+      description: 'The request log (retention, batches), the spend series per key and account, and OpenTelemetry tracing',
+    }),
   ),
 });
 

@@ -89,7 +89,9 @@ export async function upstreamCall<T>(
   const attempt = new UpstreamAttempt(call);
   const timer = setTimeout(upstreamFirstByteTimeout, call.timeoutMs, attempt, call.timeoutMs);
   try {
-    const res = await doFetch(url, { method: 'POST', headers, body, signal: attempt.abort.signal });
+    // The provider's headers are shared by its calls: a traced call sends a copy with its traceparent.
+    const sent = call.traceparent ? { ...headers, traceparent: call.traceparent } : headers;
+    const res = await doFetch(url, { method: 'POST', headers: sent, body, signal: attempt.abort.signal });
     if (!res.ok) throw await statusError(res);
     return await read(res, attempt);
   } catch (error) {

@@ -153,6 +153,7 @@ export function createChatHandler(
     let observing = false;
     let upstreamAt: number | null = null;
     try {
+      call.request.pluginsStart = performance.now();
       active = runner.active(ctx);
       observing = runner.observing(active);
       const transformed = runner.transformRequest(active, upstreamReq, ctx);
@@ -161,6 +162,7 @@ export function createChatHandler(
       const responding = runner.respond(active, upstreamReq, ctx);
       if (responding) responded = await responding;
       if (stream) transforms = runner.streamTransforms(active, ctx);
+      call.request.pluginsEnd = performance.now();
       if (observing) upstreamAt = performance.now();
       if (responded) {
         call.answeredLocally();

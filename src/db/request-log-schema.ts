@@ -1,4 +1,5 @@
-import { bigint, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { StageDurations } from '../request-log/stages';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
@@ -30,6 +31,13 @@ export const requestLog = pgTable(
     ttfbMs: integer('ttfb_ms'),
     /** How a stream ended: complete, error or client_gone; null when not streamed. */
     stream: text('stream'),
+    /** The stages' durations in ms (auth, admission, plugins, upstream, settlement): src/request-log/stages.ts. */
+    stages: jsonb('stages').$type<StageDurations>(),
+    /** From the first upstream attempt to the end of its answer; null when no upstream was called (a cache hit, a refusal). */
+    upstreamMs: integer('upstream_ms'),
+    /** What the response cache did (`x-svc-cache`: HIT, MISS, ...) and what the guardrails did (`x-svc-guardrails`), when they ran. */
+    cache: text('cache'),
+    guardrails: text('guardrails'),
     promptTokens: integer('prompt_tokens'),
     completionTokens: integer('completion_tokens'),
     /** The settled charge in micro-units of `currency`; null when nothing was settled. */

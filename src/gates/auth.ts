@@ -87,6 +87,7 @@ export function authGate(deps: AuthDeps) {
 
   /** The authenticated caller on the request's context. */
   function admit(svc: RequestContext, set: { headers: Record<string, string | number> }, caller: Caller | null): void {
+    svc.authEnd = performance.now();
     svc.caller = caller;
     // Spec 5.4: credentials are never refreshed mid-request here (keys and single-use
     // sign-ins have nothing to refresh), so authenticated responses say so.
@@ -108,6 +109,7 @@ export function authGate(deps: AuthDeps) {
       // Not async: a key the cache holds authenticates with no promise; Elysia awaits this
       // hook whatever it returns (its source returns a call), so the slow path's promise is awaited.
       transform: function authenticateCaller({ request, svc, set }) {
+        svc.authStart = performance.now();
         const caller = authenticate(request, svc, access);
         if (!(caller instanceof Promise)) return admit(svc, set, caller);
         return admitLater(svc, set, caller);

@@ -9,7 +9,25 @@ import { nextRequestId } from '../http/request-ids';
 export const requestContext = new Elysia({ name: 'svc.gate.request-context' }).derive(
   { as: 'global' },
   function createRequestContext({ set }): { svc: RequestContext } {
-    return { svc: { requestId: set.headers['cf-ray'] as string, startedAt: performance.now(), caller: null } };
+    // Every field written here, the stage marks included, so every request's context has one shape.
+    return {
+      svc: {
+        requestId: set.headers['cf-ray'] as string,
+        startedAt: performance.now(),
+        caller: null,
+        trace: null,
+        authStart: 0,
+        authEnd: 0,
+        admissionStart: 0,
+        admissionEnd: 0,
+        pluginsStart: 0,
+        pluginsEnd: 0,
+        upstreamStart: 0,
+        upstreamFirstByte: 0,
+        settlementStart: 0,
+        settlementEnd: 0,
+      },
+    };
   },
 );
 

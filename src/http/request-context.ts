@@ -1,4 +1,6 @@
 import type { ApiKeyRecord } from '../auth/api-keys';
+import type { StageMarks } from '../request-log/stages';
+import type { TraceState } from '../tracing/state';
 
 /** Who is calling: the account, and the key or wallet that proved it. */
 export interface Caller {
@@ -13,7 +15,7 @@ export interface Caller {
  * The typed per-request state every gate reads and writes (instead of ad-hoc context
  * properties). Created by the request-id gate, filled in by later stages.
  */
-export interface RequestContext {
+export interface RequestContext extends StageMarks {
   /** The CF-RAY value: unique per request, in every response and log line. */
   requestId: string;
   /** performance.now() when the request arrived. */
@@ -30,6 +32,8 @@ export interface RequestContext {
   settled?: SettledNote;
   /** Set when the operator captures this caller's bodies (src/gates/body-capture.ts): the parsed request body, the handler's answer and the cap. */
   capture?: { request: unknown; response?: unknown; maxBytes: number };
+  /** The request's trace ids when tracing is on (src/tracing); null when it is off. */
+  trace?: TraceState | null;
 }
 
 /** A settlement as the request log records it: tokens and the charge in micro-units of its currency. */

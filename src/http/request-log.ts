@@ -5,6 +5,8 @@ import type { RequestRecord, RequestRecorder } from '../request-log/writer';
 import type { Logger } from '../log';
 import { observeRequest } from '../metrics';
 import { openStreamOf, type StreamEnd } from '../stream/open-streams';
+import { stageDurations } from '../request-log/stages';
+import type { Tracing } from '../tracing';
 
 /** What the after-response hook reads; destructured, so Elysia parses nothing else for it. */
 interface Answered {
@@ -36,9 +38,12 @@ function pathOf(url: string): string {
 
 const elapsedMs = (from: number) => Math.round((performance.now() - from) * 100) / 100;
 
-/** What the request log's record needs besides the access line. */
+/** Where request records go (the request log, the traces) and what they need besides the access line. */
 export interface RecordSink {
-  recorder: RequestRecorder;
+  /** The request log's writer; null when the log is off. */
+  recorder: RequestRecorder | null;
+  /** The traces; null when tracing is off. */
+  tracing: Tracing | null;
   now: () => number;
   /** The client's address (the socket's, or the trusted proxy's X-Forwarded-For hop). */
   clientIp: (request: Request) => string | null;
@@ -79,6 +84,8 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
         path: pathOf(request.url),
         status,
         requestId: set.headers['cf-ray'],
+        // Undefined (left out of the line) when tracing is off.
+        traceId: svc?.trace?.traceId,
         accountId: svc?.caller?.accountId ?? null,
         model: (set.headers['x-svc-model-id'] as string | undefined) ?? null,
       };
@@ -87,12 +94,16 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
       const ms = start === undefined ? null : elapsedMs(start);
       const capture = svc?.capture;
       if (!stream || start === undefined) {
-        const bodies = capture && {
-          request: capture.request,
-          response: answerBody(capture.response ?? responseValue ?? error),
-          maxBytes: capture.maxBytes,
-        };
-        if (record) sink.recorder.add(finished(record, svc, ms, null, tokensOf(responseValue), null), undefined, bodies);
+        if (record) {
+          const done = finished(record, svc, ms, null, tokensOf(responseValue), null, set.headers);
+          const bodies = capture && {
+            request: capture.request,
+            response: answerBody(capture.response ?? responseValue ?? error),
+            maxBytes: capture.maxBytes,
+          };
+          sink.recorder?.add(done, undefined, bodies);
+          if (svc?.trace) sink.tracing?.add(svc, done, performance.now(), finishReasonsOf(responseValue));
+        }
         if (accessLog) log.info('request', { ...line, ms, ...tokensOf(responseValue) });
         return;
       }
@@ -100,10 +111,13 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
         const outcome = end.aborted ? 'client_gone' : end.error ? 'error' : 'complete';
         const total = elapsedMs(start);
         if (record) {
-          const done = finished({ ...record, error: record.error ?? end.error }, svc, total, ms, end, outcome);
+          const done = finished({ ...record, error: record.error ?? end.error }, svc, total, ms, end, outcome, set.headers);
+          // The settlement (its tokens, cost and time) lands after the end is reported: read when the row is written.
+          const late = svc ? () => lateFields(svc, done, set.headers) : undefined;
           const text = capture && end.text?.();
           const bodies = capture && { request: capture.request, response: text?.text, responseCut: text?.cut, maxBytes: capture.maxBytes };
-          sink.recorder.add(done, svc && !svc.settled ? () => settledFields(svc, done) : undefined, bodies);
+          sink.recorder?.add(done, late, bodies);
+          if (svc?.trace) sink.tracing?.add(svc, done, performance.now(), null, late);
         }
         if (!accessLog) return;
         log.info('request', {
@@ -139,7 +153,8 @@ function recordOf(
 ): RequestRecord {
   return {
     requestId: String(line.requestId),
-    at: sink.now(),
+    // When the request arrived: `now` less the time it took to answer.
+    at: svc ? Math.round(sink.now() - (performance.now() - svc.startedAt)) : sink.now(),
     accountId: line.accountId,
     apiKeyId: svc?.caller?.apiKey?.id ?? null,
     method: line.method,
@@ -151,6 +166,10 @@ function recordOf(
     latencyMs: 0,
     ttfbMs: null,
     stream: null,
+    stages: null,
+    upstreamMs: null,
+    cache: null,
+    guardrails: null,
     promptTokens: null,
     completionTokens: null,
     costMicros: null,
@@ -168,6 +187,7 @@ function finished(
   ttfbMs: number | null,
   tokens: Tokens,
   stream: string | null,
+  headers: Record<string, unknown>,
 ): RequestRecord {
   const settled = svc?.settled;
   return {
@@ -175,6 +195,8 @@ function finished(
     latencyMs: Math.round(ms ?? 0),
     ttfbMs: ttfbMs === null ? null : Math.round(ttfbMs),
     stream,
+    ...stagesOf(svc),
+    ...outcomesOf(headers),
     promptTokens: settled?.promptTokens ?? tokens.promptTokens,
     completionTokens: settled?.completionTokens ?? tokens.completionTokens,
     costMicros: settled?.costMicros ?? null,
@@ -182,14 +204,44 @@ function finished(
   };
 }
 
-/** A stream's settlement, read when its record is written (it may settle after the end is reported). */
-function settledFields(svc: RequestContext, record: RequestRecord): Partial<RequestRecord> | null {
+/** The stage durations of a request and its upstream time. */
+function stagesOf(svc: RequestContext | undefined): Pick<RequestRecord, 'stages' | 'upstreamMs'> {
+  if (!svc) return { stages: null, upstreamMs: null };
+  const stages = stageDurations(svc);
+  return { stages, upstreamMs: stages.upstream_ms === null ? null : Math.round(stages.upstream_ms) };
+}
+
+/** What the cache and the guardrails said (their plugins' headers), when they ran. */
+function outcomesOf(headers: Record<string, unknown>): Pick<RequestRecord, 'cache' | 'guardrails'> {
+  const cache = headers['x-svc-cache'];
+  const guardrails = headers['x-svc-guardrails'];
+  return { cache: typeof cache === 'string' ? cache : null, guardrails: typeof guardrails === 'string' ? guardrails : null };
+}
+
+/** `finish_reason` of each choice of a JSON chat answer (the traces' gen_ai.response.finish_reasons); null for any other answer. */
+function finishReasonsOf(value: unknown): string[] | null {
+  const choices = value && typeof value === 'object' ? (value as { choices?: unknown }).choices : undefined;
+  if (!Array.isArray(choices)) return null;
+  const reasons = choices
+    .map((c: { finish_reason?: unknown } | null) => c?.finish_reason)
+    .filter((r): r is string => typeof r === 'string');
+  return reasons.length > 0 ? reasons : null;
+}
+
+/**
+ * What a stream's record learns after its end is reported, read when the record is written:
+ * the settlement (tokens, cost), the stages it ended (settlement, so upstream) and the
+ * outcomes a response-side guardrail noted at the end.
+ */
+function lateFields(svc: RequestContext, record: RequestRecord, headers: Record<string, unknown>): Partial<RequestRecord> {
   const s = svc.settled;
-  if (!s) return null;
-  return {
-    promptTokens: s.promptTokens ?? record.promptTokens,
-    completionTokens: s.completionTokens,
-    costMicros: s.costMicros,
-    currency: s.currency,
-  };
+  const settled = s
+    ? {
+        promptTokens: s.promptTokens ?? record.promptTokens,
+        completionTokens: s.completionTokens,
+        costMicros: s.costMicros,
+        currency: s.currency,
+      }
+    : null;
+  return { ...settled, ...stagesOf(svc), ...outcomesOf(headers) };
 }

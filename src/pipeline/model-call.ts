@@ -75,6 +75,7 @@ export class ModelCall extends MeteredCall {
   ) {
     super(deps, ctx);
     this.answered = model;
+    if (ctx.svc.trace) ctx.svc.trace.requestModel = model.id;
     this.candidates = configuredCandidates(deps.models, model);
   }
 
@@ -111,9 +112,20 @@ export class ModelCall extends MeteredCall {
     Object.assign(this.ctx.set.headers, modelHeaders(this.model));
   }
 
-  /** Shows the replica being tried (the router header of a call that fails later). */
+  /** Shows the replica being tried (the router header of a call that fails later); the first attempt starts the upstream stage. */
   onAttempt(replicaId: string): void {
     this.ctx.set.headers['x-svc-model-router'] = replicaId;
+    this.ctx.svc.upstreamStart ||= performance.now();
+  }
+
+  /** The upstream's answer is in hand (a stream: its first content): the upstream's time to first byte. */
+  onAnswer(): void {
+    this.ctx.svc.upstreamFirstByte = performance.now();
+  }
+
+  /** The W3C `traceparent` the upstream is sent when tracing is on (the request's upstream span). */
+  get traceparent(): string | undefined {
+    return this.ctx.svc.trace?.upstreamTraceparent;
   }
 
   /**

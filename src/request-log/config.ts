@@ -1,9 +1,10 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 import { parseConfigSection, type Config } from '../config';
+import { TracingConfigSchema } from '../tracing/config';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
-/** Config `observability`: the request log and the spend series of /metrics. */
+/** Config `observability`: the request log, the spend series of /metrics and OpenTelemetry tracing. */
 export const ObservabilityConfigSchema = T.Object({
   requestLog: T.Object(
     {
@@ -47,6 +48,7 @@ export const ObservabilityConfigSchema = T.Object({
     },
     { default: {} },
   ),
+  tracing: TracingConfigSchema,
 });
 /** The validated `observability` section. */
 export type ObservabilityConfig = Static<typeof ObservabilityConfigSchema>;

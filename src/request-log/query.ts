@@ -14,6 +14,9 @@ export interface RequestFilters {
   until?: Date;
   minLatencyMs?: number;
   error?: string;
+  /** The cache outcome (exact, any case) and text the guardrails outcome contains. */
+  cache?: string;
+  guardrails?: string;
   /** The keyset cursor: the last row of the previous page. */
   after?: { at: Date; requestId: string };
   limit: number;
@@ -24,8 +27,9 @@ export function requestView(r: typeof requestLog.$inferSelect) {
   return { ...r, at: r.at.toISOString() };
 }
 
-// A LIKE pattern that matches `text` literally anywhere.
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+// A LIKE pattern that matches `text` literally (as a whole, or anywhere).
+const literally = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+const containing = (text: string) => `%${literally(text)}%`;
 
 /** One page of the request log, newest first, and the cursor of the next (null on the last). */
 export async function listRequests(db: Database, f: RequestFilters) {
@@ -42,6 +46,8 @@ export async function listRequests(db: Database, f: RequestFilters) {
     f.until ? lte(requestLog.at, f.until) : undefined,
     f.minLatencyMs !== undefined ? gte(requestLog.latencyMs, f.minLatencyMs) : undefined,
     f.error ? ilike(requestLog.error, containing(f.error)) : undefined,
+    f.cache ? ilike(requestLog.cache, literally(f.cache)) : undefined,
+    f.guardrails ? ilike(requestLog.guardrails, containing(f.guardrails)) : undefined,
     f.after
       ? or(lt(requestLog.at, f.after.at), and(eq(requestLog.at, f.after.at), lt(requestLog.requestId, f.after.requestId)))
       : undefined,

@@ -19,14 +19,22 @@ function note(ctx: RequestContext, usage: MeteredUsage, cost: SettledCost, spend
   if (spend && caller) spend.record(caller.apiKey?.id ?? null, caller.accountId, currency, costMicros);
 }
 
-/** The ticket with a settle that also notes what it charged. */
+/** The admitted ticket (the admission's end marked) with a settle that also notes what it charged and when. */
 function notedTicket(ticket: MeterTicket, ctx: RequestContext, spend: SpendSeries | null): MeterTicket {
+  ctx.admissionEnd = performance.now();
   return {
     headers: ticket.headers,
     balances: ticket.balances,
-    release: () => ticket.release(),
+    release() {
+      ctx.settlementStart ||= performance.now();
+      return ticket.release().then(() => {
+        ctx.settlementEnd = performance.now();
+      });
+    },
     settle(usage) {
+      ctx.settlementStart ||= performance.now();
       return ticket.settle(usage).then((cost) => {
+        ctx.settlementEnd = performance.now();
         note(ctx, usage, cost, spend);
         return cost;
       });
@@ -35,12 +43,13 @@ function notedTicket(ticket: MeterTicket, ctx: RequestContext, spend: SpendSerie
 }
 
 /**
- * The meter, with each ticket's settlement noted on its request context and counted in the
- * spend series: the request log and /metrics learn the tokens and cost from the one place every
+ * The meter, with each ticket's admission and settlement timed and noted on its request
+ * context (the stage marks) and its charge counted in the spend series: the request log and /metrics learn the tokens and cost from the one place every
  * route settles, without any route knowing about them. Everything else passes through as is.
  */
 export function noteSettlements(meter: UsageMeter, spend: SpendSeries | null): UsageMeter {
   const open: UsageMeter['open'] = (input) => {
+    input.ctx.admissionStart = performance.now();
     const ticket = meter.open(input);
     return ticket instanceof Promise ? ticket.then((t) => notedTicket(t, input.ctx, spend)) : notedTicket(ticket, input.ctx, spend);
   };

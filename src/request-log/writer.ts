@@ -5,6 +5,7 @@ import type { Logger } from '../log';
 import { countRequestLogDropped } from '../metrics';
 import type { ObservabilityConfig } from './config';
 import { bodyRow, type BodyRow, type CapturedBodies } from './bodies';
+import type { StageDurations } from './stages';
 
 /** One request as the log stores it (times in epoch ms and ms, money in micro-units). */
 export interface RequestRecord {
@@ -21,6 +22,10 @@ export interface RequestRecord {
   latencyMs: number;
   ttfbMs: number | null;
   stream: string | null;
+  stages: StageDurations | null;
+  upstreamMs: number | null;
+  cache: string | null;
+  guardrails: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
   costMicros: number | null;
@@ -65,14 +70,14 @@ function storable(_key: string, value: unknown): unknown {
 
 /**
  * Inserts a batch as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
- * reason: a builder binding 19 parameters per row costs more CPU than the insert). A request id
+ * reason: a builder binding 23 parameters per row costs more CPU than the insert). A request id
  * already logged is skipped, so a batch retried after a lost answer doubles nothing.
  */
 async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
   await db.execute(sql`
-    insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
-    select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"
-    from json_to_recordset(${JSON.stringify(rows, storable)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
+    insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, stages, upstream_ms, cache, guardrails, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
+    select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r.stages, r."upstreamMs", r.cache, r.guardrails, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"
+    from json_to_recordset(${JSON.stringify(rows, storable)}::json) as r("requestId" text, at bigint, "accountId" uuid, "apiKeyId" uuid, method text, route text, model text, replica text, status integer, error text, "latencyMs" integer, "ttfbMs" integer, stream text, stages jsonb, "upstreamMs" integer, cache text, guardrails text, "promptTokens" integer, "completionTokens" integer, "costMicros" bigint, currency text, "clientIp" text, "userAgent" text)
     on conflict do nothing`);
 }
 

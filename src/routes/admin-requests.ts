@@ -7,6 +7,24 @@ import { decodeCursor, listRequests, requestDetail, type RequestFilters } from '
 
 const Nullable = <S extends Parameters<typeof t.Union>[0][number]>(s: S) => t.Union([s, t.Null()]);
 
+const ms = (description: string) => Nullable(t.Number({ minimum: 0, description: `${description} (ms); null when not reached` }));
+
+/** The stages' durations, in the order they run (src/request-log/stages.ts). */
+const Stages = t.Object(
+  {
+    auth_ms: ms('Authentication'),
+    admission_ms: ms("The meter's admission: rate limits, balance, the reservation"),
+    plugins_ms: ms('The request-side plugins (chat and responses)'),
+    upstream_ttfb_ms: ms('From the first upstream attempt to its answer in hand (a stream: its first content; JSON: the whole body)'),
+    upstream_ms: ms('From the first upstream attempt to the end of its answer (a stream: its last byte)'),
+    settlement_ms: ms("The meter's settlement (or release)"),
+  },
+  {
+    description:
+      'Where the time went, one duration per stage in the order they run, from `at` (the arrival) to `latencyMs`; the gaps between them are routing, validation and the response itself. Null for a request logged before stages were recorded.',
+  },
+);
+
 /** One request-log row. */
 const RequestRow = t.Object({
   requestId: t.String({ description: 'The CF-RAY of the request' }),
@@ -22,6 +40,14 @@ const RequestRow = t.Object({
   latencyMs: t.Integer({ description: 'To the end of the answer (a stream: its end)' }),
   ttfbMs: Nullable(t.Integer({ description: 'To the response headers of a streamed answer' })),
   stream: Nullable(t.String({ description: 'How a stream ended: complete, error or client_gone' })),
+  stages: Nullable(Stages),
+  upstreamMs: Nullable(
+    t.Integer({ description: 'From the first upstream attempt to the end of its answer; null when no upstream was called' }),
+  ),
+  cache: Nullable(t.String({ description: 'What the response cache did (its `x-svc-cache`: HIT, MISS, ...); null when it did not run' })),
+  guardrails: Nullable(
+    t.String({ description: 'What the guardrails did (their `x-svc-guardrails`: `pii=redact, deny_list=pass`); null when none ran' }),
+  ),
   promptTokens: Nullable(t.Integer()),
   completionTokens: Nullable(t.Integer()),
   costMicros: Nullable(t.Integer({ description: 'The settled charge in micro-units of `currency`' })),
@@ -64,6 +90,10 @@ const Query = t.Object({
   until: t.Optional(t.String({ format: 'date-time', description: 'Up to this time (inclusive)' })),
   minLatencyMs: t.Optional(t.Integer({ minimum: 0, description: 'Only requests that took at least this long' })),
   error: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Text the error string contains (case-insensitive)' })),
+  cache: t.Optional(t.String({ minLength: 1, maxLength: 20, description: 'What the cache did, e.g. HIT or MISS (case-insensitive)' })),
+  guardrails: t.Optional(
+    t.String({ minLength: 1, maxLength: 100, description: 'Text the guardrails outcome contains, e.g. `deny` or `pii=redact`' }),
+  ),
   after: t.Optional(t.String({ description: "The previous page's `next`" })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, description: 'Page size (default 100)' })),
 });
@@ -83,6 +113,8 @@ function filtersOf(q: typeof Query.static): RequestFilters {
     until: q.until ? new Date(q.until) : undefined,
     minLatencyMs: q.minLatencyMs,
     error: q.error,
+    cache: q.cache,
+    guardrails: q.guardrails,
     after,
     limit: q.limit ?? 100,
   };
