@@ -186,12 +186,14 @@ export function createChatHandler(
       result.done();
       // Settled before the plugins touch the body: the upstream's work is done and charged even if one fails.
       const completion = result.result.body;
-      const before = observing ? structuredClone(completion) : null;
+      // onSettled sees the answer before the transforms: the upstream's is cloned (transforms may
+      // change it in place), a plugin's is handed as it gave it (PluginAnswer: never written to).
+      const before = observing ? (responded ? responded.answer.completion : structuredClone(completion)) : null;
       const firstByteAt = observing ? performance.now() : null;
       const usage = completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       const settled = await call.settle(
         responded
-          ? answerMetered(responded.answer.charges, ctx.extraCharges, call.request.startedAt)
+          ? answerMetered(responded.answer, ctx.extraCharges, call.request.startedAt)
           : metered(usage, ctx.extraCharges, call.request.startedAt),
       );
       // What onSettled is told, kept only when a plugin will be (no closure per request).
@@ -208,7 +210,7 @@ export function createChatHandler(
         : null;
       let answer;
       try {
-        const transformed = runner.transformResponse(active, completion, ctx);
+        const transformed = runner.transformResponse(active, completion, ctx, responded !== null);
         answer = transformed instanceof Promise ? await transformed : transformed;
       } catch (error) {
         const shown = withheld(error, settled.usdMicros);

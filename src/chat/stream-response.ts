@@ -107,7 +107,9 @@ class ChatStreamOptions implements ProxyStreamOptions {
 
   constructor(private readonly s: StreamResponseInput) {
     this.upstream = s.result ? streamBody(s.result) : deferredUpstream(s.routed);
-    this.transforms = s.observer ? [s.observer.recorder, ...s.transforms] : s.transforms;
+    // A plugin's answer is known whole (the observer reports it as it is): no recording, so a
+    // cache hit with no stream transform stays zero-copy.
+    this.transforms = s.observer && !s.responded ? [s.observer.recorder, ...s.transforms] : s.transforms;
     this.leading = s.ctx.leadingChunks;
     this.pingIntervalMs = s.pingIntervalMs;
     this.idleTimeoutMs = s.idleTimeoutMs;
@@ -140,9 +142,7 @@ class ChatStreamOptions implements ProxyStreamOptions {
     try {
       const { startedAt } = s.call.request;
       settled = await s.call.settle(
-        s.responded
-          ? answerMetered(s.responded.answer.charges, s.ctx.extraCharges, startedAt)
-          : metered(usage, s.ctx.extraCharges, startedAt),
+        s.responded ? answerMetered(s.responded.answer, s.ctx.extraCharges, startedAt) : metered(usage, s.ctx.extraCharges, startedAt),
       );
     } catch (error) {
       s.ctx.services.log.error('chat: settlement failed', { requestId: s.call.request.requestId, error: String(error) });
