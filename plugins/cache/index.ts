@@ -72,7 +72,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 async function readEntry(ctx: Ctx, hash: string): Promise<ServedEntry | null> {
   const bytes = await within(ctx.store.getBytes(entryKey(hash)), ctx.options.storeTimeoutMs);
-  return bytes === null ? null : decodeServed(bytes, ctx.options.maxEntryBytes);
+  return bytes === null ? null : decodeServed(hash, bytes, ctx.options.maxEntryBytes);
 }
 
 /** Says what the cache did: the header, the `svc_parameters` echo and the counter. */

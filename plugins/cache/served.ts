@@ -19,16 +19,36 @@ export function servedEntry(entry: CacheEntry): ServedEntry {
 
 // A store that hands back the same bytes object for the same entry (the memory store) gets it
 // decoded once: the JSON parse, the usage mark and, in the pipeline, the stream's encoding are
-// done on the first hit only. Bytes read from Redis are new each time and decoded each time.
+// done on the first hit only.
 const decoded = new WeakMap<Uint8Array, ServedEntry | null>();
 
-/** The entry of `bytes` ready to serve; null when they do not decode (see decodeEntry). */
-export function decodeServed(bytes: Uint8Array, maxBytes: number): ServedEntry | null {
+// Bytes read from Redis are new on every read: the last decoded entries of small keys are kept
+// by key and reused while the stored bytes are the same (a memcmp, where a parse and, for a
+// stream, the SSE encoding were paid per hit). Bounded: RECENT entries of at most RECENT_BYTES.
+const RECENT = 256;
+const RECENT_BYTES = 64 * 1024;
+const recent = new Map<string, { bytes: Uint8Array; served: ServedEntry }>();
+
+function decodeOnce(bytes: Uint8Array, maxBytes: number): ServedEntry | null {
   let served = decoded.get(bytes);
   if (served === undefined) {
     const entry = decodeEntry(bytes, maxBytes);
     served = entry && servedEntry(entry);
     decoded.set(bytes, served);
+  }
+  return served;
+}
+
+/** The entry of `bytes` (stored under `hash`) ready to serve; null when they do not decode (see decodeEntry). */
+export function decodeServed(hash: string, bytes: Uint8Array, maxBytes: number): ServedEntry | null {
+  if (bytes.byteLength > RECENT_BYTES) return decodeOnce(bytes, maxBytes);
+  const known = recent.get(hash);
+  if (known && Buffer.from(known.bytes.buffer, known.bytes.byteOffset, known.bytes.byteLength).equals(bytes)) return known.served;
+  const served = decodeOnce(bytes, maxBytes);
+  if (served) {
+    recent.delete(hash);
+    if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+    recent.set(hash, { bytes, served });
   }
   return served;
 }
