@@ -2,6 +2,7 @@ import type { MetricRow } from '../report';
 import type { RunData } from './run-data';
 import { GOALS } from './goals';
 import { row } from './rows';
+import { ratio } from './stats';
 
 const below = (_: number, __: number | null, r: number | null) => r != null && r < GOALS.cacheHitRatio;
 
@@ -31,6 +32,13 @@ export function cacheRows(data: RunData): MetricRow[] {
       (t) => (t === 'bare' ? tp(t)?.cpuPerStream.cpuPerRequestUs : data.cache[t]?.hitStream.cpuPerRequestUs),
       hit,
       below,
+    ),
+    // svc's hit over svc's own proxied call of the same kind: what the cache saves a client of svc.
+    row(data, 'cache_hit_over_svc_json', "CPU of a JSON hit over svc's own proxied JSON request", 'x', (t) =>
+      t === 'bare' ? null : ratio(data.cache[t]?.hitJson.cpuPerRequestUs, tp(t)?.cpuPerRequest.cpuPerRequestUs),
+    ),
+    row(data, 'cache_hit_over_svc_stream', "CPU of a stream hit over svc's own proxied 50-chunk stream", 'x', (t) =>
+      t === 'bare' ? null : ratio(data.cache[t]?.hitStream.cpuPerRequestUs, tp(t)?.cpuPerStream.cpuPerRequestUs),
     ),
     row(
       data,

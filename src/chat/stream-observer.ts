@@ -23,6 +23,12 @@ export class StreamObserver {
   private firstByteAt: number | null = null;
   /** The first transform of the stream: keeps a copy of each chunk (later transforms may change it in place). */
   readonly recorder: ChunkTransformer;
+  /**
+   * Whether each chunk is deep-copied as it is recorded: needed when a later stage (a plugin's
+   * transform, another wire format's encoder) may change it in place; without one the chunk
+   * itself is kept (a structuredClone per chunk was most of what recording cost).
+   */
+  copies = true;
 
   constructor(
     private readonly runner: PluginRunner,
@@ -34,7 +40,7 @@ export class StreamObserver {
     this.recorder = {
       transform(chunk, emit) {
         observer.firstByteAt ??= performance.now();
-        observer.chunks.push(structuredClone(chunk));
+        observer.chunks.push(observer.copies ? structuredClone(chunk) : chunk);
         emit(chunk);
       },
     };

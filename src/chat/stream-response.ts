@@ -110,6 +110,7 @@ class ChatStreamOptions implements ProxyStreamOptions {
     // A plugin's answer is known whole (the observer reports it as it is): no recording, so a
     // cache hit with no stream transform stays zero-copy.
     this.transforms = s.observer && !s.responded ? [s.observer.recorder, ...s.transforms] : s.transforms;
+    if (s.observer) s.observer.copies = s.transforms.length > 0 || s.encoder !== undefined;
     this.leading = s.ctx.leadingChunks;
     this.pingIntervalMs = s.pingIntervalMs;
     this.idleTimeoutMs = s.idleTimeoutMs;

@@ -235,6 +235,12 @@ export class PluginRunner {
     return out;
   }
 
+  /** Whether an active plugin has `transformResponse` (it may change a JSON answer in place). */
+  changesResponse(active: readonly ActivePlugin[]): boolean {
+    for (const p of active) if (p.plugin.transformResponse) return true;
+    return false;
+  }
+
   /** Whether an active plugin has `onSettled` (the pipeline then keeps what the outcome needs). */
   observing(active: readonly ActivePlugin[]): boolean {
     if (!this.observes) return false;
