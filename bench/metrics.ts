@@ -1,3 +1,4 @@
+import { cacheRows } from './lib/cache-rows';
 import { familyRows, rssAroundLoadRows } from './lib/family-rows';
 import type { RunData } from './lib/run-data';
 import type { ImagesResult } from './phases/images';
@@ -71,6 +72,7 @@ export function buildRows(data: RunData): MetricRow[] {
       `ratio <= ${GOALS.streamCountedRatio}`,
       ratioAtMost(GOALS.streamCountedRatio),
     ),
+    ...cacheRows(data),
     row(
       data,
       'ttfb_added_p50_direct',

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { buildRows } from './metrics';
 import { newRunData, type RunData } from './lib/run-data';
 import { imageInput, validateInChild } from './lib/image-inputs';
+import { cachePhase } from './phases/cache';
 import { imagesPhase } from './phases/images';
 import { openStreamsPhase } from './phases/open-streams';
 import { openStreamsRounds } from './phases/open-streams-rounds';
@@ -174,6 +175,16 @@ async function main() {
         for (const e of r?.errors ?? []) data.notes.push(`families on ${t.name}: ${e}`);
       }
     else for (const [name, read] of rssReads) data.rssAroundLoad[name] = await read;
+
+    // After the families phase, which waits for each target's RSS reading: this load must not land in it.
+    if (!short)
+      for (const t of targets) {
+        if (t.name === 'bare') continue;
+        log(`response cache on ${t.name}: hits (JSON, stream) and misses`);
+        await up.shape(50, 0);
+        const r = await attempt(`cache on ${t.name}`, () => withTimeout(`cache ${t.name}`, 60_000, cachePhase(t, d)));
+        if (r) data.cache[t.name] = r;
+      }
 
     if (withPeers) {
       const svcTp = data.throughput['svc:memory+pglite'];

@@ -17,6 +17,8 @@ export const GOALS = {
   ttfbAddedP50Ms: 0.5,
   /** redis-server CPU per JSON request, µs (its own server). */
   redisUs: 40,
+  /** CPU per response-cache hit (JSON and stream) over the bare proxy's call of the same kind: cheaper than proxying. */
+  cacheHitRatio: 1.0,
   /** Embedded RSS right after start, MB. */
   rssStartMB: 150,
   /** RSS 10 s after the throughput load ends, against just before it: at most this much higher, %. */

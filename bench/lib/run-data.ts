@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import { loadTool } from '../load/http-load';
+import type { CacheResult } from '../phases/cache';
 import type { ImagesResult } from '../phases/images';
 import type { OpenStreamsResult } from '../phases/open-streams';
 import type { PeerResult } from '../phases/peers';
@@ -25,6 +26,8 @@ export interface RunData extends FamilyRowData {
   /** RSS (MB) per target right after start, settled, before any request (svc: on a fresh data dir). */
   idleRssMB: Record<string, number>;
   throughput: Record<string, ThroughputResult>;
+  /** svc targets: the response cache's hits and misses under load (bench/phases/cache.ts). */
+  cache: Record<string, CacheResult>;
   /** Per target name. */
   images: Record<string, ImagesResult>;
   /** The largest accepted upload validated in isolation (src/images/input.ts, its own process). */
@@ -58,6 +61,7 @@ export async function newRunData(mode: 'quick' | 'full'): Promise<RunData> {
     unavailable: {},
     idleRssMB: {},
     throughput: {},
+    cache: {},
     families: {},
     rssAroundLoad: {},
     ttfb: null,

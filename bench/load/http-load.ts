@@ -22,6 +22,8 @@ export interface LoadSpec {
   durationS: number;
   /** Requests per second over all connections; max rate when absent. */
   rate?: number;
+  /** Replace `[<id>]` in the body with a new random id per request (autocannon's `-I`): every body differs. */
+  idReplacement?: boolean;
 }
 
 const AUTOCANNON = 'node_modules/autocannon/autocannon.js';
@@ -56,6 +58,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   ];
   for (const [k, v] of Object.entries(spec.headers)) args.push('-H', `${k}=${v}`);
   if (spec.rate) args.push('-R', String(spec.rate));
+  if (spec.idReplacement) args.push('-I');
   args.push('-b', spec.body, spec.url);
   const child = startChild('autocannon', args);
   try {

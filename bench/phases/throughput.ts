@@ -29,7 +29,7 @@ export interface MeasuredLoad extends LoadResult {
 export async function measureLoad(
   target: Target,
   body: string,
-  opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate'>,
+  opts: Pick<LoadSpec, 'connections' | 'durationS' | 'rate' | 'idReplacement'>,
   url = target.chatUrl,
 ): Promise<MeasuredLoad> {
   const priorDrainMs = await ledgerSettled(target.metricsUrl);

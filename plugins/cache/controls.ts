@@ -40,9 +40,13 @@ export interface CacheControl {
   noStore: boolean;
 }
 
+const NO_DIRECTIVES: CacheControl = Object.freeze({ noCache: false, noStore: false });
+
 /** Parses a `Cache-Control` request header (absent: neither directive). */
 export function parseCacheControl(header: string | null | undefined): CacheControl {
-  const directives = (header ?? '')
+  // Most requests send none: no split, no arrays, one shared answer.
+  if (!header) return NO_DIRECTIVES;
+  const directives = header
     .toLowerCase()
     .split(',')
     .map((d) => d.trim().split('=')[0]);

@@ -1,19 +1,12 @@
-import {
-  definePlugin,
-  Type,
-  type ChatCompletion,
-  type ChatRequest,
-  type PluginAnswer,
-  type PluginContext,
-  type SettledOutcome,
-} from '@svc/plugin-sdk';
+import { definePlugin, Type, type ChatRequest, type PluginAnswer, type PluginContext, type SettledOutcome } from '@svc/plugin-sdk';
 import { cacheParameter, decide, parseCacheControl, type CacheDecision, type CacheParameter, type DecisionInput } from './controls';
-import { decodeEntry, encodeEntry, type CacheEntry } from './entry';
+import { encodeEntry, type CacheEntry } from './entry';
 import { Herd, type Owner } from './herd';
 import { cacheKey } from './key';
 import { cacheMetrics, type CacheStatus } from './metrics';
 import { cacheOptions, type CacheOptions } from './options';
 import { hitCharges } from './price';
+import { decodeServed, servedEntry, type ServedEntry } from './served';
 import { cacheScope } from './scope';
 
 type Ctx = PluginContext<{ cache?: CacheParameter }, CacheOptions>;
@@ -25,19 +18,19 @@ interface RequestState {
   /** The entry's hash, once `respond` computed it. */
   key: string | null;
   /** Set when this request owns the herd lock of its key. */
-  owner: Owner<CacheEntry> | null;
+  owner: Owner<ServedEntry> | null;
 }
 
 // By request id: every hook of a request sees the same id, whatever context object carries it.
 // onSettled removes the state; it runs for every request whose plugins were asked isActive.
 const states = new Map<string, RequestState>();
 const MAX_PENDING = 100_000;
-const herds = new WeakMap<Ctx['store'], Herd<CacheEntry>>();
+const herds = new WeakMap<Ctx['store'], Herd<ServedEntry>>();
 
 const entryKey = (hash: string) => `e:${hash}`;
 
 /** The herd of this store (one per store, so per app instance); its lock calls bounded like reads. */
-function herdOf(ctx: Ctx): Herd<CacheEntry> {
+function herdOf(ctx: Ctx): Herd<ServedEntry> {
   let herd = herds.get(ctx.store);
   if (!herd) {
     const { store } = ctx;
@@ -77,9 +70,9 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, deadline(ms)]);
 }
 
-async function readEntry(ctx: Ctx, hash: string): Promise<CacheEntry | null> {
+async function readEntry(ctx: Ctx, hash: string): Promise<ServedEntry | null> {
   const bytes = await within(ctx.store.getBytes(entryKey(hash)), ctx.options.storeTimeoutMs);
-  return bytes === null ? null : decodeEntry(bytes, ctx.options.maxEntryBytes);
+  return bytes === null ? null : decodeServed(hash, bytes, ctx.options.maxEntryBytes);
 }
 
 /** Says what the cache did: the header, the `svc_parameters` echo and the counter. */
@@ -92,11 +85,13 @@ function report(ctx: Ctx, status: CacheStatus, hash: string | null, age?: number
 }
 
 /** A hit as the pipeline's stand-in for the upstream: the stored answer, its usage marked cached, at the cache price. */
-function hit(ctx: Ctx, hash: string, entry: CacheEntry): PluginAnswer {
+function hit(ctx: Ctx, hash: string, served: ServedEntry): PluginAnswer {
+  const { entry } = served;
   const age = Math.max(0, Math.floor((ctx.services.now() - entry.storedAt) / 1000));
   report(ctx, 'HIT', hash, age);
-  const completion: ChatCompletion = { ...entry.completion, usage: { ...entry.completion.usage, cached: true } as ChatCompletion['usage'] };
-  return { completion, charges: hitCharges(ctx.model.id, entry.costMicros, ctx.options) };
+  const answer: PluginAnswer = { completion: served.completion, charges: hitCharges(ctx.model.id, entry.costMicros, ctx.options) };
+  if (ctx.options.countCachedTokens) answer.limitTokens = served.tokens;
+  return answer;
 }
 
 /** The store failed: this request goes on without the cache (never a 5xx), counted. */
@@ -124,7 +119,7 @@ async function respondFromCache(req: ChatRequest, ctx: Ctx): Promise<PluginAnswe
     report(ctx, 'REFRESH', hash);
     return null;
   }
-  let entry: CacheEntry | null;
+  let entry: ServedEntry | null;
   try {
     entry = await readEntry(ctx, hash);
   } catch (err) {
@@ -153,7 +148,7 @@ async function storeAnswer(outcome: SettledOutcome, ctx: Ctx): Promise<void> {
   const state = states.get(ctx.request.requestId);
   if (!state) return;
   states.delete(ctx.request.requestId);
-  let stored: CacheEntry | null = null;
+  let stored: ServedEntry | null = null;
   try {
     if (state.key === null || !state.decision.write || outcome.answeredBy !== 'upstream') return;
     const metrics = cacheMetrics(ctx.services.metrics);
@@ -175,7 +170,7 @@ async function storeAnswer(outcome: SettledOutcome, ctx: Ctx): Promise<void> {
     try {
       await within(ctx.store.set(entryKey(state.key), bytes, state.decision.ttlMs), ctx.options.storeTimeoutMs);
       metrics.stored(ctx.model.id, bytes.byteLength);
-      stored = entry;
+      stored = servedEntry(entry);
     } catch (err) {
       metrics.storeError('write');
       ctx.services.log.warn('cache: store write failed', { requestId: outcome.requestId, err: String(err) });

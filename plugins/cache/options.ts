@@ -37,6 +37,11 @@ export const cacheOptions = {
     default: {},
     description: 'Namespaces shared across accounts that opt in: name → account ids.',
   }),
+  countCachedTokens: Type.Boolean({
+    default: true,
+    description:
+      'Whether a hit counts against token rate limits (TPM) at the original answer’s usage; false: a hit counts 0 tokens (RPM still applies).',
+  }),
   price: Type.Object(Price.properties, { additionalProperties: false, default: {}, description: 'Price of a hit (default free).' }),
   prices: Type.Record(Type.String(), Price, { default: {}, description: 'Price of a hit per catalog model id (beats `price`).' }),
   herdWaitMs: Type.Integer({

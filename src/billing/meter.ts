@@ -26,6 +26,8 @@ export interface MeteredUsage {
   extras?: ExtraCharge[];
   /** Bill the extras alone, no token rows (a plugin answered instead of the model: its own SKUs). */
   extrasOnly?: boolean;
+  /** Tokens the rate limits count when not the ones billed (a cache hit: the original answer's); default prompt + completion. */
+  limitTokens?: number;
   executionMs: number;
   /** Notes for the ledger row (the plugins' `ctx.notes`, joined); absent when none. */
   notes?: string;

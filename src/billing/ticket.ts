@@ -151,7 +151,7 @@ class Ticket implements MeterTicket {
       counterTtlMs: ttlMs,
       charge,
       settledTtlMs: deps.settledTtlMs,
-      tokens: r.admission.tokenCorrection(usage.promptTokens + usage.completionTokens),
+      tokens: r.admission.tokenCorrection(usage.limitTokens ?? usage.promptTokens + usage.completionTokens),
     });
     if (r.durable) return this.forgotten(settled);
     return settled instanceof Promise ? settled.then(costOf) : Promise.resolve(costOf(settled));

@@ -36,9 +36,15 @@ export interface CheckedAnswer {
   upstreamCalls: number;
 }
 
-/** The plugins' response transforms on `completion` (no promise when none is active). */
-async function transformed(runner: PluginRunner, active: readonly ActivePlugin[], completion: ChatCompletion, ctx: RequestPluginContext) {
-  const out = runner.transformResponse(active, completion, ctx);
+/** The plugins' response transforms on `completion` (no promise when none is active); `shared` when a plugin answered (it may be served to others too). */
+async function transformed(
+  runner: PluginRunner,
+  active: readonly ActivePlugin[],
+  completion: ChatCompletion,
+  ctx: RequestPluginContext,
+  shared: boolean,
+) {
+  const out = runner.transformResponse(active, completion, ctx, shared);
   return out instanceof Promise ? await out : out;
 }
 
@@ -60,7 +66,7 @@ export async function checkedAnswer(
 ): Promise<CheckedAnswer> {
   const out: CheckedAnswer = { body: first, kept: keep(first), usage: usageOf(first), answer: null, failure: null, upstreamCalls: 1 };
   try {
-    out.answer = await transformed(runner, active, first, ctx);
+    out.answer = await transformed(runner, active, first, ctx, call === null);
     return out;
   } catch (error) {
     out.failure = error;
@@ -82,7 +88,7 @@ export async function checkedAnswer(
   out.kept = keep(second);
   out.failure = null;
   try {
-    out.answer = await transformed(runner, active, second, ctx);
+    out.answer = await transformed(runner, active, second, ctx, false);
   } catch (error) {
     out.failure = error;
   }

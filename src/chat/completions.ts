@@ -4,7 +4,7 @@ import { formatMicros } from '../billing/money';
 import type { FallbackName, ModelCall } from '../pipeline/model-call';
 import type { ActivePlugin, PluginRunner, RespondedAnswer } from '../pipeline/plugin-runner';
 import { chatPromptTokens } from '../pipeline/tokens';
-import type { ChatMessage, UpstreamChatRequest } from '../stream/wire';
+import type { ChatCompletion, ChatMessage, UpstreamChatRequest } from '../stream/wire';
 import type { ModelEntry } from '../models/catalog';
 import type { Routed } from '../../providers/router';
 import type { ProviderChatResult } from '../../providers/types';
@@ -89,6 +89,18 @@ export function completionBudget(body: ChatRequestBody, model: ModelEntry, choic
 const NO_PLUGINS: readonly ActivePlugin[] = [];
 const NO_TRANSFORMS: ChunkTransformer[] = [];
 const same = <T>(x: T): T => x;
+const shallow = (c: ChatCompletion): ChatCompletion => ({ ...c });
+
+/**
+ * How onSettled gets the answer before the transforms. A plugin's is handed as it gave it
+ * (PluginAnswer: never written to). The upstream's is deep-cloned when a transform may change
+ * it in place; otherwise a shallow copy keeps it from the fields completed after (model, cost,
+ * the echo): structuredClone was a tenth of a cache miss's CPU.
+ */
+function keepFor(observing: boolean, pluginAnswered: boolean, transformsChange: boolean): (c: ChatCompletion) => ChatCompletion {
+  if (!observing || pluginAnswered) return same;
+  return transformsChange ? structuredClone : shallow;
+}
 
 /**
  * Resolves once `p` settles or `ms` pass (null when the time ran out first); the caller
@@ -204,12 +216,12 @@ export function createChatHandler(
         retryWith,
         upstreamReq,
         result.result.body,
-        observing ? structuredClone : same,
+        keepFor(observing, responded !== null, runner.changesResponse(active)),
       );
       const { usage, upstreamCalls } = checked;
       const settled = await call.settle(
         responded
-          ? answerMetered(responded.answer.charges, ctx.extraCharges, call.request.startedAt, ctx.notes)
+          ? answerMetered(responded.answer, ctx.extraCharges, call.request.startedAt, ctx.notes)
           : metered(usage, ctx.extraCharges, call.request.startedAt, ctx.notes),
       );
       if (upstreamCalls > 1) ctx.setHeader('x-svc-upstream-calls', String(upstreamCalls));

@@ -14,8 +14,8 @@ export interface ObservedStream {
 }
 
 /**
- * What a stream's `onSettled` plugins are told: the chunks as the upstream (or the
- * responding plugin) sent them, recorded ahead of the transforms and assembled at the end.
+ * What a stream's `onSettled` plugins are told: the chunks as the upstream sent them,
+ * recorded ahead of the transforms and assembled at the end (a plugin's answer: as it gave it).
  * Exists only when such a plugin is active; otherwise the stream stays zero-copy.
  */
 export class StreamObserver {
@@ -23,6 +23,12 @@ export class StreamObserver {
   private firstByteAt: number | null = null;
   /** The first transform of the stream: keeps a copy of each chunk (later transforms may change it in place). */
   readonly recorder: ChunkTransformer;
+  /**
+   * Whether each chunk is deep-copied as it is recorded: needed when a later stage (a plugin's
+   * transform, another wire format's encoder) may change it in place; without one the chunk
+   * itself is kept (a structuredClone per chunk was most of what recording cost).
+   */
+  copies = true;
 
   constructor(
     private readonly runner: PluginRunner,
@@ -34,7 +40,7 @@ export class StreamObserver {
     this.recorder = {
       transform(chunk, emit) {
         observer.firstByteAt ??= performance.now();
-        observer.chunks.push(structuredClone(chunk));
+        observer.chunks.push(observer.copies ? structuredClone(chunk) : chunk);
         emit(chunk);
       },
     };
@@ -42,8 +48,12 @@ export class StreamObserver {
 
   /** Schedules the plugins' `onSettled` with how the stream ended (`settled` null: released, nothing charged). */
   report(s: ObservedStream, outcome: StreamOutcome, usage: ChatUsage | null, settled: SettledCost | null): void {
-    const completion = this.chunks.length > 0 ? chunksToCompletion(this.chunks) : null;
-    if (completion && usage) completion.usage = usage;
+    // A plugin's answer is handed as it is (shared, never written to); the upstream's is assembled from its chunks.
+    let completion = s.responded ? s.responded.answer.completion : null;
+    if (!completion && this.chunks.length > 0) {
+      completion = chunksToCompletion(this.chunks);
+      if (usage) completion.usage = usage;
+    }
     this.runner.settled(
       this.active,
       s.ctx,

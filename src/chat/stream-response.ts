@@ -107,7 +107,10 @@ class ChatStreamOptions implements ProxyStreamOptions {
 
   constructor(private readonly s: StreamResponseInput) {
     this.upstream = s.result ? streamBody(s.result) : deferredUpstream(s.routed);
-    this.transforms = s.observer ? [s.observer.recorder, ...s.transforms] : s.transforms;
+    // A plugin's answer is known whole (the observer reports it as it is): no recording, so a
+    // cache hit with no stream transform stays zero-copy.
+    this.transforms = s.observer && !s.responded ? [s.observer.recorder, ...s.transforms] : s.transforms;
+    if (s.observer) s.observer.copies = s.transforms.length > 0 || s.encoder !== undefined;
     this.leading = s.ctx.leadingChunks;
     this.pingIntervalMs = s.pingIntervalMs;
     this.idleTimeoutMs = s.idleTimeoutMs;
@@ -141,7 +144,7 @@ class ChatStreamOptions implements ProxyStreamOptions {
       const { startedAt } = s.call.request;
       settled = await s.call.settle(
         s.responded
-          ? answerMetered(s.responded.answer.charges, s.ctx.extraCharges, startedAt, s.ctx.notes)
+          ? answerMetered(s.responded.answer, s.ctx.extraCharges, startedAt, s.ctx.notes)
           : metered(usage, s.ctx.extraCharges, startedAt, s.ctx.notes),
       );
     } catch (error) {

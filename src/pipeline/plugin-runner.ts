@@ -17,14 +17,29 @@ export interface RespondedAnswer {
 /** No plugin active: one shared list, not an empty array per request. */
 const NONE: readonly ActivePlugin[] = Object.freeze([]);
 
-/** `p`, or a rejection once `ms` pass; the timer is cleared either way. */
-async function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(reject, ms, new PluginTimeout(ms))))]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * `p`, or a rejection once `ms` pass; the timer is cleared either way. The timeout error (an
+ * Error captures a stack) is made only when the timer fires: most hooks answer in time, and
+ * a cache hit runs this once per request.
+ */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  const w = Promise.withResolvers<T>() as PromiseWithResolvers<T> & { timer: number | ReturnType<typeof setTimeout> };
+  w.timer = setTimeout(timedOut, ms, w, ms);
+  p.then(
+    (value) => {
+      clearTimeout(w.timer);
+      w.resolve(value);
+    },
+    (error: unknown) => {
+      clearTimeout(w.timer);
+      w.reject(error);
+    },
+  );
+  return w.promise;
+}
+
+function timedOut(w: PromiseWithResolvers<unknown>, ms: number): void {
+  w.reject(new PluginTimeout(ms));
 }
 
 /**
@@ -193,13 +208,19 @@ export class PluginRunner {
     };
   }
 
-  /** Lets each active plugin change a non-streaming response (with none active, `body` itself: no promise per request). */
+  /**
+   * Lets each active plugin change a non-streaming response (with none active, `body` itself:
+   * no promise per request). A `shared` body (a plugin's answer, which others may be served
+   * too) is deep-copied first, since a transform may change it in place.
+   */
   transformResponse(
     active: readonly ActivePlugin[],
     body: ChatCompletion,
     base: RequestPluginContext,
+    shared = false,
   ): ChatCompletion | Promise<ChatCompletion> {
-    for (const p of active) if (p.plugin.transformResponse) return this.transformResponseOf(active, body, base);
+    for (const p of active)
+      if (p.plugin.transformResponse) return this.transformResponseOf(active, shared ? structuredClone(body) : body, base);
     return body;
   }
 
@@ -221,6 +242,12 @@ export class PluginRunner {
       out = await this.finish(p, 'transformResponse', true, base.requestId, started, next);
     }
     return out;
+  }
+
+  /** Whether an active plugin has `transformResponse` (it may change a JSON answer in place). */
+  changesResponse(active: readonly ActivePlugin[]): boolean {
+    for (const p of active) if (p.plugin.transformResponse) return true;
+    return false;
   }
 
   /** Whether an active plugin has `onSettled` (the pipeline then keeps what the outcome needs). */

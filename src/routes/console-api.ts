@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { Elysia, t } from 'elysia';
 import { microsToNumber } from '../billing/money';
+import { cacheSavings } from '../console/cache-savings';
 import type { LiveSummary } from '../console/live';
 import { sharedLiveRing } from '../console/live-ring';
 import { refusalSeries, usageSeries, WINDOWS, type WindowName } from '../console/series';
@@ -61,6 +62,20 @@ export function consoleApiRoutes(deps: AppDeps, stages: Stages) {
           by: t.Optional(t.Union([t.Literal('model'), t.Literal('key')])),
           accountId: t.Optional(t.String({ maxLength: 64 })),
         }),
+        detail: hide,
+      },
+    )
+    .get(
+      '/console/api/cache-savings',
+      async function consoleCacheSavings({ svc, query }) {
+        const accountId = accountScope(caller(svc.caller), query.accountId, 'usage');
+        await deps.meter.flush();
+        const window = (query.window ?? '24h') as WindowName;
+        return { data: await cacheSavings(deps.storage.db, accountId, window, deps.now()) };
+      },
+      {
+        auth: 'ADMIN',
+        query: t.Object({ window: WindowQuery, accountId: t.Optional(t.String({ maxLength: 64 })) }),
         detail: hide,
       },
     )

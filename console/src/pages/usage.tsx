@@ -6,6 +6,7 @@ import { TimeChart } from '../chart';
 import { painted } from '../colors';
 import { money, num, shortId } from '../format';
 import type { Account } from './accounts';
+import { CacheSavingsTable } from './usage-cache';
 import { LedgerTable } from './usage-ledger';
 import { PeriodTotals } from './usage-totals';
 import {
@@ -28,7 +29,8 @@ const accountName = (a: Pick<Account, 'id' | 'displayName' | 'kind'>) => `${a.di
 /**
  * The usage page of the caller's account, or of any account the operator picks: requests and
  * tokens per hour or day from the console's usage series; spend per hour (24 h) from the same,
- * and per day (7 and 30 days) from usage analytics; refusals; the ledger with CSV export.
+ * and per day (7 and 30 days) from usage analytics; refusals; the response cache's hit rate and
+ * savings; the ledger with CSV export.
  */
 export function UsagePage({ session }: { session: Session }) {
   const [window, setWindow] = useState<WindowName>('24h');
@@ -184,6 +186,11 @@ export function UsagePage({ session }: { session: Session }) {
       {analytics && (
         <PeriodTotals analytics={analytics} by={by} period={window === '24h' ? 'today (UTC)' : `the last ${WINDOW_LABEL[window]}`} />
       )}
+      <CacheSavingsTable
+        accountId={accountId}
+        window={window}
+        period={window === '24h' ? 'the last 24 h' : `the last ${WINDOW_LABEL[window]}`}
+      />
       <LedgerTable
         accountId={accountId}
         window={window}

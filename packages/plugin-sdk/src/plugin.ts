@@ -13,10 +13,19 @@ export interface PluginCharge {
 
 /** A plugin's answer instead of the upstream's (`respond`): it then goes through the response side like an upstream answer. */
 export interface PluginAnswer {
-  /** The answer; its `usage` is what the client is shown (e.g. the original counts of a cached answer). */
+  /**
+   * The answer; its `usage` is what the client is shown (e.g. the original counts of a cached answer).
+   * svc never writes to it, so a plugin may hand the same (frozen) object to many requests; its
+   * stream replay is then encoded once per object.
+   */
   completion: ChatCompletion;
   /** What the meter charges for this answer; absent or [] = free. One ledger row with these SKUs. */
   charges?: PluginCharge[];
+  /**
+   * Tokens the rate limits (TPM) count for this answer; absent = 0 (no model was called).
+   * A cache counts the original answer's tokens, so hits cannot pass a token limit for free.
+   */
+  limitTokens?: number;
 }
 
 /**
@@ -132,7 +141,10 @@ export interface SettledOutcome {
   request: ChatRequest;
   /** 'upstream' or the responding plugin's name. */
   answeredBy: 'upstream' | (string & {});
-  /** The answer before the response-side transforms (a stream's chunks assembled); null when nothing complete was produced. */
+  /**
+   * The answer before the response-side transforms (a stream's chunks assembled; a plugin's
+   * answer as it gave it, the same object); null when nothing complete was produced. Read-only.
+   */
   completion: ChatCompletion | null;
   /** Finished normally: not cut, aborted, failed or refused. */
   complete: boolean;
