@@ -123,9 +123,14 @@ describe.skipIf(!hasChromium)('the Requests page in headless Chromium', () => {
     await detail.locator('.request-error').waitFor();
     const error = await detail.locator('.request-error').textContent();
     expect(error).toContain('upstream');
+    // The request log records the stages (auth to settlement), so the waterfall draws each of them.
     expect(await detail.locator('.waterfall li').evaluateAll((li) => li.map((l) => l.getAttribute('data-stage')))).toEqual([
-      'to first byte',
+      'auth',
+      'admission',
+      'plugins',
+      'upstream TTFB',
       'stream',
+      'settlement',
       'total',
     ]);
     const ledger = detail.locator('#request-ledger tbody tr');
