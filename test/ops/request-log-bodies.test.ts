@@ -46,7 +46,9 @@ for (const backend of BACKENDS) {
 
     beforeAll(async () => {
       upstream = startUpstream('rb', { tokens: ['Noted: ', 'write to ', 'ops@example.org', ' anytime'] });
-      long = startUpstream('rb-long', { tokens: Array.from({ length: 3000 }, (_, i) => ` word${i}`), splitBytes: 4096 });
+      // Paced, so the proxy reads it as 4 KiB pieces: on a busy machine the whole stream could
+      // arrive as one read, kept whole as one region (the cap is checked per region).
+      long = startUpstream('rb-long', { tokens: Array.from({ length: 3000 }, (_, i) => ` word${i}`), splitBytes: 4096, chunkDelayMs: 1 });
       t = await startTestApp({
         backend,
         config: {
