@@ -86,6 +86,9 @@ export function composeParameters(plugins: readonly AnyPlugin[]): ParameterSet {
   }
   const defaults: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(properties)) if (schema.default !== undefined) defaults[key] = schema.default;
+  // The reference always echoes include_svc_system_prompt (true by default); with its plugin
+  // turned off by the operator no prompt is included, and the echo says so.
+  const echoDefaults = 'include_svc_system_prompt' in properties ? ECHO_DEFAULTS : { ...ECHO_DEFAULTS, include_svc_system_prompt: false };
 
   return {
     properties,
@@ -99,7 +102,7 @@ export function composeParameters(plugins: readonly AnyPlugin[]): ParameterSet {
       return params;
     },
     echo(params, extra) {
-      const out: Record<string, unknown> = { ...ECHO_DEFAULTS };
+      const out: Record<string, unknown> = { ...echoDefaults };
       for (const key in params) if (!NOT_ECHOED.has(key) && params[key] !== undefined) out[key] = params[key];
       return Object.assign(out, extra);
     },

@@ -71,8 +71,11 @@ describe('a built-in turned off by config', () => {
   test('it does not run, and its parameter leaves the request schema and the OpenAPI description', async () => {
     const w = await startPluginWorld({ config: { plugins: [{ name: 'include_svc_system_prompt', enabled: false }] } });
     try {
-      expect((await w.chat({})).status).toBe(200);
+      const res = await w.chat({});
+      expect(res.status).toBe(200);
       expect(JSON.stringify(w.lastUpstream().messages)).not.toContain(DEFAULT_PROMPT);
+      // The echo the reference always carries says what happened: no service prompt.
+      expect((await res.json()).svc_parameters.include_svc_system_prompt).toBe(false);
       const doc = JSON.stringify((await (await w.t.request('/openapi.json')).json()).paths['/chat/completions']);
       expect(doc).not.toContain('"include_svc_system_prompt"');
       expect(doc).toContain('"character_slug"');
