@@ -22,6 +22,18 @@ const errors = new HotCounter(
   ['plugin'],
 );
 
+const storeEvictions = new HotCounter(
+  metricsRegistry,
+  'svc_plugin_store_evictions_total',
+  "Live entries the embedded plugin store evicted to stay within pluginStoreMaxBytes (a cache's evictions), by plugin",
+  ['plugin'],
+);
+
+/** Counts a live entry of `plugin` evicted from the embedded store. */
+export function pluginStoreEvicted(plugin: string): void {
+  storeEvictions.inc(plugin, () => ({ plugin }));
+}
+
 /** A hook svc times. */
 export type Hook = 'transformRequest' | 'respond' | 'transformStream' | 'transformResponse' | 'onSettled';
 

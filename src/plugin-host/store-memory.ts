@@ -1,3 +1,5 @@
+import { pluginStoreEvicted } from '../metrics/plugins';
+
 /** One value of the memory store: its bytes counted once, its expiry in epoch ms (Infinity for none). */
 interface Entry {
   value: string | Uint8Array;
@@ -61,7 +63,11 @@ export class MemoryPluginKv {
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.remove(k, e);
-      if (e.expiresAt > this.now()) this.evictions++;
+      if (e.expiresAt > this.now()) {
+        this.evictions++;
+        // Keys arrive as `<plugin>\u0000<key>` (store.ts): the plugin names the series.
+        pluginStoreEvicted(k.slice(0, Math.max(0, k.indexOf('\u0000'))));
+      }
     }
   }
 
