@@ -82,7 +82,10 @@ export function mediaJobsProvider(o: MediaJobsAdapterOptions): Provider {
     const signal = AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]);
     let res: Response;
     try {
-      res = await o.fetch(url, { ...init, headers: headers(init.body !== undefined), signal });
+      // A submit made for a request continues its trace; the runner's polls carry none.
+      const sent = headers(init.body !== undefined);
+      if (call.traceparent) sent.traceparent = call.traceparent;
+      res = await o.fetch(url, { ...init, headers: sent, signal });
     } catch (error) {
       if (call.signal.aborted) throw error;
       if (signal.aborted) throw upstreamTimeout(call.timeoutMs);

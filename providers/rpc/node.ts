@@ -6,6 +6,8 @@ export interface NodeCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
   maxBytes: number;
+  /** The W3C `traceparent` to send (tracing on): a node that traces joins the request's trace. */
+  traceparent?: string;
 }
 
 /** A JSON-RPC node: the request text in, the answer text out (throws NodeFailure). */
@@ -35,6 +37,8 @@ export function nodeLabel(url: string): string {
   return new URL(url).origin;
 }
 
+const NODE_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
+
 /**
  * A node over HTTP. Bun's fetch keeps connections alive and reuses them per origin, so
  * consecutive calls to a node share a connection; the deadline covers the whole answer.
@@ -56,7 +60,7 @@ export function httpNode(url: string, doFetch: typeof fetch): RpcNode {
       try {
         const res = await doFetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: o.traceparent ? { ...NODE_HEADERS, traceparent: o.traceparent } : NODE_HEADERS,
           body,
           signal: abort.signal,
           keepalive: true,

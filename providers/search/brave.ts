@@ -17,10 +17,12 @@ export function braveProvider(o: { baseUrl?: string; apiKey: string; timeoutMs: 
   const base = (o.baseUrl ?? 'https://api.search.brave.com').replace(/\/+$/, '');
   return {
     id: 'brave',
-    search(query, { signal, count }) {
+    search(query, { signal, count, traceparent }) {
       return callEngine('brave', o.timeoutMs, signal, async (s) => {
         const url = `${base}/res/v1/web/search?${new URLSearchParams({ q: query, count: String(count) })}`;
-        const res = await o.fetch(url, { signal: s, headers: { accept: 'application/json', 'x-subscription-token': o.apiKey } });
+        const headers: Record<string, string> = { accept: 'application/json', 'x-subscription-token': o.apiKey };
+        if (traceparent) headers.traceparent = traceparent;
+        const res = await o.fetch(url, { signal: s, headers });
         if (!res.ok) throw new SearchFailed(`brave: HTTP ${res.status}`);
         const body = (await engineJson('brave', res)) as { web?: { results?: unknown } } | null;
         if (!body || typeof body !== 'object') throw new SearchFailed('brave: unreadable answer');

@@ -8,11 +8,12 @@ export function searxngProvider(o: { baseUrl: string; apiKey?: string; timeoutMs
   const base = o.baseUrl.replace(/\/+$/, '');
   return {
     id: 'searxng',
-    search(query, { signal, count }) {
+    search(query, { signal, count, traceparent }) {
       return callEngine('searxng', o.timeoutMs, signal, async (s) => {
         const url = `${base}/search?${new URLSearchParams({ q: query, format: 'json', safesearch: '1' })}`;
         const headers: Record<string, string> = { accept: 'application/json' };
         if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
+        if (traceparent) headers.traceparent = traceparent;
         const res = await o.fetch(url, { signal: s, headers });
         if (!res.ok) throw new SearchFailed(`searxng: HTTP ${res.status}`);
         const body = (await engineJson('searxng', res)) as { results?: unknown } | null;

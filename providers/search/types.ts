@@ -9,10 +9,17 @@ export interface SearchResult {
   date?: string;
 }
 
+/** One search: the client's abort, the hits wanted and the W3C `traceparent` to send (tracing on). */
+export interface SearchOptions {
+  signal: AbortSignal;
+  count: number;
+  traceparent?: string;
+}
+
 /** A web search engine adapter. Errors are thrown as SearchFailed. */
 export interface SearchProvider {
   readonly id: string;
-  search(query: string, opts: { signal: AbortSignal; count: number }): Promise<SearchResult[]>;
+  search(query: string, opts: SearchOptions): Promise<SearchResult[]>;
 }
 
 /** The search engine failed (timeout, non-2xx, unreadable answer); the message is safe to log. */

@@ -39,7 +39,8 @@ export async function webSearch(req: WebSearchRequest, call: MeteredCall, tools:
   await call.reserve({ promptTokens: 0, completionTokens: 0, extras: [charge] });
   let results: WebSearchResponse['results'];
   try {
-    const hits = await engine.search(query, { signal: call.signal, count: req.limit ?? 10 });
+    const hits = await engine.search(query, { signal: call.signal, count: req.limit ?? 10, traceparent: call.upstreamCalled() });
+    call.upstreamAnswered();
     results = hits.map((h) => ({ title: h.title, url: h.url, content: h.content, date: h.date ?? '' }));
   } catch (error) {
     if (error instanceof SearchFailed)

@@ -104,6 +104,7 @@ class ChatStreamOptions implements ProxyStreamOptions {
   readonly pingIntervalMs: number;
   readonly idleTimeoutMs: number | undefined;
   readonly encoder: StreamEncoder | undefined;
+  readonly readFinishReasons: boolean;
 
   constructor(private readonly s: StreamResponseInput) {
     this.upstream = s.result ? streamBody(s.result) : deferredUpstream(s.routed);
@@ -115,6 +116,8 @@ class ChatStreamOptions implements ProxyStreamOptions {
     this.pingIntervalMs = s.pingIntervalMs;
     this.idleTimeoutMs = s.idleTimeoutMs;
     this.encoder = s.encoder;
+    // Only a trace that is exported shows them: no search otherwise.
+    this.readFinishReasons = s.call.request.trace?.sampled === true;
   }
 
   abortUpstream(): void {

@@ -117,7 +117,7 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
           const text = capture && end.text?.();
           const bodies = capture && { request: capture.request, response: text?.text, responseCut: text?.cut, maxBytes: capture.maxBytes };
           sink.recorder?.add(done, late, bodies);
-          if (svc?.trace) sink.tracing?.add(svc, done, performance.now(), null, late);
+          if (svc?.trace) sink.tracing?.add(svc, done, performance.now(), end.finishReasons ?? null, late);
         }
         if (!accessLog) return;
         log.info('request', {

@@ -87,6 +87,26 @@ export class MeteredCall {
     return this.ctx.set.headers;
   }
 
+  /** The W3C `traceparent` an upstream is sent when tracing is on (the request's upstream span); undefined when off. */
+  get traceparent(): string | undefined {
+    return this.ctx.svc.trace?.upstreamTraceparent;
+  }
+
+  /**
+   * An upstream call outside the model router starts (RPC nodes, search engines): the first
+   * one starts the request's upstream stage (the trace's client span). Returns the
+   * `traceparent` to send it.
+   */
+  upstreamCalled(): string | undefined {
+    this.ctx.svc.upstreamStart ||= performance.now();
+    return this.ctx.svc.trace?.upstreamTraceparent;
+  }
+
+  /** That upstream call answered: the request's upstream time to first byte. */
+  upstreamAnswered(): void {
+    this.ctx.svc.upstreamFirstByte = performance.now();
+  }
+
   /** The client left: aborts the upstream call. */
   handleEvent(): void {
     this.abort.abort();

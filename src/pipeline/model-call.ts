@@ -120,12 +120,7 @@ export class ModelCall extends MeteredCall {
 
   /** The upstream's answer is in hand (a stream: its first content): the upstream's time to first byte. */
   onAnswer(): void {
-    this.ctx.svc.upstreamFirstByte = performance.now();
-  }
-
-  /** The W3C `traceparent` the upstream is sent when tracing is on (the request's upstream span). */
-  get traceparent(): string | undefined {
-    return this.ctx.svc.trace?.upstreamTraceparent;
+    this.upstreamAnswered();
   }
 
   /**

@@ -85,8 +85,14 @@ export async function proxyRpc(deps: ProxyDeps, network: RpcNetwork, request: Rp
   }
   let answer: RpcAnswer;
   try {
-    const o = { signal: call.signal, timeoutMs: deps.config.timeoutMs, maxBytes: deps.config.maxResponseBytes };
+    const o = {
+      signal: call.signal,
+      timeoutMs: deps.config.timeoutMs,
+      maxBytes: deps.config.maxResponseBytes,
+      traceparent: call.upstreamCalled(),
+    };
     answer = await network.pool.call(request.text, o, (text) => relayAnswer(request, text));
+    call.upstreamAnswered();
   } catch (error) {
     await cap.release().catch(ignore);
     return call.fail(error instanceof NodeFailure ? nodesFailed(network, error) : error);

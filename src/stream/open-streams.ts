@@ -6,6 +6,8 @@ export interface StreamEnd {
   completionTokens: number | null;
   error: string | null;
   aborted: boolean;
+  /** The `finish_reason`s the client got (traces), null when not read (the request is not traced) or none came. */
+  finishReasons?: string[] | null;
   /** The content text forwarded (from the first 64 KiB; `cut` past them), read on demand: only for a request whose bodies are captured. */
   text?: () => { text: string; cut: boolean };
 }

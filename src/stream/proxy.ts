@@ -23,6 +23,8 @@ export interface ProxyStreamOptions {
   finish(outcome: StreamOutcome): Promise<ChatChunk | null>;
   /** Writes the stream in another wire format (decoding it even without transforms); chat chunks by default. */
   encoder?: StreamEncoder;
+  /** Reads the `finish_reason`s the client gets (a sampled trace's): a byte search per forwarded region on the zero-copy path. */
+  readFinishReasons?: boolean;
 }
 
 /** Default upstream idle timeout of a stream (config `streamIdleTimeoutMs`). */
@@ -64,7 +66,11 @@ class StreamProxy implements Sink {
 
   constructor(private readonly o: ProxyStreamOptions) {
     this.encoder = o.encoder ?? chatEncoder;
-    this.source = o.transforms.length > 0 || o.encoder ? transformSource(o.upstream, o.transforms, this.encoder) : tapSource(o.upstream);
+    const reasons = o.readFinishReasons === true;
+    this.source =
+      o.transforms.length > 0 || o.encoder
+        ? transformSource(o.upstream, o.transforms, this.encoder, reasons)
+        : tapSource(o.upstream, reasons);
   }
 
   write(bytes: Uint8Array): void {
@@ -116,6 +122,7 @@ class StreamProxy implements Sink {
       completionTokens: usage?.completion_tokens ?? null,
       error: outcome.error,
       aborted,
+      finishReasons: outcome.finishReasons,
       text: () => {
         const kept = outcome.forwardedText();
         return { text: kept.text, cut: kept.chunksPastCap > 0 };

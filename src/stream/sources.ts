@@ -5,6 +5,7 @@ import { SseDecoder } from './events';
 import { byteReader, type ByteReader, type ReadResult } from './prefetched';
 import { UsageTap } from './usage-tap';
 import { ForwardedText } from './forwarded-text';
+import { FinishReasons } from './finish-reasons';
 
 /** How a proxied stream ended, handed to metering exactly once. */
 export interface StreamOutcome {
@@ -20,6 +21,8 @@ export interface StreamOutcome {
   error: string | null;
   /** The client went away before the end. */
   aborted: boolean;
+  /** The `finish_reason`s the client got, in order (traces); null when none, or when they were not read (not traced). */
+  finishReasons: string[] | null;
 }
 
 /** Where a source writes what goes to the client (the proxy). */
@@ -58,14 +61,17 @@ class TapOutcome implements StreamOutcome {
   readonly usageChunk: ChatChunk | null;
   error: string | null;
   aborted = false;
+  readonly finishReasons: string[] | null;
 
   constructor(
     private readonly tap: UsageTap,
     private readonly kept: ForwardedText,
+    reasons: FinishReasons | null,
   ) {
     this.usage = tap.usage;
     this.usageChunk = tap.usageChunk;
     this.error = tapError(tap);
+    this.finishReasons = reasons && reasons.result();
   }
 
   get forwarded(): number {
@@ -87,7 +93,11 @@ class TapSource implements Source {
   private readonly kept = new ForwardedText();
   private keep: ((region: Uint8Array) => void) | null = null;
 
-  constructor(upstream: ReadableStream<Uint8Array>) {
+  constructor(
+    upstream: ReadableStream<Uint8Array>,
+    /** Set only for a sampled trace: no search otherwise. */
+    private readonly reasons: FinishReasons | null,
+  ) {
     this.reader = byteReader(upstream);
   }
 
@@ -104,7 +114,13 @@ class TapSource implements Source {
 
   /** The tap's output: kept for the fallback count, then written. */
   private keeper(sink: Sink) {
-    const { kept, tap } = this;
+    const { kept, tap, reasons } = this;
+    if (reasons)
+      return function keepReading(region: Uint8Array) {
+        kept.keepBytes(region, tap);
+        reasons.scan(region);
+        sink.write(region);
+      };
     return function keep(region: Uint8Array) {
       kept.keepBytes(region, tap);
       sink.write(region);
@@ -112,7 +128,7 @@ class TapSource implements Source {
   }
 
   outcome(): StreamOutcome {
-    return new TapOutcome(this.tap, this.kept);
+    return new TapOutcome(this.tap, this.kept, this.reasons);
   }
 
   failure(): string | null {
@@ -124,8 +140,9 @@ class TapSource implements Source {
   }
 }
 
-/** Zero-copy: upstream bytes pass through the tap unchanged. */
-export const tapSource = (upstream: ReadableStream<Uint8Array>): Source => new TapSource(upstream);
+/** Zero-copy: upstream bytes pass through the tap unchanged; `readReasons` also reads their finish reasons (a sampled trace). */
+export const tapSource = (upstream: ReadableStream<Uint8Array>, readReasons = false): Source =>
+  new TapSource(upstream, readReasons ? new FinishReasons() : null);
 
 /**
  * Decode once, run the plugin transforms, encode once. Each upstream read is decoded, every
@@ -133,7 +150,12 @@ export const tapSource = (upstream: ReadableStream<Uint8Array>): Source => new T
  * the last stage encodes and writes), and the proxy flushes once per read, as on the
  * zero-copy path, instead of once per chunk.
  */
-export function transformSource(upstream: ReadableStream<Uint8Array>, transformers: ChunkTransformer[], encoder: StreamEncoder): Source {
+export function transformSource(
+  upstream: ReadableStream<Uint8Array>,
+  transformers: ChunkTransformer[],
+  encoder: StreamEncoder,
+  readReasons = false,
+): Source {
   const reader = byteReader(upstream);
   const decoder = new SseDecoder();
   let usage: ChatUsage | null = null;
@@ -141,6 +163,7 @@ export function transformSource(upstream: ReadableStream<Uint8Array>, transforme
   let sawDone = false;
   let forwarded = 0;
   const kept = new ForwardedText();
+  const reasons = readReasons ? new FinishReasons() : null;
   // The events of one upstream read are gathered as text and encoded and written once: a
   // write per chunk cost more than the plugins themselves (docs/perf-notes/2026-11-24.md, "Profile and fixes").
   let out = '';
@@ -150,6 +173,7 @@ export function transformSource(upstream: ReadableStream<Uint8Array>, transforme
       forwarded++;
       kept.keepChunk(chunk);
     }
+    reasons?.take(chunk);
     out += encoder.chunk(chunk);
   };
   for (let i = transformers.length - 1; i >= 0; i--) {
@@ -185,7 +209,15 @@ export function transformSource(upstream: ReadableStream<Uint8Array>, transforme
         out = '';
       }
     },
-    outcome: () => ({ usage, usageChunk, forwarded, forwardedText: () => kept.content(), error: null, aborted: false }),
+    outcome: () => ({
+      usage,
+      usageChunk,
+      forwarded,
+      forwardedText: () => kept.content(),
+      error: null,
+      aborted: false,
+      finishReasons: reasons && reasons.result(),
+    }),
     failure: () => null,
     cancel: () => void reader.cancel().catch(ignore),
   };

@@ -30,7 +30,7 @@ export interface SpanSource {
   record: RequestRecord;
   /** performance.now() at the answer's end (a stream's last byte). */
   endedAt: number;
-  /** `choices[].finish_reason` of a JSON answer; null when unknown (streams). */
+  /** `choices[].finish_reason` of a JSON answer, or those a stream carried (read from its bytes); null when none. */
   finishReasons: string[] | null;
 }
 

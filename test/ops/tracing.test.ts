@@ -5,6 +5,8 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import type { Logger } from '../../src/log';
 import { startCollector, type CollectedSpan } from './otlp-collector';
+import { startRpcNode, type RpcNodeFixture } from '../fixtures/rpc-node';
+import { call as rpcCall, rpc } from '../rpc/helpers';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -21,6 +23,7 @@ function keptLog(): Logger & { lines: { msg: string; fields?: Record<string, unk
 for (const backend of BACKENDS) {
   describe(`OpenTelemetry traces (${backend.name})`, () => {
     let upstream: FixtureUpstream;
+    let node: RpcNodeFixture;
     let collector: ReturnType<typeof startCollector>;
     const apps: TestApp[] = [];
     const body = { model: 'tr-model', messages: [{ role: 'user', content: 'trace me' }] };
@@ -30,7 +33,12 @@ for (const backend of BACKENDS) {
         backend,
         config: {
           providers: [fixtureProvider('tr-up', upstream.url), fixtureProvider('tr-dead', 'http://127.0.0.1:1')],
-          models: [fixtureModel('tr-model', ['tr-up']), fixtureModel('tr-down', ['tr-dead'])],
+          models: [
+            fixtureModel('tr-model', ['tr-up']),
+            fixtureModel('tr-down', ['tr-dead']),
+            fixtureModel('tr-emb', ['tr-up'], { type: 'embedding', pricing: { input: '1' }, dimensions: 8 }),
+          ],
+          rpc: { networks: [{ id: 'ethereum-mainnet', family: 'evm', urls: [node.url] }] },
           ...(tracing && { observability: { tracing: { endpoint: collector.url, exportIntervalMs: 60_000, ...tracing } } }),
         },
         fetch,
@@ -49,11 +57,13 @@ for (const backend of BACKENDS) {
 
     beforeAll(() => {
       upstream = startUpstream('tr');
+      node = startRpcNode('evm');
       collector = startCollector();
     });
     afterAll(async () => {
       for (const t of apps) await t.close();
       await upstream.close();
+      node.close();
       collector.close();
     }, 30_000);
 
@@ -96,6 +106,8 @@ for (const backend of BACKENDS) {
         'gen_ai.request.model': 'tr-model',
         'gen_ai.response.model': 'tr-model',
         'gen_ai.usage.output_tokens': 5,
+        // Read from the stream's forwarded bytes, which went out untouched.
+        'gen_ai.response.finish_reasons': ['stop'],
       });
       expect(call.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
       expect(server.attributes['svc.request_id']).toBe(streamed.headers.get('cf-ray')!);
@@ -118,6 +130,61 @@ for (const backend of BACKENDS) {
       const access = log.lines.filter((l) => l.msg === 'request' && l.fields?.route === '/api/v1/chat/completions');
       expect(access.map((l) => l.fields?.traceId).sort()).toEqual([CLIENT_TRACE, plainServer.traceId].sort());
       expect(access.map((l) => l.fields?.requestId)).toContain(streamed.headers.get('cf-ray')!);
+    });
+
+    test("a stream's finish reasons are on its spans: a tool-call stream's, cut in 7-byte reads, and a decoded stream's", async () => {
+      const t = await start({ enabled: true });
+      const traced = async (path: string, json: Record<string, unknown>) => {
+        const traceId = crypto.randomUUID().replaceAll('-', '');
+        const res = await t.request(path, { method: 'POST', json, headers: { traceparent: `00-${traceId}-${CLIENT_SPAN}-01` } });
+        expect(res.status).toBe(200);
+        await res.text();
+        return traceId;
+      };
+      upstream.set({ toolCalls: [{ name: 'lookup', arguments: '{"q":"finish_reason"}' }], splitBytes: 7 });
+      try {
+        const tools = await traced('/chat/completions', { ...body, stream: true });
+        upstream.set({ finishReason: 'length' });
+        // The Responses API decodes the stream to re-encode it: its chunks are read instead.
+        const decoded = await traced('/responses', { model: 'tr-model', input: 'trace me', stream: true });
+        await exported(t);
+        const client = (traceId: string) => traceOf(traceId).find((s) => s.kind === CLIENT)!;
+        expect(client(tools).attributes['gen_ai.response.finish_reasons']).toEqual(['tool_calls']);
+        expect(client(decoded).attributes['gen_ai.response.finish_reasons']).toEqual(['length']);
+        const server = traceOf(tools).find((s) => s.kind === SERVER)!;
+        expect(server.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_calls']);
+      } finally {
+        upstream.set({});
+      }
+    });
+
+    test("embeddings and RPC calls send the upstream the request's trace, under a client span of it", async () => {
+      const t = await start({ enabled: true });
+      upstream.requests.length = 0;
+      node.traceparents.length = 0;
+      // Trace ids of their own: the collector is shared by the tests.
+      const embTrace = 'e3'.repeat(16);
+      const headers = { traceparent: `00-${embTrace}-${CLIENT_SPAN}-01` };
+      const emb = await t.request('/embeddings', { method: 'POST', json: { model: 'tr-emb', input: 'trace me' }, headers });
+      expect(emb.status).toBe(200);
+      const other = '5a'.repeat(16);
+      const chain = await rpc(t, 'ethereum-mainnet', rpcCall(1, 'eth_chainId'), {
+        headers: { traceparent: `00-${other}-${CLIENT_SPAN}-01` },
+      });
+      expect(chain.status).toBe(200);
+      await exported(t);
+      const clientSpanOf = (traceId: string) => {
+        const spans = traceOf(traceId).filter((s) => s.kind === CLIENT);
+        expect(spans).toHaveLength(1);
+        return spans[0]!;
+      };
+      const embCall = clientSpanOf(embTrace);
+      expect(embCall.name).toBe('embeddings tr-emb');
+      expect(upstream.requests.map((r) => [r.path, r.headers.traceparent])).toEqual([
+        ['/v1/embeddings', `00-${embTrace}-${embCall.spanId}-01`],
+      ]);
+      expect(node.traceparents).toEqual([`00-${other}-${clientSpanOf(other).spanId}-01`]);
+      expect(clientSpanOf(other).events).toContain('svc.upstream.first_byte');
     });
 
     test('a warning or error line of a traced request carries its trace id', async () => {
@@ -159,6 +226,18 @@ for (const backend of BACKENDS) {
       expect(res.status).toBe(200);
       await exported(t);
       expect(upstream.requests[0]!.headers.traceparent).toBeUndefined();
+      // Nor to the other upstreams.
+      node.traceparents.length = 0;
+      const headers = { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` };
+      const emb = await t.request('/embeddings', { method: 'POST', json: { model: 'tr-emb', input: 'x' }, headers });
+      expect(emb.status).toBe(200);
+      expect((await rpc(t, 'ethereum-mainnet', rpcCall(1, 'eth_chainId'), { headers })).status).toBe(200);
+      expect(upstream.requests.map((r) => [r.path, r.headers.traceparent])).toEqual([
+        ['/v1/chat/completions', undefined],
+        ['/v1/embeddings', undefined],
+      ]);
+      expect(node.traceparents).toEqual([null]);
+      await exported(t);
       expect(collector.spans.length).toBe(before);
     });
   });
