@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type HrTime, type Tracer } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -70,9 +70,20 @@ function svcAttributes(r: RequestRecord): Attributes {
   return out;
 }
 
+/**
+ * A performance.now() reading as an absolute time. Handed a number, the SDK corrects it by an
+ * offset each span takes from Date.now() when it is made (whole milliseconds), so a child could
+ * end up to 1 ms after its parent; absolute times from one origin keep the marks' order.
+ */
+function at(mark: number): HrTime {
+  const ms = performance.timeOrigin + mark;
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.floor((ms - seconds * 1000) * 1e6)];
+}
+
 /** A finished child span of `parent` from `start` to `end` (performance.now() readings), skipped when a mark is missing. */
 function child(tracer: Tracer, parent: Context, name: string, start: number, end: number, kind = SpanKind.INTERNAL): void {
-  if (start > 0 && end >= start) tracer.startSpan(name, { kind, startTime: start }, parent).end(end);
+  if (start > 0 && end >= start) tracer.startSpan(name, { kind, startTime: at(start) }, parent).end(at(end));
 }
 
 /**
@@ -98,7 +109,7 @@ export function buildSpans(tracer: Tracer, ids: PresetIds, s: SpanSource): void 
   if (r.clientIp) attributes[ATTR_CLIENT_ADDRESS] = r.clientIp;
   if (r.userAgent) attributes[ATTR_USER_AGENT_ORIGINAL] = r.userAgent;
   ids.preset(t.traceId, t.spanId);
-  const server = tracer.startSpan(`${r.method} ${r.route}`, { kind: SpanKind.SERVER, startTime: svc.startedAt, attributes }, parent);
+  const server = tracer.startSpan(`${r.method} ${r.route}`, { kind: SpanKind.SERVER, startTime: at(svc.startedAt), attributes }, parent);
   // A 4xx is the client's error, not the server span's (HTTP conventions); a 5xx or a broken stream is.
   if (r.status >= 500 || r.stream === 'error') {
     server.setAttribute(ATTR_ERROR_TYPE, r.status >= 500 ? String(r.status) : 'stream_error');
@@ -112,11 +123,11 @@ export function buildSpans(tracer: Tracer, ids: PresetIds, s: SpanSource): void 
     const end = svc.settlementStart || svc.upstreamFirstByte || s.endedAt;
     ids.preset(t.traceId, t.upstreamSpanId);
     const name = r.model ? `${genAi[GEN_AI_OPERATION_NAME]} ${r.model}` : 'upstream';
-    const upstream = tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: svc.upstreamStart, attributes: genAi }, inServer);
-    if (svc.upstreamFirstByte > 0) upstream.addEvent('svc.upstream.first_byte', svc.upstreamFirstByte);
+    const upstream = tracer.startSpan(name, { kind: SpanKind.CLIENT, startTime: at(svc.upstreamStart), attributes: genAi }, inServer);
+    if (svc.upstreamFirstByte > 0) upstream.addEvent('svc.upstream.first_byte', at(svc.upstreamFirstByte));
     if (svc.upstreamFirstByte === 0 && r.error) upstream.setStatus({ code: SpanStatusCode.ERROR, message: r.error });
-    upstream.end(end);
+    upstream.end(at(end));
   }
   child(tracer, inServer, 'svc.settlement', svc.settlementStart, svc.settlementEnd);
-  server.end(Math.max(s.endedAt, svc.settlementEnd));
+  server.end(at(Math.max(s.endedAt, svc.settlementEnd)));
 }
