@@ -62,7 +62,8 @@ describe('happy path', () => {
     expect(body.svc_parameters).toMatchObject({
       enable_e2ee: true,
       enable_web_search: 'off',
-      include_svc_system_prompt: true,
+      // This app runs only the test plugins: no service prompt is included, and the echo says so.
+      include_svc_system_prompt: false,
       test_flag: false,
     });
     expect(body.svc_parameters.unknown_key).toBeUndefined();
