@@ -236,7 +236,10 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     const form = page.getByRole('form', { name: `Guardrails of account ${customer.slice(0, 8)}` });
     await form.getByLabel('pii').check();
     await form.getByLabel('deny_list').check();
+    // The form's own labels name deny_list too: wait for the PUT's answer, not for the text.
+    const accountSaved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/guardrails'));
     await form.getByRole('button', { name: 'Save' }).click();
+    expect((await accountSaved).status()).toBe(200);
     await row.getByText('deny_list').waitFor();
     const account = (await (await t.request(`/admin/accounts/${customer}/guardrails`)).json()) as { data: { guardrails: string[] } };
     expect(account.data.guardrails).toEqual(['pii', 'deny_list']);
@@ -245,7 +248,9 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Edit guardrails of seeded inference key' }).click();
     const keyForm = page.getByRole('form', { name: 'Guardrails of seeded inference key' });
     await keyForm.getByLabel('webhook').check();
+    const keySaved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().includes('/guardrails'));
     await keyForm.getByRole('button', { name: 'Save' }).click();
+    expect((await keySaved).status()).toBe(200);
     await page.getByRole('button', { name: 'Edit guardrails of seeded inference key' }).waitFor();
     const keys = (await (await t.request('/api_keys')).json()) as { data: { id: string; description: string }[] };
     const id = keys.data.find((k) => k.description === 'seeded inference key')!.id;
@@ -279,10 +284,11 @@ describe.skipIf(!hasChromium)('the console in headless Chromium', () => {
   }, 60_000);
 
   test('live: request rate, open streams, latency, the upstream and the plugins, refreshed', async () => {
-    // A chat just before: the service system prompt plugin (on by default) runs its transform.
+    // A chat just before that asks for the service system prompt (off by default on an operator's
+    // model): its plugin runs its transform.
     const chat = await t.request('/chat/completions', {
       method: 'POST',
-      json: { model: 'fix-chat', messages: [{ role: 'user', content: 'Hi' }] },
+      json: { model: 'fix-chat', messages: [{ role: 'user', content: 'Hi' }], svc_parameters: { include_svc_system_prompt: true } },
     });
     expect(chat.status).toBe(200);
     await go('live', 'Live');
