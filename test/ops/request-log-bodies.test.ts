@@ -7,6 +7,7 @@ import { fixtureModel, fixtureProvider } from '../chat/helpers';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
+import { requestDetail, requestLogWritten } from '../helpers/request-log';
 
 type Bodies = { request: string | null; requestTruncated: boolean; response: string | null; responseTruncated: boolean };
 type Detail = { requestId: string; status: number; bodies?: Bodies };
@@ -83,16 +84,8 @@ for (const backend of BACKENDS) {
           body: JSON.stringify(json),
         }),
       );
-    const written = async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await t.deps.meter.flush();
-      await t.deps.observability!.recorder!.flush();
-    };
-    const detail = async (id: string) => {
-      const res = await t.request(`/admin/requests/${id}`);
-      expect(res.status).toBe(200);
-      return (await res.json()) as Detail;
-    };
+    const written = () => requestLogWritten(t);
+    const detail = (id: string) => requestDetail<Detail>(t, id);
 
     test("a listed key's request and JSON answer are stored redacted; another key's are not", async () => {
       const mine = await send(listedKey, chat);

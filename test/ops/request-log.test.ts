@@ -4,6 +4,7 @@ import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import type { RequestRecord } from '../../src/request-log/writer';
+import { requestLogWritten } from '../helpers/request-log';
 
 type Row = RequestRecord & { at: string; ledger?: { requestId: string; amountMicros: number }[] };
 type Page = { data: Row[]; next: string | null };
@@ -34,12 +35,7 @@ for (const backend of BACKENDS) {
       await upstream.close();
     });
 
-    // After-response hooks run in a setImmediate after the response is handed over; then the writer's batch.
-    const written = async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await t.deps.meter.flush();
-      await t.deps.observability!.recorder!.flush();
-    };
+    const written = () => requestLogWritten(t);
     const list = async (query: string) => {
       const res = await t.request(`/admin/requests${query}`);
       expect(res.status).toBe(200);

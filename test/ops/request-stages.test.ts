@@ -4,6 +4,7 @@ import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream
 import { startTestApp, type TestApp } from '../helpers/app';
 import { BACKENDS } from '../helpers/backends';
 import type { StageDurations } from '../../src/request-log/stages';
+import { requestDetail, requestLogWritten } from '../helpers/request-log';
 
 type Row = {
   requestId: string;
@@ -42,16 +43,8 @@ for (const backend of BACKENDS) {
       await upstream.close();
     });
 
-    const written = async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await t.deps.meter.flush();
-      await t.deps.observability!.recorder!.flush();
-    };
-    const detail = async (id: string) => {
-      const res = await t.request(`/admin/requests/${id}`);
-      expect(res.status).toBe(200);
-      return (await res.json()) as Row;
-    };
+    const written = () => requestLogWritten(t);
+    const detail = (id: string) => requestDetail<Row>(t, id);
 
     test('a streamed chat records every stage, in order, within its latency', async () => {
       const before = Date.now();
