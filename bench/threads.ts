@@ -1,6 +1,6 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --embeddings | --long-json] [--profile]
- * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis] [--warm S]`:
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --embeddings | --long-json] [--cache-hit] [--profile]
+ * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis] [--warm S] [--config JSON]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { runLoad } from './load/http-load';
 import { killAll, threadCpu } from './lib/proc';
 import { BODIES } from './lib/targets';
+import { CACHE_BODIES } from './phases/cache';
 import { backingServices } from './lib/backing-cpu';
 import { startSvc, svcEnvFromProcess } from './servers/svc';
 import { startPrivateRedis } from './lib/private-redis';
@@ -32,7 +33,18 @@ const seconds = Number(opt('--seconds', '10'));
 const rate = Number(opt('--rate', '1000'));
 const backend = opt('--backend', 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
 const embeddings = argv.includes('--embeddings');
-const body = embeddings ? BODIES.embeddings : argv.includes('--stream') ? BODIES.stream : BODIES.json;
+const stream = argv.includes('--stream');
+// --cache-hit: the same request with `cache=use` every time, so all but the first are response-cache hits.
+const cacheHit = argv.includes('--cache-hit');
+const body = embeddings
+  ? BODIES.embeddings
+  : cacheHit
+    ? stream
+      ? CACHE_BODIES.hitStream
+      : CACHE_BODIES.hitJson
+    : stream
+      ? BODIES.stream
+      : BODIES.json;
 const path = embeddings ? '/embeddings' : '/chat/completions';
 const dirs = opt('--cwd', process.cwd()).split(',');
 const runs = Number(opt('--runs', '1'));
@@ -40,6 +52,8 @@ const warmS = Number(opt('--warm', '5'));
 const profileDir = argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'svc-prof-')) : null;
 const svcEnv = svcEnvFromProcess();
 const ownRedis = argv.includes('--own-redis');
+// --config JSON: sections merged over the bench config (`{"observability":{"requestLog":{"enabled":false}}}`).
+const config = argv.includes('--config') ? (JSON.parse(opt('--config', '{}')) as Record<string, unknown>) : undefined;
 
 type Backing = Awaited<ReturnType<typeof backingServices>>;
 
@@ -79,7 +93,7 @@ async function main() {
         // --own-redis: a fresh redis-server for each svc, so no run pays for an earlier run's keys expiring.
         const own = ownRedis && backend === 'redis+postgres' ? await startPrivateRedis() : null;
         const redisUrl = own?.url ?? process.env.REDIS_URL;
-        const svc = await startSvc({ port, upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv, cwd, redisUrl });
+        const svc = await startSvc({ port, upstreamUrl, backend, extraArgs, maxHttpRequests, env: svcEnv, cwd, redisUrl, config });
         const backing = svc.databaseUrl ? await backingServices(redisUrl!, svc.databaseUrl) : undefined;
         try {
           const name = `svc ${backend}${dirs.length > 1 ? ` ${cwd}` : ''}`;

@@ -2,32 +2,10 @@ import type { PGlite } from '@electric-sql/pglite';
 import { APPEND_DAILY_SUMS, dailySums } from './daily-rollup';
 import type { LedgerCharge } from './ledger-row';
 import type { SlicePacer } from './slice-pacer';
+import { csvText as text, IsoTimes } from '../db/csv';
 
 const COLUMNS =
   'account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at, notes';
-
-/** A CSV field: quoted (quotes doubled), so commas, quotes and newlines survive; null is the unquoted empty field COPY reads as NULL. */
-const text = (v: string | null) => (v === null ? '' : v.includes('"') ? `"${v.replaceAll('"', '""')}"` : `"${v}"`);
-
-/**
- * `new Date(at).toISOString()`, with the part up to the second made once per second: the
- * rows of a batch settled within a second or two, and formatting a date per row was a tenth
- * of the batch's JavaScript (docs/perf-notes/2026-11-28.md).
- */
-class IsoTimes {
-  private second = NaN;
-  private prefix = '';
-
-  of(at: number): string {
-    const second = Math.floor(at / 1000);
-    if (second !== this.second) {
-      this.second = second;
-      this.prefix = new Date(second * 1000).toISOString().slice(0, 19);
-    }
-    const ms = Math.floor(at - second * 1000);
-    return `${this.prefix}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
-  }
-}
 
 /** One charge as a CSV line in COLUMNS order. Numbers are integers, written as they are. */
 function csvLine(c: LedgerCharge, times: IsoTimes): string {

@@ -6,6 +6,9 @@ import { countRequestLogDropped } from '../metrics';
 import type { ObservabilityConfig } from './config';
 import { bodyRow, type BodyRow, type CapturedBodies } from './bodies';
 import type { StageDurations } from './stages';
+import { storable } from './storable';
+import { copyRequestLogBatch } from './copy';
+import { pgliteOf } from '../db/embedded-client';
 
 /** One request as the log stores it (times in epoch ms and ms, money in micro-units). */
 export interface RequestRecord {
@@ -58,22 +61,14 @@ function isDataError(error: unknown): boolean {
 }
 
 /**
- * A string as Postgres stores it: a NUL (an unknown model's name echoed by its 404) and a lone
- * surrogate (JSON.stringify writes it as an unpaired `\ud800` escape) become U+FFFD. Postgres
- * refuses both in text, and one such row sent its whole batch row by row.
- */
-function storable(_key: string, value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.isWellFormed() ? value : value.toWellFormed();
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\ufffd') : text;
-}
-
-/**
- * Inserts a batch as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
+ * Inserts a batch: on the embedded database by COPY when the whole batch goes in that way
+ * (src/request-log/copy.ts), else as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
  * reason: a builder binding 23 parameters per row costs more CPU than the insert). A request id
  * already logged is skipped, so a batch retried after a lost answer doubles nothing.
  */
 async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
+  const pg = pgliteOf(db);
+  if (pg && (await copyRequestLogBatch(pg, rows))) return;
   await db.execute(sql`
     insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, stages, upstream_ms, cache, guardrails, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
     select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r.stages, r."upstreamMs", r.cache, r.guardrails, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"
