@@ -28,4 +28,16 @@ export async function profileWindow(fn: () => Promise<void>, top = Number(proces
   };
   print('self', self);
   print('total', total);
+  // PROFILE_CALLERS=name: who calls the frames whose label starts with `name` (a native like `json` has many callers).
+  const callersOf = process.env.PROFILE_CALLERS;
+  if (callersOf) {
+    const callers = new Map<string, number>();
+    for (const t of traces) {
+      const i = t.frames.findIndex((f) => label(f).startsWith(callersOf));
+      if (i < 0) continue;
+      const chain = t.frames.slice(i + 1, i + 4).map(label).join(' < ');
+      callers.set(chain, (callers.get(chain) ?? 0) + 1);
+    }
+    print(`callers of ${callersOf}`, callers);
+  }
 }

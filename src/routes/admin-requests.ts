@@ -80,6 +80,15 @@ const ListResult = t.Object({
   next: Nullable(t.String({ description: 'Pass as `after` for the next page; null on the last' })),
 });
 
+const RequestDetail = t.Composite([RequestRow, t.Object({ ledger: t.Array(LedgerRow), bodies: t.Optional(CapturedBodies) })]);
+
+/** One row of GET /admin/requests, as the console reads it. */
+export type RequestRowBody = typeof RequestRow.static;
+/** GET /admin/requests/{requestId}, as the console reads it. */
+export type RequestDetailBody = typeof RequestDetail.static;
+/** The stage durations of a row. */
+export type StagesBody = typeof Stages.static;
+
 const Query = t.Object({
   key: t.Optional(t.String({ format: 'uuid', description: 'API key id' })),
   account: t.Optional(t.String({ format: 'uuid', description: 'Account id' })),
@@ -161,7 +170,7 @@ export function adminRequestRoutes(deps: AppDeps, stages: Stages) {
         auth: 'ADMIN',
         params: t.Object({ requestId: t.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          200: t.Composite([RequestRow, t.Object({ ledger: t.Array(LedgerRow), bodies: t.Optional(CapturedBodies) })]),
+          200: RequestDetail,
           401: ErrorBody,
           403: ErrorBody,
           404: ErrorBody,

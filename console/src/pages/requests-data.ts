@@ -1,46 +1,13 @@
 import { call } from '../api';
+import type { RequestDetailBody, RequestRowBody, StagesBody } from '../../../src/routes/admin-requests';
 
-/** One row of GET /admin/requests (src/routes/admin-requests.ts). */
-export interface RequestRow {
-  requestId: string;
-  at: string;
-  accountId: string | null;
-  apiKeyId: string | null;
-  method: string;
-  route: string;
-  model: string | null;
-  replica: string | null;
-  status: number;
-  error: string | null;
-  latencyMs: number;
-  ttfbMs: number | null;
-  stream: string | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  costMicros: number | null;
-  currency: string | null;
-  clientIp: string | null;
-  userAgent: string | null;
-}
-
-/** Stage timings of a request in ms; any may be missing (older rows, stages a route does not run). */
-export interface Stages {
-  auth_ms?: number | null;
-  admission_ms?: number | null;
-  plugins_ms?: number | null;
-  upstream_ttfb_ms?: number | null;
-  upstream_ms?: number | null;
-  settlement_ms?: number | null;
-}
-
-/** GET /admin/requests/{id}: the row, its ledger rows, and what the server knows besides (stages, outcomes, bodies). */
-export interface RequestDetail extends RequestRow {
-  ledger: { currency: string; modelId: string | null; amountMicros: number; lines: unknown[]; createdAt: string }[];
-  stages?: Stages | null;
-  cache?: string | null;
-  guardrails?: string | null;
-  bodies?: { request: string | null; requestTruncated: boolean; response: string | null; responseTruncated: boolean };
-}
+// The server's own response schemas (type-only: nothing of the server is bundled into the console).
+/** One row of GET /admin/requests. */
+export type RequestRow = RequestRowBody;
+/** Stage timings of a request in ms; any may be missing or null (older rows, stages a route does not run). */
+export type Stages = Partial<StagesBody>;
+/** GET /admin/requests/{id}: the row, its ledger rows, and the bodies when captured. */
+export type RequestDetail = RequestDetailBody;
 
 /** The filters of the page, as the API names them; empty strings are unset. */
 export const FILTERS = ['key', 'account', 'model', 'route', 'status', 'since', 'until', 'minLatencyMs', 'error'] as const;

@@ -3,17 +3,8 @@ import { call, messageOf } from '../api';
 import { Alert, DataTable, EmptyRow } from '../parts';
 import { money, num } from '../format';
 import { accountParam, type WindowName } from './usage-data';
-
-/** A row of GET /console/api/cache-savings (src/console/cache-savings.ts). */
-interface CacheSavings {
-  model: string;
-  requests: number;
-  hits: number;
-  hitRate: number;
-  chargedMicros: number;
-  originalMicros: number | null;
-  savedMicros: number | null;
-}
+// A row of GET /console/api/cache-savings: the server's own type (type-only, nothing of the server is bundled).
+import type { CacheSavings } from '../../../src/console/cache-savings';
 
 const usd = (micros: number | null) => (micros === null ? '–' : money(micros / 1_000_000));
 

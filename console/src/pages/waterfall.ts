@@ -1,4 +1,4 @@
-import type { RequestDetail } from './requests-data';
+import type { RequestDetail, Stages } from './requests-data';
 
 /** A bar of the waterfall: what it is, where it starts and how long it took (ms). */
 export interface Span {
@@ -12,8 +12,8 @@ export interface Span {
  * admission, plugins, upstream to its first byte, the rest of the stream, settlement), laid end
  * to end; otherwise what every row has: the time to the first byte and the rest, or the total.
  */
-export function waterfallOf(r: Pick<RequestDetail, 'stages' | 'latencyMs' | 'ttfbMs'>): Span[] {
-  const s = r.stages ?? {};
+export function waterfallOf(r: Pick<RequestDetail, 'latencyMs' | 'ttfbMs'> & { stages?: Stages | null }): Span[] {
+  const s: Stages = r.stages ?? {};
   const ttfb = s.upstream_ttfb_ms ?? null;
   const streamed = s.upstream_ms != null && ttfb != null ? Math.max(0, s.upstream_ms - ttfb) : null;
   const parts: [string, number | null | undefined][] = [
