@@ -48,6 +48,34 @@ for (const backend of BACKENDS)
       expect(await savings(other.key)).toEqual([]);
     });
 
+    const get = (query: string, authorization?: string) =>
+      fetch(`${w.base.replace(/\/api\/v1$/, '')}/console/api/cache-savings?${query}`, {
+        headers: authorization ? { authorization } : {},
+      });
+    const errorOf = async (res: Response) => ((await res.json()) as { error: string }).error;
+
+    test('no key or an unknown one is a 401; an INFERENCE key a 403', async () => {
+      expect((await get('window=24h')).status).toBe(401);
+      expect((await get('window=24h', 'Bearer svc_not_a_real_key_000000000000')).status).toBe(401);
+      const inference = await w.t.request('/api_keys', { method: 'POST', json: { apiKeyType: 'INFERENCE', description: 'savings' } });
+      const secret = ((await inference.json()) as { data: { apiKey: string } }).data.apiKey;
+      const res = await get('window=24h', `Bearer ${secret}`);
+      expect(res.status).toBe(403);
+    });
+
+    test("an accountId that is not a UUID is a 400 naming it; another account's figures are the operator's alone (403)", async () => {
+      const bad = await get('window=24h&accountId=nope', `Bearer ${w.t.adminKey}`);
+      expect(bad.status).toBe(400);
+      expect(await errorOf(bad)).toContain('accountId');
+      const { key } = await w.account();
+      const other = await w.account();
+      const res = await get(`window=24h&accountId=${other.accountId}`, `Bearer ${key}`);
+      expect(res.status).toBe(403);
+      expect(await errorOf(res)).toContain('usage');
+      // The operator's ADMIN key reads it.
+      expect((await get(`window=24h&accountId=${other.accountId}`, `Bearer ${w.t.adminKey}`)).status).toBe(200);
+    });
+
     test('an unknown window is a 400 naming it', async () => {
       const res = await fetch(`${w.base.replace(/\/api\/v1$/, '')}/console/api/cache-savings?window=1y`, {
         headers: { authorization: `Bearer ${w.t.adminKey}` },
