@@ -37,7 +37,15 @@ export function buildRows(data: RunData): MetricRow[] {
       `<= ${GOALS.redisUs} µs`,
       (v) => v <= GOALS.redisUs,
     ),
-    row(data, 'pg_cpu_per_request', "Postgres CPU per JSON request (svc's database)", 'µs', (t) => tp(t)?.backingPerRequest?.pgUs),
+    row(
+      data,
+      'pg_cpu_per_request',
+      "Postgres CPU per JSON request (svc's database)",
+      'µs',
+      (t) => tp(t)?.backingPerRequest?.pgUs,
+      `<= ${GOALS.pgUs} µs`,
+      (v) => v <= GOALS.pgUs,
+    ),
     row(
       data,
       'redis_commands_per_request',
@@ -158,7 +166,15 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v <= 100,
     ),
     row(data, 'open_1k', 'streams open of 1,000', 'streams', (t) => open('1000', t)?.opened),
-    row(data, 'rss_10k', `RSS holding ${tenK} streams (absolute)`, 'MB', (t) => open('10000', t)?.holdingRssMB),
+    row(
+      data,
+      'rss_10k',
+      `RSS holding ${tenK} streams (absolute)`,
+      'MB',
+      (t) => open('10000', t)?.holdingRssMB,
+      `embedded <= ${GOALS.rss10kMB} MB`,
+      (v, _, __, b) => (b === 'memory+pglite' ? v <= GOALS.rss10kMB : null),
+    ),
     row(data, 'rss_growth_10k', `RSS growth holding ${tenK} streams`, 'MB', (t) => open('10000', t)?.growthMB),
     row(
       data,
@@ -249,7 +265,7 @@ function peerRows(data: RunData): MetricRow[] {
         bare: null,
         svc: embedded ? { [embedded]: cpu } : {},
         ratio: embedded ? { [embedded]: r } : {},
-        target: target == null ? 'none set (issue 38 names none for this peer)' : `${name} / svc >= ${target}`,
+        target: target == null ? 'none set (issue 50 names none for this peer)' : `${name} / svc >= ${target}`,
         pass: embedded ? { [embedded]: r == null || target == null ? null : r >= target } : {},
       });
     }

@@ -26,7 +26,7 @@ async function waitReady(peer: Peer, child: Child, port: number): Promise<void> 
 export interface PeerResult {
   version: string;
   runtime: string;
-  /** Issue 38's target for cpuRatio; null where it sets none. */
+  /** Issue 50's target for cpuRatio; null where it sets none. */
   target: number | null;
   cpuPerRequestUs: { json: number | null; stream: number | null };
   /** The peer's CPU per request divided by svc's (memory+pglite), JSON and 50-chunk streams. */

@@ -16,7 +16,7 @@ function csvLine(r: RequestRecord, times: IsoTimes): string {
 
 /**
  * The embedded database's fast path for a request-log batch: one COPY of the records as CSV
- * (measured by `bench/request-log-cost.ts`: 26.7 µs of svc's CPU per row through
+ * (measured by `bench/tools/request-log-cost.ts`: 26.7 µs of svc's CPU per row through
  * `json_to_recordset`, the table's four indexes included, against the figure in docs/perf-notes/2026-12-06.md).
  * All rows or none: COPY cannot skip a request id already logged (a batch retried after a lost
  * answer), and it refuses a row whose data Postgres refuses, so any failure returns false and the

@@ -1,5 +1,5 @@
 /**
- * `bun bench/request-log-cost.ts [--rows 20000] [--batch 500] [--rounds 3] [--external]`: what the
+ * `bun bench/tools/request-log-cost.ts [--rows 20000] [--batch 500] [--rounds 3] [--external]`: what the
  * request log's writer costs per row on the embedded database (PGlite in a temp data dir, as svc
  * runs it), or with --external on the Postgres of DATABASE_URL (a fresh database): this process's
  * CPU µs per row, the rows queued with `add` and written by `flush` in batches of `--batch`. A row is
@@ -8,14 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAccount } from '../src/auth/bootstrap';
-import { openPglite, openPostgres } from '../src/db/open';
-import { createLogger } from '../src/log';
-import { parseConfigSection } from '../src/config';
-import { ObservabilityConfigSchema } from '../src/request-log/config';
-import { startRequestRecorder, type RequestRecord } from '../src/request-log/writer';
-import { ownCpuMicros } from './lib/ledger-charge';
-import { freshDatabase } from './servers/svc';
+import { createAccount } from '../../src/auth/bootstrap';
+import { openPglite, openPostgres } from '../../src/db/open';
+import { createLogger } from '../../src/log';
+import { parseConfigSection } from '../../src/config';
+import { ObservabilityConfigSchema } from '../../src/request-log/config';
+import { startRequestRecorder, type RequestRecord } from '../../src/request-log/writer';
+import { ownCpuMicros } from '../lib/ledger-charge';
+import { freshDatabase } from '../servers/svc';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
