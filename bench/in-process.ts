@@ -12,7 +12,7 @@
  * strip_thinking_response), --responses (a streamed POST /responses over the same upstream stream: --no-usage and --chunked apply), --embeddings (POST /embeddings, one 1,024-float vector), --content-length (the fake upstream declares its JSON bodies' length, as real servers do), --base64 (with --embeddings: encoding_format base64, which the fake upstream honours), --external (Postgres + Redis from DATABASE_URL / REDIS_URL),
  * --cache-hit (the same chat or /responses request every time with `cache=use`: after the first, every
  * request is a response-cache hit), --cache-miss (`cache=use` with a different prompt each time: every
- * request a miss and a store), --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
+ * request a miss and a store), --vary (a new prompt per request, no cache: what a miss is compared with), --no-meter (meter and limiter replaced by no-ops: the pipeline alone), --profile (samples
  * the measured window with JavaScriptCore's profiler and prints the hottest functions; the
  * CPU figure then includes the profiler's own cost), --alloc (the objects allocated per request,
  * by type, over a window with no collection in it: bench/lib/alloc-window.ts), --tracing (OpenTelemetry traces on, every
@@ -49,6 +49,8 @@ const external = flag('--external');
 const embeddings = flag('--embeddings');
 const cacheHit = flag('--cache-hit');
 const cacheMiss = flag('--cache-miss');
+// --vary: a new prompt per request without the cache (the baseline a miss is compared with).
+const vary = flag('--vary') || cacheMiss;
 // The response cache asked by model suffix, so chat and /responses ask it the same way.
 const benchModel = cacheHit || cacheMiss ? `${BENCH_MODEL}:cache=use` : BENCH_MODEL;
 
@@ -181,7 +183,7 @@ async function main() {
   let prompts = 0;
   async function one() {
     // --cache-miss: a prompt of its own per request (same length class), so each one misses and stores.
-    const text = cacheMiss ? body.replace('Say hello.', `Say hello ${prompts++}.`) : body;
+    const text = vary ? body.replace('Say hello.', `Say hello ${prompts++}.`) : body;
     const res = await app.handle(
       new Request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: text }),
     );
@@ -251,7 +253,7 @@ async function main() {
           : 'JSON';
   const backend = external ? 'postgres+redis' : 'pglite+memory';
   const cached =
-    (cacheHit ? ', cache hits' : cacheMiss ? ', cache misses' : '') +
+    (cacheHit ? ', cache hits' : cacheMiss ? ', cache misses' : vary ? ', a new prompt each' : '') +
     (flag('--tracing-unsampled') ? ', tracing on (unsampled)' : tracing ? ', tracing on' : '');
   process.stdout.write(
     `${what}${cached} on ${backend}${flag('--no-meter') ? ', meter off' : ''}: ${us.toFixed(1)} us CPU per request (user ${(cpu.user / requests).toFixed(0)}, system ${(cpu.system / requests).toFixed(0)})` +

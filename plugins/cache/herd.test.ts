@@ -93,4 +93,19 @@ describe('herd', () => {
     await Bun.sleep(0);
     expect(broken.size).toBe(0);
   });
+
+  test('a local store: no lock calls at all; an owner that never finishes holds its key only for the wait', async () => {
+    const { store, calls } = mapStore();
+    const herd = new Herd<string>(store, true);
+    const owner = await herd.join('k', opts({ waitMs: 40 }));
+    expect(owner.role).toBe('owner');
+    // A waiter is bounded by what is left of the owner's time, not by its own longer wait.
+    const started = performance.now();
+    expect(await herd.join('k', opts({ waitMs: 5_000 }))).toEqual({ role: 'waited', value: null });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // Once its time is over (a timer may fire a fraction of a ms early), the stale flight is replaced: the next request owns the key.
+    await Bun.sleep(5);
+    expect((await herd.join('k', opts())).role).toBe('owner');
+    expect(calls.setIfAbsent).toBe(0);
+  });
 });

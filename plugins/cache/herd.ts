@@ -17,6 +17,8 @@ export interface Waited<T> {
 interface Flight<T> {
   promise: Promise<T | null>;
   resolve(value: T | null): void;
+  /** `performance.now()` past which the flight is over even if its owner never finished (the lock's lifetime). */
+  until: number;
 }
 
 /** How a join waits for an owner on another instance. */
@@ -36,10 +38,9 @@ export interface JoinOptions<T> {
 const FIRST_POLL_MS = 20;
 const MAX_POLL_MS = 250;
 
-function deferred<T>(): Flight<T> {
-  let resolve!: (value: T | null) => void;
-  const promise = new Promise<T | null>((r) => (resolve = r));
-  return { promise, resolve };
+function deferred<T>(until: number): Flight<T> {
+  const { promise, resolve } = Promise.withResolvers<T | null>();
+  return { promise, resolve, until };
 }
 
 /** Resolves with `promise`, or with null once `ms` passed or `signal` aborted. */
@@ -63,12 +64,17 @@ function bounded<T>(promise: Promise<T | null>, ms: number, signal: AbortSignal)
  * owns it and calls the upstream; the others wait for its entry. Within one instance the
  * waiters share the owner's promise (no polling); across instances a lock in the store
  * (`setIfAbsent` with a TTL) elects the owner and the others poll for the entry with backoff.
+ * A store that is `local` (in this process) needs no lock: the flights here are all there are.
  * A wait is bounded: past it, or when the owner stored nothing, each proceeds on its own.
  */
 export class Herd<T> {
   private readonly flights = new Map<string, Flight<T>>();
 
-  constructor(private readonly store: LockStore) {}
+  /** `local`: the store is in this process, so no other instance can hold a key's lock. */
+  constructor(
+    private readonly store: LockStore,
+    private readonly local = false,
+  ) {}
 
   /** Requests in flight on this instance (tests, and a leak would show here). */
   get size(): number {
@@ -78,38 +84,44 @@ export class Herd<T> {
   /** Joins the flight of `key`: owner of it, or its outcome after waiting. Throws when the store fails. */
   async join(key: string, opts: JoinOptions<T>): Promise<Owner<T> | Waited<T>> {
     const local = this.flights.get(key);
-    if (local) return { role: 'waited', value: await bounded(local.promise, opts.waitMs, opts.signal) };
+    // An owner that never finished (its request's onSettled never came) holds its flight only
+    // for the lock's lifetime: checked here rather than by a timer per owner.
+    const left = local ? local.until - performance.now() : 0;
+    if (local && left > 0) return { role: 'waited', value: await bounded(local.promise, Math.min(opts.waitMs, left), opts.signal) };
+    if (local) this.land(key, local, null);
     if (!opts.canOwn) return { role: 'waited', value: null };
-    const flight = deferred<T>();
+    const flight = deferred<T>(performance.now() + opts.waitMs);
     this.flights.set(key, flight);
-    const land = (value: T | null) => {
-      if (this.flights.get(key) === flight) this.flights.delete(key);
-      flight.resolve(value);
-    };
+    if (this.local) return this.owner(key, flight, null);
     const lock = `lock:${key}`;
     let won: boolean;
     try {
       won = await this.store.setIfAbsent(lock, opts.holder, Math.max(1, opts.waitMs));
     } catch (err) {
-      land(null);
+      this.land(key, flight, null);
       throw err;
     }
-    if (won) {
-      // An owner that never finishes (a request lost before settlement) must not hold its waiters past the bound.
-      const expiry = setTimeout(land, opts.waitMs, null);
-      (expiry as { unref?: () => void }).unref?.();
-      return {
-        role: 'owner',
-        finish: (value) => {
-          clearTimeout(expiry);
-          land(value);
-          this.store.delete(lock).catch(() => {});
-        },
-      };
-    }
+    if (won) return this.owner(key, flight, lock);
     const value = await this.poll(lock, opts).catch(() => null);
-    land(value);
+    this.land(key, flight, value);
     return { role: 'waited', value };
+  }
+
+  /** Ends `flight` with `value` for its waiters; the next join of `key` starts a new one. */
+  private land(key: string, flight: Flight<T>, value: T | null): void {
+    if (this.flights.get(key) === flight) this.flights.delete(key);
+    flight.resolve(value);
+  }
+
+  /** The owner's handle: finishing lands the flight and releases the store's lock (when there is one). */
+  private owner(key: string, flight: Flight<T>, lock: string | null): Owner<T> {
+    return {
+      role: 'owner',
+      finish: (value) => {
+        this.land(key, flight, value);
+        if (lock !== null) this.store.delete(lock).catch(() => {});
+      },
+    };
   }
 
   /** Polls for the other instance's entry until it lands, its lock goes, the wait ends or the client leaves. */

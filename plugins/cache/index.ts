@@ -35,11 +35,14 @@ function herdOf(ctx: Ctx): Herd<ServedEntry> {
   if (!herd) {
     const { store } = ctx;
     const ms = ctx.options.storeTimeoutMs;
-    herd = new Herd({
-      get: (key) => within(store.get(key), ms),
-      setIfAbsent: (key, value, ttlMs) => within(store.setIfAbsent(key, value, ttlMs), ms),
-      delete: (key) => within(store.delete(key), ms),
-    });
+    herd = new Herd(
+      {
+        get: (key) => within(store.get(key), ms),
+        setIfAbsent: (key, value, ttlMs) => within(store.setIfAbsent(key, value, ttlMs), ms),
+        delete: (key) => within(store.delete(key), ms),
+      },
+      store.local === true,
+    );
     herds.set(ctx.store, herd);
   }
   return herd;
@@ -70,8 +73,13 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, deadline(ms)]);
 }
 
+/** A call of `ctx`'s store, bounded unless the store is in this process (where nothing can hang). */
+function bounded<T>(ctx: Ctx, promise: Promise<T>): Promise<T> {
+  return ctx.store.local ? promise : within(promise, ctx.options.storeTimeoutMs);
+}
+
 async function readEntry(ctx: Ctx, hash: string): Promise<ServedEntry | null> {
-  const bytes = await within(ctx.store.getBytes(entryKey(hash)), ctx.options.storeTimeoutMs);
+  const bytes = await bounded(ctx, ctx.store.getBytes(entryKey(hash)));
   return bytes === null ? null : decodeServed(hash, bytes, ctx.options.maxEntryBytes);
 }
 
@@ -168,7 +176,7 @@ async function storeAnswer(outcome: SettledOutcome, ctx: Ctx): Promise<void> {
       return;
     }
     try {
-      await within(ctx.store.set(entryKey(state.key), bytes, state.decision.ttlMs), ctx.options.storeTimeoutMs);
+      await bounded(ctx, ctx.store.set(entryKey(state.key), bytes, state.decision.ttlMs));
       metrics.stored(ctx.model.id, bytes.byteLength);
       stored = servedEntry(entry);
     } catch (err) {

@@ -12,6 +12,7 @@ const BYTES = 'b';
 /** A plugin's namespace on the memory store. */
 function memoryStore(kv: MemoryPluginKv, prefix: string): PluginStore {
   return {
+    local: true,
     async get(key) {
       const v = kv.read(prefix + key)?.value;
       return v === undefined ? null : typeof v === 'string' ? v : fromUtf8.decode(v);

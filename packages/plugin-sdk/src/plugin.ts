@@ -34,6 +34,12 @@ export interface PluginAnswer {
  * strings or bytes; TTLs in milliseconds.
  */
 export interface PluginStore {
+  /**
+   * True when the store lives in this process (the embedded default): no other instance sees
+   * its entries, and its calls neither fail nor hang, so a plugin may skip a cross-instance
+   * lock or a time bound around them. False (or absent) for Redis.
+   */
+  readonly local?: boolean;
   get(key: string): Promise<string | null>;
   getBytes(key: string): Promise<Uint8Array | null>;
   set(key: string, value: string | Uint8Array, ttlMs?: number): Promise<void>;
