@@ -16,6 +16,7 @@ import { buildRows } from './metrics';
 import { newRunData, type RunData } from './lib/run-data';
 import { imageInput, validateInChild } from './lib/image-inputs';
 import { cachePhase } from './phases/cache';
+import { featuresPhase } from './phases/features';
 import { imagesPhase } from './phases/images';
 import { openStreamsPhase } from './phases/open-streams';
 import { openStreamsRounds } from './phases/open-streams-rounds';
@@ -48,7 +49,8 @@ const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
 // The families phase (speech, /responses, RPC, jobs on every target) took ~80 s of it from the
 // soak, the 10-second warm-ups (5 s before) ~70 s more, which the budget grew by.
-const budgetMs = (quick ? 280 : 685) * 1000;
+// The features phase (three svcs of its own, on/off rounds) ~75 s of it, ~35 s with --quick.
+const budgetMs = (quick ? 315 : 760) * 1000;
 const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
 
 process.on('SIGINT', () => {
@@ -185,6 +187,16 @@ async function main() {
         const r = await attempt(`cache on ${t.name}`, () => withTimeout(`cache ${t.name}`, 60_000, cachePhase(t, d)));
         if (r) data.cache[t.name] = r;
       }
+
+    // The new features' price, reported under the embedded backend (the phase starts embedded svcs of its own).
+    const embedded = targets.find((t) => t.name === 'svc:memory+pglite');
+    if (!short && embedded) {
+      log('features: guardrails, request log, tracing, each on and off');
+      await up.shape(50, 0);
+      const setup = { upstreamUrl, freePort, rounds: quick ? 2 : 3, phaseS: quick ? 1 : 1.5, warmS: quick ? 2 : 3, log };
+      const r = await attempt('features', () => withTimeout('features', 120_000, featuresPhase(setup)));
+      if (r) data.features[embedded.name] = r;
+    }
 
     if (withPeers) {
       const svcTp = data.throughput['svc:memory+pglite'];
