@@ -1,5 +1,5 @@
 /**
- * `bun bench/jobs-cost.ts [--backend redis+postgres] [--seconds 10] [--cwd DIR[,DIR...]] [--runs N] [--profile] [--statements]`:
+ * `bun bench/jobs-cost.ts [--backend redis+postgres] [--seconds 10] [--warm 12] [--cwd DIR[,DIR...]] [--runs N] [--profile] [--statements]`:
  * the families phase's media jobs alone (bench/load/jobs-client.ts: 32 jobs in flight, each
  * polled every 100 ms until its 4 KB of media is read) against svc, with svc's CPU per job
  * split by thread; on redis+postgres also the Redis server's and svc's Postgres backends' CPU
@@ -22,6 +22,8 @@ import { startSvc, svcEnvFromProcess } from './servers/svc';
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
 const seconds = Number(opt('--seconds', '10'));
+// Seconds of jobs before the window, as the families phase warms them: compilation lands in a window after a short one.
+const warmS = Number(opt('--warm', '12'));
 const backend = opt('--backend', 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
 const cwds = opt('--cwd', process.cwd()).split(',');
 const runs = Number(opt('--runs', '1'));
@@ -65,7 +67,7 @@ async function once(cwd: string) {
   const target = svcTarget(`svc:${backend}`, svc);
   const backing = svc.databaseUrl && process.env.REDIS_URL ? await backingServices(process.env.REDIS_URL, svc.databaseUrl) : null;
   try {
-    await measureJobs(target, target.families!, 3); // warm-up
+    await measureJobs(target, target.families!, warmS); // warm-up
     await Bun.sleep(1500);
     const threads = threadCpu(svc.child.pid);
     const pgBefore = svc.databaseUrl ? await pgCounters(svc.databaseUrl) : null;

@@ -49,8 +49,9 @@ const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
 // The families phase (speech, /responses, RPC, jobs on every target) took ~80 s of it from the
 // soak, the 10-second warm-ups (5 s before) ~70 s more, which the budget grew by.
-// The features phase (three svcs of its own, on/off rounds) ~75 s of it, ~35 s with --quick.
-const budgetMs = (quick ? 315 : 760) * 1000;
+// The features phase (three svcs of its own, on/off rounds) ~75 s of it, ~35 s with --quick;
+// the jobs' 12-second warm-up (2 s before) 30 s more, 9 s with --quick.
+const budgetMs = (quick ? 325 : 790) * 1000;
 const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
 
 process.on('SIGINT', () => {
@@ -171,7 +172,11 @@ async function main() {
         data.rssAroundLoad[t.name] = await rssReads.get(t.name)!;
         log(`families on ${t.name}: speech, /responses streams, JSON-RPC batches, media jobs`);
         const r = await attempt(`families on ${t.name}`, () =>
-          withTimeout(`families ${t.name}`, 120_000, familiesPhase(t, t.families!, { ...d, familyWarmS: quick ? 1 : 2 })),
+          withTimeout(
+            `families ${t.name}`,
+            120_000,
+            familiesPhase(t, t.families!, { ...d, familyWarmS: quick ? 1 : 2, jobsWarmS: quick ? 4 : 12 }),
+          ),
         );
         if (r) data.families[t.name] = r;
         for (const e of r?.errors ?? []) data.notes.push(`families on ${t.name}: ${e}`);
