@@ -97,8 +97,9 @@ export interface FeaturesSetup {
  * defaults, the request log off, tracing on (every request sampled and exported to a sink).
  * Guardrails are turned on per request (`svc_parameters.guardrails`) on the same process as
  * their off runs. Every measurement runs once per round, the rounds interleaved, and each
- * figure is the median of its rounds. About 75 s in a full run (three svc starts, 3 s warm-ups,
- * 3 rounds of 1.5 s), 35 s with --quick.
+ * figure is the median of its rounds. 75-90 s in a full run on a loaded 2-core machine (the
+ * three svcs' first starts 15-26 s, 3 s warm-ups, 3 rounds of 1.5 s, each measurement ~1 s of
+ * load-tool start and ledger wait besides), ~40 s with --quick.
  */
 export async function featuresPhase(s: FeaturesSetup): Promise<FeaturesResult> {
   const log = s.log ?? (() => {});
