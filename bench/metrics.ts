@@ -1,4 +1,5 @@
 import { cacheRows } from './lib/cache-rows';
+import { featureRows } from './lib/feature-rows';
 import { familyRows, rssAroundLoadRows } from './lib/family-rows';
 import type { RunData } from './lib/run-data';
 import type { ImagesResult } from './phases/images';
@@ -81,6 +82,7 @@ export function buildRows(data: RunData): MetricRow[] {
       ratioAtMost(GOALS.streamCountedRatio),
     ),
     ...cacheRows(data),
+    ...featureRows(data),
     row(
       data,
       'ttfb_added_p50_direct',

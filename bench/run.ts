@@ -16,6 +16,7 @@ import { buildRows } from './metrics';
 import { newRunData, type RunData } from './lib/run-data';
 import { imageInput, validateInChild } from './lib/image-inputs';
 import { cachePhase } from './phases/cache';
+import { featuresPhase } from './phases/features';
 import { imagesPhase } from './phases/images';
 import { openStreamsPhase } from './phases/open-streams';
 import { openStreamsRounds } from './phases/open-streams-rounds';
@@ -48,7 +49,9 @@ const started = Date.now();
 /** Hard budget for the whole run; the soak is shortened to fit it. */
 // The families phase (speech, /responses, RPC, jobs on every target) took ~80 s of it from the
 // soak, the 10-second warm-ups (5 s before) ~70 s more, which the budget grew by.
-const budgetMs = (quick ? 280 : 685) * 1000;
+// The features phase (three svcs of its own, on/off rounds) 75-90 s of it, ~40 s with --quick;
+// the jobs' 12-second warm-up (2 s before) 30 s more, 9 s with --quick.
+const budgetMs = (quick ? 330 : 805) * 1000;
 const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
 
 process.on('SIGINT', () => {
@@ -169,7 +172,11 @@ async function main() {
         data.rssAroundLoad[t.name] = await rssReads.get(t.name)!;
         log(`families on ${t.name}: speech, /responses streams, JSON-RPC batches, media jobs`);
         const r = await attempt(`families on ${t.name}`, () =>
-          withTimeout(`families ${t.name}`, 120_000, familiesPhase(t, t.families!, { ...d, familyWarmS: quick ? 1 : 2 })),
+          withTimeout(
+            `families ${t.name}`,
+            120_000,
+            familiesPhase(t, t.families!, { ...d, familyWarmS: quick ? 1 : 2, jobsWarmS: quick ? 4 : 12 }),
+          ),
         );
         if (r) data.families[t.name] = r;
         for (const e of r?.errors ?? []) data.notes.push(`families on ${t.name}: ${e}`);
@@ -185,6 +192,16 @@ async function main() {
         const r = await attempt(`cache on ${t.name}`, () => withTimeout(`cache ${t.name}`, 60_000, cachePhase(t, d)));
         if (r) data.cache[t.name] = r;
       }
+
+    // The new features' price, reported under the embedded backend (the phase starts embedded svcs of its own).
+    const embedded = targets.find((t) => t.name === 'svc:memory+pglite');
+    if (!short && embedded) {
+      log('features: guardrails, request log, tracing, each on and off');
+      await up.shape(50, 0);
+      const setup = { upstreamUrl, freePort, rounds: quick ? 2 : 3, phaseS: quick ? 1 : 1.5, warmS: quick ? 2 : 3, log };
+      const r = await attempt('features', () => withTimeout('features', 180_000, featuresPhase(setup)));
+      if (r) data.features[embedded.name] = r;
+    }
 
     if (withPeers) {
       const svcTp = data.throughput['svc:memory+pglite'];

@@ -8,10 +8,11 @@ import type { SoakResult } from '../phases/soak';
 import type { ThroughputResult } from '../phases/throughput';
 import type { TtfbResult } from '../phases/ttfb';
 import type { FamilyRowData } from './family-rows';
+import type { FeatureRowData } from './feature-rows';
 import type { ValidationResult } from './image-inputs';
 
 /** Everything a run collected, as written to bench/results/latest.json. */
-export interface RunData extends FamilyRowData {
+export interface RunData extends FamilyRowData, FeatureRowData {
   meta: {
     date: string;
     mode: string;
@@ -62,6 +63,7 @@ export async function newRunData(mode: 'quick' | 'full'): Promise<RunData> {
     idleRssMB: {},
     throughput: {},
     cache: {},
+    features: {},
     families: {},
     rssAroundLoad: {},
     ttfb: null,

@@ -31,15 +31,24 @@ function checkKey(key: string): string {
 /** Media as files under `dir`. */
 export function fileMediaStorage(dir: string): MediaStorage {
   const path = (key: string) => join(dir, checkKey(key));
+  // The folder is made once, not per file (a mkdir per job); made again if it went meanwhile.
+  let made = false;
   return {
     kind: 'fs',
     async put(key, bytes) {
       const target = path(key);
-      await mkdir(dirname(target), { recursive: true });
+      if (!made) await mkdir(dirname(target), { recursive: true });
+      made = true;
       // Written under a temporary name of its own and renamed, so a reader never sees half a
       // file and two writers of one key (a lease that ran out mid-write) never trip on each other.
       const part = `${target}.${randomUUID()}.part`;
-      await Bun.write(part, bytes);
+      try {
+        await Bun.write(part, bytes);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        await mkdir(dirname(target), { recursive: true });
+        await Bun.write(part, bytes);
+      }
       await rename(part, target);
     },
     async get(key) {

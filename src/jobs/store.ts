@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql, type Placeholder } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { mediaJobs } from '../db/schema';
+import { jobRowCacheOf, writing } from './row-cache';
 
 /** A media job row. */
 export type MediaJob = typeof mediaJobs.$inferSelect;
@@ -45,11 +46,16 @@ const slotsOf = <K extends string>(keys: readonly K[]) => Object.fromEntries(key
 /** Values for `set` that hold placeholders: drizzle binds them at run time with each column's encoder, as it would a value, though its type names only values and SQL there. */
 const settingSlots = (values: Record<string, unknown>) => values as Partial<NewMediaJob>;
 
-const insertStatement = perDatabase((db) => db.insert(mediaJobs).values(slotsOf(QUEUED)).prepare('svc_insert_job'));
+// The whole row comes back (its defaults too) for the embedded database's row cache.
+const insertStatement = perDatabase((db) => db.insert(mediaJobs).values(slotsOf(QUEUED)).returning().prepare('svc_insert_job'));
 
 /** Records a job the provider accepted. */
 export async function insertJob(db: Database, job: QueuedJob): Promise<void> {
-  await insertStatement(db).execute(job);
+  await writing(
+    db,
+    () => insertStatement(db).execute(job),
+    (cache, rows, since) => rows.forEach((row) => cache.put(row, since)),
+  );
 }
 
 const findStatement = perDatabase((db) =>
@@ -60,9 +66,14 @@ const findStatement = perDatabase((db) =>
     .prepare('svc_find_job'),
 );
 
-/** The job with this queue id, or null (every retrieve poll runs it). */
+/** The job with this queue id, or null (every retrieve poll asks; on the embedded database its cached row answers). */
 export async function findJob(db: Database, id: string): Promise<MediaJob | null> {
+  const cache = jobRowCacheOf(db);
+  const cached = cache?.get(id);
+  if (cached) return cached;
+  const since = cache?.generation ?? 0;
   const [row] = await findStatement(db).execute({ id });
+  if (row) cache?.put(row, since);
   return row ?? null;
 }
 
@@ -74,7 +85,11 @@ export async function findJob(db: Database, id: string): Promise<MediaJob | null
  */
 export async function claimDue(db: Database, owner: string, now: number, leaseMs: number, limit: number): Promise<MediaJob[]> {
   // `at` is compared in the WHERE clause, where drizzle applies no column encoder to a placeholder: sent as text.
-  return claimStatement(db).execute({ owner, at: new Date(now).toISOString(), leaseUntil: new Date(now + leaseMs), limit });
+  return writing(
+    db,
+    () => claimStatement(db).execute({ owner, at: new Date(now).toISOString(), leaseUntil: new Date(now + leaseMs), limit }),
+    (cache, rows, since) => rows.forEach((row) => cache.put(row, since)),
+  );
 }
 
 // Prepared: the runner claims once per poll interval on every instance, idle or not, and
@@ -115,17 +130,28 @@ const rescheduleStatement = perDatabase((db) =>
 
 /** Gives a still-running job back with its next poll time (every pending poll); false when the lease was lost meanwhile. */
 export async function reschedule(db: Database, job: MediaJob, owner: string, nextPollAt: number): Promise<boolean> {
-  const rows = await rescheduleStatement(db).execute({ id: job.id, owner, nextPollAt: new Date(nextPollAt) });
+  const at = new Date(nextPollAt);
+  const rows = await writing(
+    db,
+    () => rescheduleStatement(db).execute({ id: job.id, owner, nextPollAt: at }),
+    (cache, rows) => rows.length > 0 && cache.patch(job.id, { leaseOwner: null, leaseUntil: null, nextPollAt: at }),
+  );
   return rows.length > 0;
 }
 
 /** Extends `owner`'s lease on a job before a long step (a download); false when the lease was lost. */
 export async function renewLease(db: Database, job: MediaJob, owner: string, until: number): Promise<boolean> {
-  const rows = await db
-    .update(mediaJobs)
-    .set({ leaseUntil: new Date(until) })
-    .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner), eq(mediaJobs.status, 'PROCESSING')))
-    .returning({ id: mediaJobs.id });
+  const leaseUntil = new Date(until);
+  const rows = await writing(
+    db,
+    () =>
+      db
+        .update(mediaJobs)
+        .set({ leaseUntil })
+        .where(and(eq(mediaJobs.id, job.id), eq(mediaJobs.leaseOwner, owner), eq(mediaJobs.status, 'PROCESSING')))
+        .returning({ id: mediaJobs.id }),
+    (cache, rows) => rows.length > 0 && cache.patch(job.id, { leaseUntil }),
+  );
   return rows.length > 0;
 }
 
@@ -147,9 +173,7 @@ const finishStatement = perDatabase((db) =>
 
 /** Ends a job under `owner`'s lease (completed with its media, or failed/refused); false when the lease was lost. */
 export async function finishJob(db: Database, job: MediaJob, owner: string, end: JobEnd): Promise<boolean> {
-  const rows = await finishStatement(db).execute({
-    id: job.id,
-    owner,
+  const ended = {
     status: end.status,
     error: end.error ?? null,
     outcome: end.outcome ?? null,
@@ -157,17 +181,27 @@ export async function finishJob(db: Database, job: MediaJob, owner: string, end:
     mediaType: end.mediaType ?? null,
     mediaBytes: end.mediaBytes ?? null,
     finishedAt: new Date(end.finishedAt),
-  });
+  };
+  const rows = await writing(
+    db,
+    () => finishStatement(db).execute({ id: job.id, owner, ...ended }),
+    (cache, rows) => rows.length > 0 && cache.patch(job.id, { ...ended, leaseOwner: null, leaseUntil: null }),
+  );
   return rows.length > 0;
 }
 
 /** Marks a completed job's media deleted (retrieve with delete_media_on_completion, or complete); false when it was not COMPLETED. */
 export async function markDeleted(db: Database, id: string): Promise<boolean> {
-  const rows = await db
-    .update(mediaJobs)
-    .set({ status: 'DELETED' })
-    .where(and(eq(mediaJobs.id, id), eq(mediaJobs.status, 'COMPLETED')))
-    .returning({ id: mediaJobs.id });
+  const rows = await writing(
+    db,
+    () =>
+      db
+        .update(mediaJobs)
+        .set({ status: 'DELETED' })
+        .where(and(eq(mediaJobs.id, id), eq(mediaJobs.status, 'COMPLETED')))
+        .returning({ id: mediaJobs.id }),
+    (cache, rows) => rows.length > 0 && cache.patch(id, { status: 'DELETED' }),
+  );
   return rows.length > 0;
 }
 
@@ -207,15 +241,23 @@ export type HandledJob = Pick<NewMediaJob, 'id' | 'kind' | 'accountId' | 'modelI
 
 /** Records a job svc runs itself; its provider is chosen when it runs, so the upstream columns name the job. */
 export async function insertHandledJob(db: Database, job: HandledJob): Promise<void> {
-  await db.insert(mediaJobs).values({
-    ...job,
-    charges: [],
-    providerId: '',
-    upstreamModel: job.modelId,
-    upstreamId: job.id,
-    status: 'PROCESSING',
-    nextPollAt: job.createdAt,
-  });
+  await writing(
+    db,
+    () =>
+      db
+        .insert(mediaJobs)
+        .values({
+          ...job,
+          charges: [],
+          providerId: '',
+          upstreamModel: job.modelId,
+          upstreamId: job.id,
+          status: 'PROCESSING',
+          nextPollAt: job.createdAt,
+        })
+        .returning(),
+    (cache, rows, since) => rows.forEach((row) => cache.put(row, since)),
+  );
 }
 
 /**
@@ -224,15 +266,25 @@ export async function insertHandledJob(db: Database, job: HandledJob): Promise<v
  * was (held until a future time: a worker is running it), or null when the job was not running.
  */
 export async function cancelJob(db: Database, id: string, now: number): Promise<{ leaseUntil: Date | null } | null> {
-  const [row] = await db
-    .update(mediaJobs)
-    .set({ status: 'CANCELLED', finishedAt: new Date(now) })
-    .where(and(eq(mediaJobs.id, id), eq(mediaJobs.status, 'PROCESSING')))
-    .returning({ leaseUntil: mediaJobs.leaseUntil });
+  const finishedAt = new Date(now);
+  const [row] = await writing(
+    db,
+    () =>
+      db
+        .update(mediaJobs)
+        .set({ status: 'CANCELLED', finishedAt })
+        .where(and(eq(mediaJobs.id, id), eq(mediaJobs.status, 'PROCESSING')))
+        .returning({ leaseUntil: mediaJobs.leaseUntil }),
+    (cache, rows) => rows.length > 0 && cache.patch(id, { status: 'CANCELLED', finishedAt }),
+  );
   return row ?? null;
 }
 
 /** Records how a job that ended outside its lease (cancelled) was settled. */
 export async function noteOutcome(db: Database, id: string, outcome: NonNullable<MediaJob['outcome']>): Promise<void> {
-  await db.update(mediaJobs).set({ outcome }).where(eq(mediaJobs.id, id));
+  await writing(
+    db,
+    () => db.update(mediaJobs).set({ outcome }).where(eq(mediaJobs.id, id)),
+    (cache) => cache.patch(id, { outcome }),
+  );
 }
