@@ -31,7 +31,13 @@ export async function openStreamsPhase(
   target: Target,
   upstream: UpstreamControl,
   body: string,
-  opts: { count: number; holdMs: number; timeoutMs: number },
+  opts: {
+    count: number;
+    holdMs: number;
+    timeoutMs: number;
+    /** Runs while the streams are still held, after the readings (a diagnosis tool's own reading). */
+    onHolding?: () => Promise<void>;
+  },
 ): Promise<OpenStreamsResult> {
   // Enough chunks that no stream ends before the hold is over.
   const chunks = Math.ceil((opts.timeoutMs + opts.holdMs) / 20) + 10;
@@ -73,6 +79,7 @@ export async function openStreamsPhase(
     await Bun.sleep(opts.holdMs);
     result.holdingRssMB = round1(rssBytes(target.pid) / MB);
     result.holdingFds = openFds(target.pid);
+    await opts.onHolding?.();
   } catch (error) {
     result.note = String((error as Error).message).split('\n')[0];
     // Not all streams opened in time: report how far the client got.

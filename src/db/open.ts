@@ -95,10 +95,15 @@ async function migrateUnderLock(url: string, connectTimeout: number, onStep?: On
 /**
  * Settings of the embedded database. PGlite runs with fsync=off, so full-page images in the
  * WAL (they guard against torn pages after an OS crash, which fsync=off does not survive
- * anyway) bought nothing and cost ~20 % of each ledger insert (66 -> 52 us per row). Its
- * buffer pool lives in svc's own WASM heap: 32 MB instead of the default 128 MB keeps ~100 MB
- * of RSS off a busy process (362 -> 260 MB after warm-up) at the same insert cost, because
- * ledger inserts only touch the newest pages.
+ * anyway) bought nothing and cost ~20 % of each ledger insert (66 -> 52 us per row).
+ *
+ * shared_buffers=4MB: the buffer pool lives in svc's own WASM heap and is zeroed when PGlite
+ * starts, so all of it is resident from the first second, idle or not (PGlite alone, idle:
+ * 153 MB at 32 MB, 127 at 8 MB, 118 at 1 MB). The ledger's inserts touch only the newest
+ * pages, and a page that leaves the pool is still in the OS's page cache (the data directory
+ * is real files), so the cost per ledger row did not move (bench/ledger-cost.ts, 60,000 rows
+ * in batches of 300, 3 interleaved rounds: 18.6-20.0 us at 32 MB, 18.9-19.1 at 4 MB).
+ * wal_buffers follows it (1/32, at least 64 kB).
  *
  * wal_init_zero=off: a new 16 MB WAL segment is created by writing its last byte instead of
  * zero-filling it, which PGlite does inside the COMMIT that needs it, on svc's thread. Under
@@ -107,7 +112,7 @@ async function migrateUnderLock(url: string, connectTimeout: number, onStep?: On
  * Zero-filling only reserves the disk space early: with fsync=off a full disk fails a write
  * either way.
  */
-const PGLITE_SETTINGS = ['full_page_writes=off', 'shared_buffers=32MB', 'wal_init_zero=off'];
+const PGLITE_SETTINGS = ['full_page_writes=off', 'shared_buffers=4MB', 'wal_init_zero=off'];
 
 /**
  * Opens PGlite, in `dataDir` (created if missing) or from a pre-migrated dump (tests),

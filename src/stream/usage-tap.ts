@@ -2,6 +2,7 @@ import type { ChatChunk, ChatUsage } from './wire';
 import { carriesContent, classifyEvent } from './chunks';
 import { SseDecoder, type SseEvent } from './events';
 import { encodeEvent } from './encoder';
+import { joinedRegions } from './joined-regions';
 
 const ascii = (s: string) => Buffer.from(s, 'latin1');
 const LF2 = ascii('\n\n');
@@ -12,8 +13,15 @@ const ERROR_KEY = ascii('"error"');
 /** Decodes a tap's tail: one for every stream, as a tail is decoded whole and synchronously. */
 const tailDecoder = new SseDecoder();
 
-/** Forwarded bytes held uncounted at most (references to the upstream's own buffers). */
+/**
+ * Forwarded bytes and regions held uncounted at most (references to the upstream's own buffers):
+ * LAZY_COUNT_FIRST regions until the first count, LAZY_COUNT_REGIONS after it. Regions are
+ * bounded too: a slow upstream sends one small region per event, each its own buffer, and a
+ * stream held open kept up to 64 KB of them (~350; see FOLD_FIRST in forwarded-text.ts).
+ */
 const LAZY_COUNT_BYTES = 64 * 1024;
+const LAZY_COUNT_FIRST = 64;
+const LAZY_COUNT_REGIONS = 16;
 // The two chunks without output that upstreams send: the role-only opening one and the closing one.
 const EMPTY_MARKS = ['"content":""', '"content": ""', '"delta":{}', '"delta": {}'].map(ascii);
 
@@ -91,9 +99,10 @@ export class UsageTap {
   private counted = 0;
   // Forwarded regions whose content events are not counted yet: a stream whose upstream reports
   // usage and ends well never needs the count (the byte searches were ~3 % of a stream's
-  // samples), so it is taken when asked, or once these hold LAZY_COUNT_BYTES.
+  // samples), so it is taken when asked, or once these hold LAZY_COUNT_BYTES or `countAt` regions.
   private uncounted: Uint8Array[] | null = null;
   private uncountedBytes = 0;
+  private countAt = LAZY_COUNT_FIRST;
 
   /** Events with output (content, reasoning, tool calls) forwarded so far: the completion-token estimate when the stream breaks. */
   get events(): number {
@@ -101,10 +110,17 @@ export class UsageTap {
     return this.counted;
   }
 
+  /** Forwarded regions held uncounted now (bounded by `countAt` and LAZY_COUNT_BYTES). */
+  get heldRegions(): number {
+    return this.uncounted?.length ?? 0;
+  }
+
   private countNow() {
-    for (const region of this.uncounted!) this.counted += countContentEvents(region);
+    // Whole events each: joined, no event is made or lost at a boundary, and the searches are a call each, not one per region.
+    this.counted += countContentEvents(joinedRegions(this.uncounted!, this.uncountedBytes));
     this.uncounted = null;
     this.uncountedBytes = 0;
+    this.countAt = LAZY_COUNT_REGIONS;
   }
 
   /** Feeds upstream bytes; `out` receives what may go to the client now. */
@@ -142,7 +158,7 @@ export class UsageTap {
   private forwardAsIs(region: Uint8Array, out: (b: Uint8Array) => void) {
     (this.uncounted ??= []).push(region);
     this.uncountedBytes += region.length;
-    if (this.uncountedBytes >= LAZY_COUNT_BYTES) this.countNow();
+    if (this.uncountedBytes >= LAZY_COUNT_BYTES || this.uncounted.length >= this.countAt) this.countNow();
     out(region);
   }
 
