@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { csvNumber as num, csvText, IsoTimes } from '../db/csv';
 import { storableText } from './storable';
-import type { RequestRecord } from './writer';
+import type { RequestRecord } from './record';
 
 const COLUMNS =
   'request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, stages, upstream_ms, cache, guardrails, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent';

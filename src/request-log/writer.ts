@@ -5,37 +5,12 @@ import type { Logger } from '../log';
 import { countRequestLogDropped } from '../metrics';
 import type { ObservabilityConfig } from './config';
 import { bodyRow, type BodyRow, type CapturedBodies } from './bodies';
-import type { StageDurations } from './stages';
+import type { RequestRecord } from './record';
 import { storable } from './storable';
 import { copyRequestLogBatch } from './copy';
 import { pgliteOf } from '../db/embedded-client';
 
-/** One request as the log stores it (times in epoch ms and ms, money in micro-units). */
-export interface RequestRecord {
-  requestId: string;
-  at: number;
-  accountId: string | null;
-  apiKeyId: string | null;
-  method: string;
-  route: string;
-  model: string | null;
-  replica: string | null;
-  status: number;
-  error: string | null;
-  latencyMs: number;
-  ttfbMs: number | null;
-  stream: string | null;
-  stages: StageDurations | null;
-  upstreamMs: number | null;
-  cache: string | null;
-  guardrails: string | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  costMicros: number | null;
-  currency: string | null;
-  clientIp: string | null;
-  userAgent: string | null;
-}
+export type { RequestRecord } from './record';
 
 /** The request log's writer: queues records and writes them in batches, off the response's path. */
 export interface RequestRecorder {
