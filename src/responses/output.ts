@@ -2,6 +2,8 @@ import { urlCitations, type CitedSource, type UrlCitation } from './citations';
 import { DELTA_TYPES, deltaPayload, type DeltaKind } from './event-templates';
 import { ThinkSplitter, type SplitText } from './think-split';
 
+const utf8Text = new TextDecoder();
+
 /** An `output_text` content part. */
 export interface OutputText {
   type: 'output_text';
@@ -72,9 +74,10 @@ type Open =
  * streaming API sends; a non-streamed answer passes a no-op and reads `output`.
  */
 export class OutputBuilder {
-  /** The output items so far, in order. */
-  readonly output: OutputItem[] = [];
+  private readonly items: OutputItem[] = [];
   private open: Open | null = null;
+  /** The open message's text not yet in its part: spliced deltas' JSON-escaped text, unescaped once when read. */
+  private escaped: Uint8Array[] = [];
   private readonly callItems = new Map<number, Open & { kind: 'call' }>();
   private readonly think = new ThinkSplitter();
   private count = 0;
@@ -90,8 +93,32 @@ export class OutputBuilder {
     this.sink = typeof sink === 'function' ? emitSink(sink) : sink;
   }
 
+  /** The output items so far, in order. */
+  get output(): OutputItem[] {
+    this.unescape();
+    return this.items;
+  }
+
+  /**
+   * The open message's id when a text delta would only be appended to it (no `<think>` block
+   * open or tag held back), else null: the case `escapedText` serves.
+   */
+  appendingTo(): string | null {
+    const open = this.open;
+    return open?.kind === 'message' && this.think.plain('') ? open.item.id : null;
+  }
+
+  /**
+   * Appends text given as a JSON string's escaped text (its delta event written by the caller,
+   * from the same bytes), valid UTF-8 without `<`, while `appendingTo` names the open message.
+   */
+  escapedText(text: Uint8Array): void {
+    this.escaped.push(text);
+  }
+
   /** Takes one chat delta. */
   delta(d: ChatDelta): void {
+    this.unescape();
     const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
     if (reasoning) this.reasoningText(reasoning);
     const content = d.content;
@@ -108,9 +135,20 @@ export class OutputBuilder {
    * reference's item statuses; a cut answer is told by the response's `incomplete_details`).
    */
   finish(failed = false): void {
+    this.unescape();
     this.split(this.think.end());
     this.close(failed);
     for (const call of this.callItems.values()) if (!call.done) this.closeCall(call, failed);
+  }
+
+  /** Moves the escaped text into the open message's part: one decode and one JSON parse for all of it. */
+  private unescape(): void {
+    const escaped = this.escaped;
+    if (escaped.length === 0) return;
+    this.escaped = [];
+    let text = '';
+    for (const piece of escaped) text += utf8Text.decode(piece);
+    (this.open as Open & { kind: 'message' }).part.text += JSON.parse(`"${text}"`) as string;
   }
 
   private id(prefix: string): string {
@@ -189,8 +227,8 @@ export class OutputBuilder {
 
   /** Appends an item as in progress and announces it. */
   private push(item: OutputItem): number {
-    const index = this.output.length;
-    this.output.push(item);
+    const index = this.items.length;
+    this.items.push(item);
     this.sink.event('response.output_item.added', { output_index: index, item });
     return index;
   }

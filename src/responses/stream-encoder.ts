@@ -1,9 +1,14 @@
-import type { StreamEncoder } from '../stream/encoder';
+import type { SseEvent } from '../stream/events';
+import type { ByteOut, SplicingEncoder } from '../stream/spliced-source';
 import type { ChatChunk } from '../stream/wire';
 import type { CitedSource } from './citations';
 import { DeltaTemplate, typedEventText, type DeltaKind } from './event-templates';
 import { OutputBuilder, type EventSink } from './output';
 import { incompleteDetails, responseUsage, type ResponseObject } from './response';
+import { isPlainTextDelta, TextDeltaShape } from './text-delta-shape';
+
+/** Shapes learned at most per stream: an upstream whose text deltas all differ around their content (a per-chunk nonce) stops being studied. */
+const LEARNING = 8;
 
 /**
  * The Responses API's typed event stream, encoded from the chat chunks the proxy decoded:
@@ -14,7 +19,7 @@ import { incompleteDetails, responseUsage, type ResponseObject } from './respons
  * encoder is the builder's sink: a delta, one per chunk, is written from its item's
  * DeltaTemplate, every other event by typedEventText.
  */
-export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
+export class ResponsesStreamEncoder implements SplicingEncoder, EventSink {
   // Protected so that a test can check the templates against a plain encoder written over them.
   protected sequence = 0;
   protected pending = '';
@@ -22,6 +27,9 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
   private readonly builder: OutputBuilder;
   /** The open item's delta text around the sequence number and the delta (one item streams at a time). */
   private template: DeltaTemplate | null = null;
+  /** The upstream's plain text deltas' bytes around their content, once seen. */
+  private shape: TextDeltaShape | null = null;
+  private learning = LEARNING;
 
   constructor(
     private readonly shell: ResponseObject,
@@ -51,6 +59,32 @@ export class ResponsesStreamEncoder implements StreamEncoder, EventSink {
     if (choice.delta) this.builder.delta(choice.delta);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     return this.take();
+  }
+
+  /**
+   * A text delta of the open message written from the upstream's bytes (the SplicingEncoder
+   * side): when the event has the learned shape, its escaped content goes as it is into the
+   * message's delta template and, unescaped only when the message is read, into its text.
+   */
+  splice(bytes: Uint8Array, start: number, end: number, out: ByteOut): Uint8Array | null {
+    const { shape, template } = this;
+    if (shape === null || template === null || template.kind !== 'text' || template.itemId !== this.builder.appendingTo()) return null;
+    const from = shape.match(bytes, start, end);
+    if (from === -1) return null;
+    const to = end - shape.tailLength;
+    const text = bytes.subarray(from, to);
+    this.builder.escapedText(text);
+    template.splice(out, this.sequence++, bytes, from, to);
+    return text;
+  }
+
+  /** Learns the shape of the upstream's plain text deltas from one that was decoded. */
+  decoded(event: SseEvent, chunk: ChatChunk): void {
+    if (this.learning === 0 || this.shape?.covers(event.data)) return;
+    const shape = TextDeltaShape.learn(event, chunk);
+    if (shape === null && !isPlainTextDelta(chunk)) return;
+    this.learning--;
+    if (shape) this.shape = shape;
   }
 
   end(last: ChatChunk | null): string {
