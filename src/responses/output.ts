@@ -1,8 +1,7 @@
 import { urlCitations, type CitedSource, type UrlCitation } from './citations';
 import { DELTA_TYPES, deltaPayload, type DeltaKind } from './event-templates';
 import { ThinkSplitter, type SplitText } from './think-split';
-
-const utf8Text = new TextDecoder();
+import { ByteOut } from '../stream/spliced-source';
 
 /** An `output_text` content part. */
 export interface OutputText {
@@ -77,7 +76,7 @@ export class OutputBuilder {
   private readonly items: OutputItem[] = [];
   private open: Open | null = null;
   /** The open message's text not yet in its part: spliced deltas' JSON-escaped text, unescaped once when read. */
-  private escaped: Uint8Array[] = [];
+  private escaped: ByteOut | null = null;
   private readonly callItems = new Map<number, Open & { kind: 'call' }>();
   private readonly think = new ThinkSplitter();
   private count = 0;
@@ -112,8 +111,8 @@ export class OutputBuilder {
    * Appends text given as a JSON string's escaped text (its delta event written by the caller,
    * from the same bytes), valid UTF-8 without `<`, while `appendingTo` names the open message.
    */
-  escapedText(text: Uint8Array): void {
-    this.escaped.push(text);
+  escapedText(src: Uint8Array, from: number, to: number): void {
+    (this.escaped ??= new ByteOut(256)).bytes(src, from, to);
   }
 
   /** Takes one chat delta. */
@@ -141,14 +140,13 @@ export class OutputBuilder {
     for (const call of this.callItems.values()) if (!call.done) this.closeCall(call, failed);
   }
 
-  /** Moves the escaped text into the open message's part: one decode and one JSON parse for all of it. */
+  /** Moves the escaped text into the open message's part: one decode, and one JSON parse when it holds an escape. */
   private unescape(): void {
     const escaped = this.escaped;
-    if (escaped.length === 0) return;
-    this.escaped = [];
-    let text = '';
-    for (const piece of escaped) text += utf8Text.decode(piece);
-    (this.open as Open & { kind: 'message' }).part.text += JSON.parse(`"${text}"`) as string;
+    if (escaped === null || escaped.length === 0) return;
+    const text = escaped.decode();
+    escaped.clear();
+    (this.open as Open & { kind: 'message' }).part.text += text.includes('\\') ? (JSON.parse(`"${text}"`) as string) : text;
   }
 
   private id(prefix: string): string {

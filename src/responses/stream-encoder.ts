@@ -1,5 +1,5 @@
 import type { SseEvent } from '../stream/events';
-import type { ByteOut, SplicingEncoder } from '../stream/spliced-source';
+import type { ByteOut, KeptContent, SplicingEncoder } from '../stream/spliced-source';
 import type { ChatChunk } from '../stream/wire';
 import type { CitedSource } from './citations';
 import { DeltaTemplate, typedEventText, type DeltaKind } from './event-templates';
@@ -66,16 +66,16 @@ export class ResponsesStreamEncoder implements SplicingEncoder, EventSink {
    * side): when the event has the learned shape, its escaped content goes as it is into the
    * message's delta template and, unescaped only when the message is read, into its text.
    */
-  splice(bytes: Uint8Array, start: number, end: number, out: ByteOut): Uint8Array | null {
+  splice(bytes: Uint8Array, start: number, end: number, out: ByteOut, kept: KeptContent): boolean {
     const { shape, template } = this;
-    if (shape === null || template === null || template.kind !== 'text' || template.itemId !== this.builder.appendingTo()) return null;
+    if (shape === null || template === null || template.kind !== 'text' || template.itemId !== this.builder.appendingTo()) return false;
     const from = shape.match(bytes, start, end);
-    if (from === -1) return null;
+    if (from === -1) return false;
     const to = end - shape.tailLength;
-    const text = bytes.subarray(from, to);
-    this.builder.escapedText(text);
+    this.builder.escapedText(bytes, from, to);
+    kept.raw(bytes, from, to);
     template.splice(out, this.sequence++, bytes, from, to);
-    return text;
+    return true;
   }
 
   /** Learns the shape of the upstream's plain text deltas from one that was decoded. */

@@ -16,12 +16,17 @@ import type { Sink, Source, StreamOutcome } from './sources';
 export interface SplicingEncoder extends StreamEncoder {
   /**
    * Writes the events for the upstream SSE event `bytes[start, end)` (its blank line excluded)
-   * to `out` when it can without decoding it, and returns the JSON-escaped content text the
-   * event carried (kept for the fallback count); null leaves the event to be decoded.
+   * to `out` when it can without decoding it, hands `kept` the JSON-escaped content the event
+   * carried (for the fallback count), and returns true; false leaves the event to be decoded.
    */
-  splice(bytes: Uint8Array, start: number, end: number, out: ByteOut): Uint8Array | null;
+  splice(bytes: Uint8Array, start: number, end: number, out: ByteOut, kept: KeptContent): boolean;
   /** A content chunk that was decoded (before `chunk` is called with it), with the event it came from. */
   decoded(event: SseEvent, chunk: ChatChunk): void;
+}
+
+/** Where a spliced event's content goes for the fallback count: its JSON-escaped text, `src[from, to)`. */
+export interface KeptContent {
+  raw(src: Uint8Array, from: number, to: number): void;
 }
 
 /** Whether an encoder writes some events from their bytes. */
@@ -33,40 +38,51 @@ const bufCopy = Buffer.prototype.copy;
 const BLANK = Buffer.from('\n\n', 'latin1');
 const CR = 13;
 
+const utf8Text = new TextDecoder();
+
 /**
- * The bytes a read writes to the client, gathered in one buffer kept by the stream and
- * copied out once per read: text (the decoded path's events) and byte ranges (spliced events).
+ * A growing byte buffer: what a read writes to the client, gathered and copied out once per
+ * read (text from the decoded path's events, byte ranges from spliced ones), or escaped text
+ * kept to be decoded once. Its memory is made on first use.
  */
 export class ByteOut {
-  /** The buffer, and a Buffer over the same memory for its native string write (a Buffer's own slice would make a Buffer). */
-  private bytesView = new Uint8Array(1024);
-  private buf = Buffer.from(this.bytesView.buffer);
+  private view = new Uint8Array(0);
+  /** A Buffer over `view`'s memory, for its native string write (made when a string is written). */
+  private buf: Buffer | null = null;
   private n = 0;
+
+  constructor(private readonly initial = 1024) {}
+
+  /** Bytes gathered. */
+  get length(): number {
+    return this.n;
+  }
 
   /** Appends a string's UTF-8. */
   text(s: string): void {
     if (s === '') return;
     this.room(s.length * 3);
-    this.n += this.buf.write(s, this.n);
+    const buf = (this.buf ??= Buffer.from(this.view.buffer, this.view.byteOffset, this.view.length));
+    this.n += buf.write(s, this.n);
   }
 
   /** Appends `src[start, end)`. */
   bytes(src: Uint8Array, start: number, end: number): void {
     this.room(end - start);
-    this.n += bufCopy.call(src, this.buf, this.n, start, end);
+    this.n += bufCopy.call(src, this.view, this.n, start, end);
   }
 
   /** Appends a non-negative integer's decimal digits. */
   integer(value: number): void {
     this.room(16);
-    const buf = this.bytesView;
+    const view = this.view;
     let digits = 1;
     for (let v = value; v >= 10; v = Math.floor(v / 10)) digits++;
     let at = this.n + digits;
     this.n = at;
     let v = value;
     do {
-      buf[--at] = 48 + (v % 10);
+      view[--at] = 48 + (v % 10);
       v = Math.floor(v / 10);
     } while (v > 0);
   }
@@ -74,17 +90,27 @@ export class ByteOut {
   /** The bytes gathered since the last take (a copy: the buffer is reused), or null when none. */
   take(): Uint8Array | null {
     if (this.n === 0) return null;
-    const out = this.bytesView.slice(0, this.n);
+    const out = this.view.slice(0, this.n);
     this.n = 0;
     return out;
   }
 
+  /** The bytes `[from, to)` gathered, decoded as UTF-8. */
+  decode(from = 0, to = this.n): string {
+    return utf8Text.decode(this.view.subarray(from, to));
+  }
+
+  /** Forgets what was gathered (the memory stays for the next). */
+  clear(): void {
+    this.n = 0;
+  }
+
   private room(more: number): void {
-    if (this.n + more <= this.bytesView.length) return;
-    const grown = new Uint8Array(Math.max(this.bytesView.length * 2, this.n + more));
-    grown.set(this.bytesView.subarray(0, this.n));
-    this.bytesView = grown;
-    this.buf = Buffer.from(grown.buffer);
+    if (this.n + more <= this.view.length) return;
+    const grown = new Uint8Array(Math.max(this.initial, this.view.length * 2, this.n + more));
+    grown.set(this.view.subarray(0, this.n));
+    this.view = grown;
+    this.buf = null;
   }
 }
 
@@ -96,30 +122,53 @@ const SHARED_OUT = new ByteOut();
 
 const INCOMPLETE = 'The upstream stream ended before it was complete';
 const ignore = () => {};
-const textDecoder = new TextDecoder();
 
 /**
  * What a spliced stream forwarded, in order, for the fallback count of an upstream that reports
- * no usage: decoded chunks' text, and spliced events' escaped content (unescaped only when read).
- * Stops keeping at FORWARDED_TEXT_CAP and counts the content chunks past it, as ForwardedText does.
+ * no usage: decoded chunks' text, and spliced events' escaped content (copied, unescaped only
+ * when read). Stops keeping at FORWARDED_TEXT_CAP and counts the content chunks past it, as
+ * ForwardedText does.
  */
 class KeptText {
-  private readonly parts: (string | Uint8Array)[] = [];
+  /** Decoded text, or the end in `escaped` of a run of spliced content (which starts where the previous run ended). */
+  private readonly parts: (string | number)[] = [];
+  private readonly escaped = new ByteOut(256);
   private size = 0;
-  pastCap = 0;
+  private pastCap = 0;
 
-  keep(part: string | Uint8Array): void {
-    if (this.size >= FORWARDED_TEXT_CAP) {
-      this.pastCap++;
-      return;
-    }
-    this.parts.push(part);
-    this.size += part.length;
+  /** Keeps a decoded chunk's text. */
+  keep(text: string): void {
+    if (this.full()) return;
+    this.parts.push(text);
+    this.size += text.length;
+  }
+
+  /** Keeps a spliced event's JSON-escaped content `src[from, to)`. */
+  raw(src: Uint8Array, from: number, to: number): void {
+    if (this.full()) return;
+    this.escaped.bytes(src, from, to);
+    this.size += to - from;
+    const parts = this.parts;
+    if (typeof parts[parts.length - 1] === 'number') parts[parts.length - 1] = this.escaped.length;
+    else parts.push(this.escaped.length);
+  }
+
+  private full(): boolean {
+    if (this.size < FORWARDED_TEXT_CAP) return false;
+    this.pastCap++;
+    return true;
   }
 
   content(): { text: string; chunksPastCap: number } {
     let text = '';
-    for (const part of this.parts) text += typeof part === 'string' ? part : (JSON.parse(`"${textDecoder.decode(part)}"`) as string);
+    let at = 0;
+    for (const part of this.parts) {
+      if (typeof part === 'string') text += part;
+      else {
+        text += JSON.parse(`"${this.escaped.decode(at, part)}"`) as string;
+        at = part;
+      }
+    }
     return { text, chunksPastCap: this.pastCap };
   }
 }
@@ -200,11 +249,8 @@ class SplicedSource implements Source {
         this.carry = bytes.slice(at);
         return;
       }
-      const content = encoder.splice(bytes, at, end, out);
-      if (content) {
-        this.forwarded++;
-        this.kept.keep(content);
-      } else this.events(this.decoder.push(bytes.subarray(at, end + 2)));
+      if (encoder.splice(bytes, at, end, out, this.kept)) this.forwarded++;
+      else this.events(this.decoder.push(bytes.subarray(at, end + 2)));
       at = end + 2;
     }
   }

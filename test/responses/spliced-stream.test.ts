@@ -6,13 +6,13 @@ import { utf8 } from '../../src/stream/encoder';
 import { readerStream } from '../../src/stream/prefetched';
 import type { Source } from '../../src/stream/sources';
 import { transformSource } from '../../src/stream/sources';
-import { splicedSource, type ByteOut } from '../../src/stream/spliced-source';
+import { splicedSource, type ByteOut, type KeptContent } from '../../src/stream/spliced-source';
 
 /** Counts the events written from their bytes, to tell the byte path ran. */
 class CountingEncoder extends ResponsesStreamEncoder {
   spliced = 0;
-  override splice(bytes: Uint8Array, start: number, end: number, out: ByteOut): Uint8Array | null {
-    const text = super.splice(bytes, start, end, out);
+  override splice(bytes: Uint8Array, start: number, end: number, out: ByteOut, kept: KeptContent): boolean {
+    const text = super.splice(bytes, start, end, out, kept);
     if (text) this.spliced++;
     return text;
   }
