@@ -99,17 +99,19 @@ export class OutputBuilder {
   }
 
   /**
-   * The open message's id when a text delta would only be appended to it (no `<think>` block
-   * open or tag held back), else null: the case `escapedText` serves.
+   * The open item's id when a content delta without `<` would only be appended to its text,
+   * else null: the open message's (no `<think>` block open, nothing held back) for `text`, the
+   * open reasoning item's inside a `<think>` block for `reasoning`. The case `escapedText` serves.
    */
-  appendingTo(): string | null {
+  appendingTo(kind: DeltaKind): string | null {
     const open = this.open;
-    return open?.kind === 'message' && this.think.plain('') ? open.item.id : null;
+    if (kind === 'text') return open?.kind === 'message' && this.think.plain('') ? open.item.id : null;
+    return kind === 'reasoning' && open?.kind === 'reasoning' && this.think.thinking() ? open.item.id : null;
   }
 
   /**
-   * Appends text given as a JSON string's escaped text (its delta event written by the caller,
-   * from the same bytes), valid UTF-8 without `<`, while `appendingTo` names the open message.
+   * Appends content given as a JSON string's escaped text (its delta event written by the
+   * caller, from the same bytes), valid UTF-8 without `<`, to the item `appendingTo` named.
    */
   escapedText(src: Uint8Array, from: number, to: number): void {
     (this.escaped ??= new ByteOut(256)).bytes(src, from, to);
@@ -140,13 +142,16 @@ export class OutputBuilder {
     for (const call of this.callItems.values()) if (!call.done) this.closeCall(call, failed);
   }
 
-  /** Moves the escaped text into the open message's part: one decode, and one JSON parse when it holds an escape. */
+  /** Moves the escaped text into the open item's text: one decode, and one JSON parse when it holds an escape. */
   private unescape(): void {
     const escaped = this.escaped;
     if (escaped === null || escaped.length === 0) return;
-    const text = escaped.decode();
+    let text = escaped.decode();
     escaped.clear();
-    (this.open as Open & { kind: 'message' }).part.text += text.includes('\\') ? (JSON.parse(`"${text}"`) as string) : text;
+    if (text.includes('\\')) text = JSON.parse(`"${text}"`) as string;
+    const open = this.open!;
+    if (open.kind === 'message') open.part.text += text;
+    else if (open.kind === 'reasoning') open.item.summary[0]!.text = open.text += text;
   }
 
   private id(prefix: string): string {

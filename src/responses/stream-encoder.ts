@@ -62,13 +62,14 @@ export class ResponsesStreamEncoder implements SplicingEncoder, EventSink {
   }
 
   /**
-   * A text delta of the open message written from the upstream's bytes (the SplicingEncoder
-   * side): when the event has the learned shape, its escaped content goes as it is into the
-   * message's delta template and, unescaped only when the message is read, into its text.
+   * A content delta of the open message, or of the open reasoning item inside a `<think>`
+   * block, written from the upstream's bytes (the SplicingEncoder side): when the event has the
+   * learned shape, its escaped content goes as it is into the item's delta template and,
+   * unescaped only when the item is read, into its text.
    */
   splice(bytes: Uint8Array, start: number, end: number, out: ByteOut, kept: KeptContent): boolean {
     const { shape, template } = this;
-    if (shape === null || template === null || template.kind !== 'text' || template.itemId !== this.builder.appendingTo()) return false;
+    if (shape === null || template === null || template.itemId !== this.builder.appendingTo(template.kind)) return false;
     const from = shape.match(bytes, start, end);
     if (from === -1) return false;
     const to = end - shape.tailLength;

@@ -119,6 +119,24 @@ describe('the /responses byte path for text deltas', () => {
     expect(r.spliced).toBe(5);
   });
 
+  test('inline <think> blocks: the thought inside is spliced into the reasoning item, the tags and their edges are decoded', () => {
+    const stream =
+      event(chunkOf({ role: 'assistant', content: '<think>' })) +
+      ['"let me"', '" think \\n"', '" \u00e9 more"', '" done"'].map(textEvent).join('') +
+      textEvent('" a </thi"') +
+      textEvent('"nk>\\n\\nThe"') +
+      ['"answer"', '" is 42"'].map(textEvent).join('') +
+      event(chunkOf({}, 'stop')) +
+      USAGE +
+      DONE;
+    const r = expectSameAsDecoded(stream);
+    // The first thought opens the item; the tag's pieces and the first answer text (the space after the block) are decoded.
+    expect(r.spliced).toBe(3 + 2);
+    const completed = r.events.at(-1)!.data as { response: { output: { type: string; summary?: { text: string }[] }[] } };
+    expect(completed.response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(completed.response.output[0]!.summary![0]!.text).toBe('let me think \n \u00e9 more done a ');
+  });
+
   test('a chunk with text and tool calls, reasoning, a finish or usage riding along is decoded', () => {
     const withCall = chunkOf({ content: 'x', tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{}' } }] });
     const stream =
