@@ -109,6 +109,11 @@ export class OutputBuilder {
     return kind === 'reasoning' && open?.kind === 'reasoning' && this.think.thinking() ? open.item.id : null;
   }
 
+  /** The open reasoning item's id, else null: where a reasoning delta (`reasoning_content`) would only be appended. */
+  reasoningOpen(): string | null {
+    return this.open?.kind === 'reasoning' ? this.open.item.id : null;
+  }
+
   /**
    * Appends content given as a JSON string's escaped text (its delta event written by the
    * caller, from the same bytes), valid UTF-8 without `<`, to the item `appendingTo` named.

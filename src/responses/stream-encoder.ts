@@ -5,7 +5,7 @@ import type { CitedSource } from './citations';
 import { DeltaTemplate, typedEventText, type DeltaKind } from './event-templates';
 import { OutputBuilder, type EventSink } from './output';
 import { incompleteDetails, responseUsage, type ResponseObject } from './response';
-import { isPlainTextDelta, TextDeltaShape } from './text-delta-shape';
+import { plainDeltaField, TextDeltaShape } from './text-delta-shape';
 
 /** Shapes learned at most per stream: an upstream whose text deltas all differ around their content (a per-chunk nonce) stops being studied. */
 const LEARNING = 8;
@@ -27,8 +27,8 @@ export class ResponsesStreamEncoder implements SplicingEncoder, EventSink {
   private readonly builder: OutputBuilder;
   /** The open item's delta text around the sequence number and the delta (one item streams at a time). */
   private template: DeltaTemplate | null = null;
-  /** The upstream's plain text deltas' bytes around their content, once seen. */
-  private shape: TextDeltaShape | null = null;
+  /** The upstream's plain content and reasoning deltas' bytes around their string, once seen. */
+  private readonly shapes: { content: TextDeltaShape | null; reasoning: TextDeltaShape | null } = { content: null, reasoning: null };
   private learning = LEARNING;
 
   constructor(
@@ -68,8 +68,10 @@ export class ResponsesStreamEncoder implements SplicingEncoder, EventSink {
    * unescaped only when the item is read, into its text.
    */
   splice(bytes: Uint8Array, start: number, end: number, out: ByteOut, kept: KeptContent): boolean {
-    const { shape, template } = this;
-    if (shape === null || template === null || template.itemId !== this.builder.appendingTo(template.kind)) return false;
+    const template = this.template;
+    if (template === null) return false;
+    const shape = this.shapeFor(template);
+    if (shape === null) return false;
     const from = shape.match(bytes, start, end);
     if (from === -1) return false;
     const to = end - shape.tailLength;
@@ -79,13 +81,28 @@ export class ResponsesStreamEncoder implements SplicingEncoder, EventSink {
     return true;
   }
 
-  /** Learns the shape of the upstream's plain text deltas from one that was decoded. */
+  /**
+   * The learned shape whose deltas would only be appended to the open item the template writes:
+   * content to the open message, or to the reasoning item inside a `<think>` block; reasoning
+   * to the open reasoning item.
+   */
+  private shapeFor(template: DeltaTemplate): TextDeltaShape | null {
+    const { content, reasoning } = this.shapes;
+    if (content !== null && template.itemId === this.builder.appendingTo(template.kind)) return content;
+    if (reasoning !== null && template.kind === 'reasoning' && template.itemId === this.builder.reasoningOpen()) return reasoning;
+    return null;
+  }
+
+  /** Learns the shape of the upstream's plain content or reasoning deltas from one that was decoded. */
   decoded(event: SseEvent, chunk: ChatChunk): void {
-    if (this.learning === 0 || this.shape?.covers(event.data)) return;
-    const shape = TextDeltaShape.learn(event, chunk);
-    if (shape === null && !isPlainTextDelta(chunk)) return;
+    const { shapes } = this;
+    if (this.learning === 0 || shapes.content?.covers(event.data) || shapes.reasoning?.covers(event.data)) return;
+    const field = plainDeltaField(chunk);
+    if (field === null) return;
     this.learning--;
-    if (shape) this.shape = shape;
+    const shape = TextDeltaShape.learn(event, chunk);
+    if (shape?.field === 'content') shapes.content = shape;
+    else if (shape) shapes.reasoning = shape;
   }
 
   end(last: ChatChunk | null): string {

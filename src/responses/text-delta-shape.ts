@@ -2,23 +2,29 @@ import { utf8 } from '../stream/encoder';
 import type { SseEvent } from '../stream/events';
 import type { ChatChunk } from '../stream/wire';
 
-const KEY = '"content":"';
 const bufCompare = Buffer.prototype.compare;
 const DATA = 'data: ';
 
+/** The delta field a shape's string is: the content, or the reasoning some upstreams send beside it (DeepSeek, vLLM). */
+export type DeltaField = 'content' | 'reasoning_content';
+
 /**
- * Whether a decoded chunk is a plain text delta: one choice (index 0), not finishing, whose
- * delta carries non-empty `content` and nothing else the Responses encoder, the billing count
- * or the finish reasons read (no reasoning, no tool calls; `role` may ride along).
+ * The field a decoded chunk is a plain delta of: one choice (index 0), not finishing, whose
+ * delta carries that field as a non-empty string and nothing else the Responses encoder, the
+ * billing count or the finish reasons read (no tool calls; `role` may ride along, and a
+ * reasoning delta's `content` may be null). Null for any other chunk.
  */
-export function isPlainTextDelta(chunk: ChatChunk): boolean {
-  if (chunk.choices.length !== 1) return false;
+export function plainDeltaField(chunk: ChatChunk): DeltaField | null {
+  if (chunk.choices.length !== 1) return null;
   const choice = chunk.choices[0]!;
-  if (choice.index !== 0 || choice.finish_reason != null) return false;
+  if (choice.index !== 0 || choice.finish_reason != null) return null;
   const d = choice.delta as Record<string, unknown> | undefined;
-  if (!d || typeof d.content !== 'string' || d.content === '') return false;
-  for (const key in d) if (key !== 'content' && key !== 'role') return false;
-  return true;
+  if (!d) return null;
+  const field: DeltaField = typeof d.content === 'string' ? 'content' : 'reasoning_content';
+  const text = d[field];
+  if (typeof text !== 'string' || text === '') return null;
+  for (const key in d) if (key !== field && key !== 'role' && !(key === 'content' && d.content === null)) return null;
+  return field;
 }
 
 /**
@@ -37,6 +43,8 @@ export class TextDeltaShape {
   private readonly tail: Uint8Array;
 
   private constructor(
+    /** The delta field the string between head and tail is. */
+    readonly field: DeltaField,
     private readonly headText: string,
     private readonly tailText: string,
   ) {
@@ -50,27 +58,29 @@ export class TextDeltaShape {
   }
 
   /**
-   * The shape of a decoded event's chunk when it is a plain text delta on one `data:` line
-   * whose content is the only `"content":"` in it, else null. A second parse with another
-   * string in the content's place checks that the place is the delta's content.
+   * The shape of a decoded event's chunk when it is a plain delta (plainDeltaField) on one
+   * `data:` line whose field is the only `"<field>":"` in it, else null. A second parse with
+   * another string in the field's place checks that the place is the delta's field.
    */
   static learn(event: SseEvent, chunk: ChatChunk): TextDeltaShape | null {
     const data = event.data;
-    if (event.event !== null || !isPlainTextDelta(chunk) || data.includes('\n')) return null;
-    const at = data.indexOf(KEY);
-    if (at === -1 || data.lastIndexOf(KEY) !== at) return null;
-    const start = at + KEY.length;
+    const field = plainDeltaField(chunk);
+    if (event.event !== null || field === null || data.includes('\n')) return null;
+    const key = `"${field}":"`;
+    const at = data.indexOf(key);
+    if (at === -1 || data.lastIndexOf(key) !== at) return null;
+    const start = at + key.length;
     const end = stringEnd(data, start);
     if (end === -1) return null;
     const head = data.slice(0, start);
     const tail = data.slice(end);
     try {
       const probe = JSON.parse(`${head}\\u0001${tail}`) as ChatChunk;
-      if (!isPlainTextDelta(probe) || probe.choices[0]!.delta!.content !== '\u0001') return null;
+      if (plainDeltaField(probe) !== field || (probe.choices[0]!.delta as Record<string, unknown>)[field] !== '\u0001') return null;
     } catch {
       return null;
     }
-    return new TextDeltaShape(head, tail);
+    return new TextDeltaShape(field, head, tail);
   }
 
   /** Where the content of the event `bytes[start, end)` begins when the event has this shape, else -1 (it ends at `end - tail.length`). */

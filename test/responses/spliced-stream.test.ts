@@ -137,6 +137,26 @@ describe('the /responses byte path for text deltas', () => {
     expect(completed.response.output[0]!.summary![0]!.text).toBe('let me think \n \u00e9 more done a ');
   });
 
+  test('reasoning_content deltas (content null beside them) are spliced into the reasoning item, then content into the message', () => {
+    const reasoning = (json: string) => `data: ${HEAD.replace('"content":', '"content":null,"reasoning_content":')}${json}${TAIL}\n\n`;
+    const stream =
+      event(chunkOf({ role: 'assistant', content: null, reasoning_content: 'First' })) +
+      ['" I"', '" weigh \\"it\\""', '" \\u00e9"'].map(reasoning).join('') +
+      event(chunkOf({ content: 'So' })) +
+      ['" yes"', '" \\u003c no"', '" indeed"'].map(textEvent).join('') +
+      reasoning('" late thought"') +
+      event(chunkOf({}, 'stop')) +
+      USAGE +
+      DONE;
+    const r = expectSameAsDecoded(stream);
+    // Decoded: the first of each (opening; the role makes the first reasoning chunk's shape its own, so the second
+    // one is learnt from), the escaped `<`, the late thought (it opens a new item).
+    expect(r.spliced).toBe(2 + 2);
+    const completed = r.events.at(-1)!.data as { response: { output: { type: string; summary?: { text: string }[] }[] } };
+    expect(completed.response.output.map((item) => item.type)).toEqual(['reasoning', 'message', 'reasoning']);
+    expect(completed.response.output[0]!.summary![0]!.text).toBe('First I weigh "it" \u00e9');
+  });
+
   test('a chunk with text and tool calls, reasoning, a finish or usage riding along is decoded', () => {
     const withCall = chunkOf({ content: 'x', tool_calls: [{ index: 0, id: 'c1', function: { name: 'f', arguments: '{}' } }] });
     const stream =
