@@ -4,8 +4,7 @@ import type { StreamEncoder } from './encoder';
 import { SseDecoder, type SseEvent } from './events';
 import { FinishReasons } from './finish-reasons';
 import { chunkText, FORWARDED_TEXT_CAP } from './forwarded-text';
-import { byteReader } from './prefetched';
-import type { ReadResult } from './prefetched';
+import { byteReader, type ByteReader, type ReadResult } from './prefetched';
 import type { Sink, Source, StreamOutcome } from './sources';
 
 /**
@@ -182,7 +181,7 @@ class KeptText {
  * ends are not the `\n\n` the cut looks for).
  */
 class SplicedSource implements Source {
-  readonly reader;
+  readonly reader: ByteReader;
   private readonly decoder = new SseDecoder();
   private readonly out = SHARED_OUT;
   private readonly kept = new KeptText();
