@@ -1,11 +1,24 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { csvText, IsoTimes } from '../db/csv';
-import type { StoredResponse } from './store';
+
+/** The fields of a stored response the COPY writes (store.ts's StoredResponse; named here so the two files import one way). */
+export interface CopiedResponse {
+  id: string;
+  accountId: string;
+  previousResponseId: string | null;
+  rootId: string;
+  status: string;
+  input: unknown;
+  response: unknown;
+  /** Epoch ms. */
+  createdAt: number;
+  expiresAt: number;
+}
 
 const COLUMNS = 'id, account_id, previous_response_id, root_id, status, input, response, created_at, expires_at';
 
 /** One stored response as a CSV line in COLUMNS order (its JSON columns as quoted text, which COPY casts to jsonb). */
-function csvLine(r: StoredResponse, times: IsoTimes): string {
+function csvLine(r: CopiedResponse, times: IsoTimes): string {
   return `${csvText(r.id)},${r.accountId},${csvText(r.previousResponseId)},${csvText(r.rootId)},${csvText(r.status)},${csvText(JSON.stringify(r.input))},${csvText(JSON.stringify(r.response))},${times.of(r.createdAt)},${times.of(r.expiresAt)}`;
 }
 
@@ -17,7 +30,7 @@ function csvLine(r: StoredResponse, times: IsoTimes): string {
  * and refuses a row Postgres refuses (NUL in its text), so any failure returns false and the
  * caller writes the batch by the INSERT that updates and sorts out such rows.
  */
-export async function copyStoredResponses(pg: PGlite, rows: StoredResponse[]): Promise<boolean> {
+export async function copyStoredResponses(pg: PGlite, rows: CopiedResponse[]): Promise<boolean> {
   const times = new IsoTimes();
   let csv = '';
   for (let i = 0; i < rows.length; i++) csv += (i === 0 ? '' : '\n') + csvLine(rows[i]!, times);
