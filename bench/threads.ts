@@ -1,5 +1,5 @@
 /**
- * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --embeddings | --long-json] [--cache-hit] [--profile]
+ * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --responses | --embeddings | --long-json] [--cache-hit] [--profile]
  * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis] [--warm S] [--config JSON]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
@@ -11,7 +11,9 @@
  * Postgres backends' CPU per request and Redis's commands per request (bench/lib/backing-cpu.ts).
  * --cwd runs svc from each checkout in turn, --runs times (a before/after, interleaved);
  * --own-redis gives each svc a fresh redis-server (bench/lib/private-redis.ts). --warm: seconds of
- * full-speed warm-up before the window (default 5).
+ * full-speed warm-up before the window (default 5). --responses: a streamed POST /responses (the
+ * families phase's body; the bare proxy relays the upstream's own Responses stream), best at the
+ * families phase's --rate 400.
  */
 import { startBaseline } from './lib/baseline';
 import { mkdtempSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { runLoad } from './load/http-load';
 import { killAll, threadCpu } from './lib/proc';
 import { BODIES } from './lib/targets';
 import { CACHE_BODIES } from './phases/cache';
+import { FAMILY_BODIES } from './phases/families';
 import { backingServices } from './lib/backing-cpu';
 import { startSvc, svcEnvFromProcess } from './servers/svc';
 import { startPrivateRedis } from './lib/private-redis';
@@ -36,16 +39,19 @@ const embeddings = argv.includes('--embeddings');
 const stream = argv.includes('--stream');
 // --cache-hit: the same request with `cache=use` every time, so all but the first are response-cache hits.
 const cacheHit = argv.includes('--cache-hit');
-const body = embeddings
-  ? BODIES.embeddings
-  : cacheHit
-    ? stream
-      ? CACHE_BODIES.hitStream
-      : CACHE_BODIES.hitJson
-    : stream
-      ? BODIES.stream
-      : BODIES.json;
-const path = embeddings ? '/embeddings' : '/chat/completions';
+const responses = argv.includes('--responses');
+const body = responses
+  ? FAMILY_BODIES.responsesStream
+  : embeddings
+    ? BODIES.embeddings
+    : cacheHit
+      ? stream
+        ? CACHE_BODIES.hitStream
+        : CACHE_BODIES.hitJson
+      : stream
+        ? BODIES.stream
+        : BODIES.json;
+const path = responses ? '/responses' : embeddings ? '/embeddings' : '/chat/completions';
 const dirs = opt('--cwd', process.cwd()).split(',');
 const runs = Number(opt('--runs', '1'));
 const warmS = Number(opt('--warm', '5'));

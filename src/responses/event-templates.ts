@@ -1,4 +1,5 @@
-import { namedEventText } from '../stream/encoder';
+import { namedEventText, utf8 } from '../stream/encoder';
+import type { ByteOut } from '../stream/spliced-source';
 
 /** Which streamed text a delta event carries: message text, reasoning summary, or call arguments. */
 export type DeltaKind = 'text' | 'reasoning' | 'arguments';
@@ -50,6 +51,7 @@ export function typedEventText(type: string, sequence: number, payload: Record<s
  * fields themselves.
  */
 export class DeltaTemplate {
+  readonly kind: DeltaKind;
   readonly itemId: string;
   private readonly head: string;
   private readonly middle: string;
@@ -63,12 +65,33 @@ export class DeltaTemplate {
     const text = namedEventText(type, { type, sequence_number: 0, ...deltaPayload(kind, itemId, outputIndex, '') });
     const sequence = text.indexOf(SEQUENCE) + SEQUENCE.length - 1;
     const delta = text.lastIndexOf(DELTA) + DELTA.length - 2;
+    this.kind = kind;
     this.itemId = itemId;
     this.head = text.slice(0, sequence);
     this.middle = text.slice(sequence + 1, delta);
     this.tail = text.slice(delta + 2);
     this.middleQuote = text.slice(sequence + 1, delta + 1);
     this.quoteTail = text.slice(delta + 1);
+  }
+
+  /** `head`, `middleQuote` and `quoteTail` in UTF-8, made on the first spliced delta. */
+  private bytes: { head: Uint8Array; middleQuote: Uint8Array; quoteTail: Uint8Array } | null = null;
+
+  /**
+   * Writes the event for a delta given as the JSON-escaped text `src[from, to)` (an upstream's
+   * own escape, copied as it is): what `text` writes for the string that text stands for.
+   */
+  splice(out: ByteOut, sequence: number, src: Uint8Array, from: number, to: number): void {
+    const b = (this.bytes ??= {
+      head: utf8.encode(this.head),
+      middleQuote: utf8.encode(this.middleQuote),
+      quoteTail: utf8.encode(this.quoteTail),
+    });
+    out.bytes(b.head, 0, b.head.length);
+    out.integer(sequence);
+    out.bytes(b.middleQuote, 0, b.middleQuote.length);
+    out.bytes(src, from, to);
+    out.bytes(b.quoteTail, 0, b.quoteTail.length);
   }
 
   /** The event's text: what namedEventText would write for this sequence number and delta. */

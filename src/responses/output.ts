@@ -1,6 +1,7 @@
 import { urlCitations, type CitedSource, type UrlCitation } from './citations';
 import { DELTA_TYPES, deltaPayload, type DeltaKind } from './event-templates';
 import { ThinkSplitter, type SplitText } from './think-split';
+import { ByteOut } from '../stream/spliced-source';
 
 /** An `output_text` content part. */
 export interface OutputText {
@@ -72,9 +73,10 @@ type Open =
  * streaming API sends; a non-streamed answer passes a no-op and reads `output`.
  */
 export class OutputBuilder {
-  /** The output items so far, in order. */
-  readonly output: OutputItem[] = [];
+  private readonly items: OutputItem[] = [];
   private open: Open | null = null;
+  /** The open message's text not yet in its part: spliced deltas' JSON-escaped text, unescaped once when read. */
+  private escaped: ByteOut | null = null;
   private readonly callItems = new Map<number, Open & { kind: 'call' }>();
   private readonly think = new ThinkSplitter();
   private count = 0;
@@ -90,8 +92,39 @@ export class OutputBuilder {
     this.sink = typeof sink === 'function' ? emitSink(sink) : sink;
   }
 
+  /** The output items so far, in order. */
+  get output(): OutputItem[] {
+    this.unescape();
+    return this.items;
+  }
+
+  /**
+   * The open item's id when a content delta without `<` would only be appended to its text,
+   * else null: the open message's (no `<think>` block open, nothing held back) for `text`, the
+   * open reasoning item's inside a `<think>` block for `reasoning`. The case `escapedText` serves.
+   */
+  appendingTo(kind: DeltaKind): string | null {
+    const open = this.open;
+    if (kind === 'text') return open?.kind === 'message' && this.think.plain('') ? open.item.id : null;
+    return kind === 'reasoning' && open?.kind === 'reasoning' && this.think.thinking() ? open.item.id : null;
+  }
+
+  /** The open reasoning item's id, else null: where a reasoning delta (`reasoning_content`) would only be appended. */
+  reasoningOpen(): string | null {
+    return this.open?.kind === 'reasoning' ? this.open.item.id : null;
+  }
+
+  /**
+   * Appends content given as a JSON string's escaped text (its delta event written by the
+   * caller, from the same bytes), valid UTF-8 without `<`, to the item `appendingTo` named.
+   */
+  escapedText(src: Uint8Array, from: number, to: number): void {
+    (this.escaped ??= new ByteOut(256)).bytes(src, from, to);
+  }
+
   /** Takes one chat delta. */
   delta(d: ChatDelta): void {
+    this.unescape();
     const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : typeof d.reasoning === 'string' ? d.reasoning : '';
     if (reasoning) this.reasoningText(reasoning);
     const content = d.content;
@@ -108,9 +141,22 @@ export class OutputBuilder {
    * reference's item statuses; a cut answer is told by the response's `incomplete_details`).
    */
   finish(failed = false): void {
+    this.unescape();
     this.split(this.think.end());
     this.close(failed);
     for (const call of this.callItems.values()) if (!call.done) this.closeCall(call, failed);
+  }
+
+  /** Moves the escaped text into the open item's text: one decode, and one JSON parse when it holds an escape. */
+  private unescape(): void {
+    const escaped = this.escaped;
+    if (escaped === null || escaped.length === 0) return;
+    let text = escaped.decode();
+    escaped.clear();
+    if (text.includes('\\')) text = JSON.parse(`"${text}"`) as string;
+    const open = this.open!;
+    if (open.kind === 'message') open.part.text += text;
+    else if (open.kind === 'reasoning') open.item.summary[0]!.text = open.text += text;
   }
 
   private id(prefix: string): string {
@@ -189,8 +235,8 @@ export class OutputBuilder {
 
   /** Appends an item as in progress and announces it. */
   private push(item: OutputItem): number {
-    const index = this.output.length;
-    this.output.push(item);
+    const index = this.items.length;
+    this.items.push(item);
     this.sink.event('response.output_item.added', { output_index: index, item });
     return index;
   }

@@ -1,7 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { storedResponses } from '../db/schema';
+import { pgliteOf } from '../db/embedded-client';
 import type { Logger } from '../log';
+import { copyStoredResponses } from './store-copy';
 
 /** A response item as stored: an input or output item of the Responses API, with its `id`. */
 export type StoredItem = Record<string, unknown> & { type?: string; id?: string };
@@ -74,7 +76,19 @@ export function createResponseStore(
 
   const pending = (id: string) => queued.get(id)?.response ?? writing.get(id)?.response;
 
+  const pg = pgliteOf(db);
+
   async function insert(entries: Entry[]): Promise<void> {
+    // A first attempt on the embedded database goes by COPY; a retried one, or a batch COPY refused, by the INSERT below.
+    if (
+      pg &&
+      entries.every((e) => e.attempts === 0) &&
+      (await copyStoredResponses(
+        pg,
+        entries.map((e) => e.response),
+      ))
+    )
+      return;
     const rows = entries.map(({ response: r, attempts }) => ({
       id: r.id,
       accountId: r.accountId,

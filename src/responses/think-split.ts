@@ -31,6 +31,14 @@ export class ThinkSplitter {
     return !this.inThink && !this.skipSpace && this.pending === '' && !text.includes('<');
   }
 
+  /**
+   * Whether a piece without `<` is thought as it is, what `push` would return as the thought:
+   * a block open and nothing held back (a piece without `<` cannot close it or start a tag).
+   */
+  thinking(): boolean {
+    return this.inThink && this.pending === '';
+  }
+
   /** Feeds one piece; returns the thought and answer text that are certain so far. */
   push(text: string): SplitText {
     const s = this.pending + text;

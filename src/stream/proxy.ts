@@ -4,6 +4,7 @@ import { chatEncoder, utf8, type StreamEncoder } from './encoder';
 import { startKeepAlive, type KeepAlive } from './keep-alive';
 import { trackOpenStream, type TrackedStream } from './open-streams';
 import { tapSource, transformSource, type Sink, type Source, type StreamOutcome } from './sources';
+import { splicedSource, splices } from './spliced-source';
 
 export type { StreamOutcome };
 
@@ -68,9 +69,11 @@ class StreamProxy implements Sink {
     this.encoder = o.encoder ?? chatEncoder;
     const reasons = o.readFinishReasons === true;
     this.source =
-      o.transforms.length > 0 || o.encoder
-        ? transformSource(o.upstream, o.transforms, this.encoder, reasons)
-        : tapSource(o.upstream, reasons);
+      o.transforms.length === 0 && splices(o.encoder)
+        ? splicedSource(o.upstream, o.encoder, reasons)
+        : o.transforms.length > 0 || o.encoder
+          ? transformSource(o.upstream, o.transforms, this.encoder, reasons)
+          : tapSource(o.upstream, reasons);
   }
 
   write(bytes: Uint8Array): void {
