@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeOf } from '../http/file-type';
 import { invalidField, invalidFields, type FieldProblem } from '../http/errors';
 import { guardedFetch, UrlRefused } from '../net/guarded-fetch';
 import type { VideoModelSpec } from '../models/media-spec';
@@ -97,7 +97,7 @@ async function resolveOne(f: UrlField, o: InputFetch): Promise<string> {
   if (f.value.startsWith('data:')) bytes = fromDataUrl(f, o.maxBytes);
   else if (/^https?:\/\//i.test(f.value)) bytes = await fromUrl(f, o);
   else throw invalidField(f.path, 'must be an http(s) URL or a data URL');
-  const type = await fileTypeFromBuffer(bytes);
+  const type = await fileTypeOf(bytes);
   if (!type || !type.mime.startsWith(`${f.family}/`))
     throw invalidField(
       f.path,

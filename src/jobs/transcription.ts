@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeOf } from '../http/file-type';
 import type { JobsDeps } from './deps';
 import { invalidField, ServiceError } from '../http/errors';
 import { guardedFetch, UrlRefused } from '../net/guarded-fetch';
@@ -33,7 +33,7 @@ async function fetchMedia(deps: JobsDeps, rt: JobsRuntime, url: string, signal: 
     if (error instanceof UrlRefused) throw invalidField('url', `was not fetched: ${error.message}`);
     throw error;
   }
-  const type = await fileTypeFromBuffer(body);
+  const type = await fileTypeOf(body);
   if (!type || !(type.mime.startsWith('video/') || type.mime.startsWith('audio/')))
     throw invalidField(
       'url',

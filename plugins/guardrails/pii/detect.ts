@@ -1,6 +1,11 @@
 import { isIPv6 } from 'node:net';
 import { isValidIBAN } from 'ibantools';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { CountryCode } from 'libphonenumber-js/max';
+
+// libphonenumber's metadata (several MB) is loaded by the first phone-shaped match, not at start.
+let phoneLib: typeof import('libphonenumber-js/max') | null = null;
+const parsePhoneNumberFromString: (typeof import('libphonenumber-js/max'))['parsePhoneNumberFromString'] = (text, region) =>
+  (phoneLib ??= require('libphonenumber-js/max') as typeof import('libphonenumber-js/max')).parsePhoneNumberFromString(text, region);
 
 /** The PII classes the pii guardrail knows, each switched on or off by the operator. */
 export const PII_CLASSES = ['email', 'phone', 'card', 'iban', 'ip', 'secret'] as const;

@@ -1,13 +1,22 @@
 import type { ChatRequest } from '@svc/plugin-sdk';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 
 /** Largest schema compiled, in characters of JSON: compiling is the costly step. */
 export const MAX_SCHEMA_CHARS = 64 * 1024;
 const CACHE_SIZE = 256;
 
-// One Ajv for all requests; formats are not checked (unknown `format`s are ignored, as most
-// upstreams' structured-output modes do), and remote `$ref`s are never loaded.
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, validateSchema: true });
+// One Ajv for all requests, made (and the library loaded) by the first request that asks for a
+// check: a start that never sees one does not hold it in memory. Formats are not checked
+// (unknown `format`s are ignored, as most upstreams' structured-output modes do), and remote
+// `$ref`s are never loaded.
+let ajv: Ajv | null = null;
+const ajvOnce = (): Ajv =>
+  (ajv ??= new (require('ajv') as typeof import('ajv')).Ajv({
+    strict: false,
+    allErrors: false,
+    validateFormats: false,
+    validateSchema: true,
+  }));
 const compiled = new Map<string, ValidateFunction | string>();
 
 /** The JSON schema a request asks its answer to follow (`response_format.type = json_schema`), or null. */
@@ -28,7 +37,7 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction | strin
     v = `the json_schema is over ${MAX_SCHEMA_CHARS} characters, not checked`;
   } else {
     try {
-      v = ajv.compile(schema);
+      v = ajvOnce().compile(schema);
     } catch (e) {
       v = `the json_schema does not compile (${(e as Error).message})`;
     }

@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeOf } from '../../http/file-type';
 
 /** The document kinds the text parser reads. */
 export type DocumentKind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'text';
@@ -25,7 +25,7 @@ export function plainText(bytes: Uint8Array): string | null {
  * is none of the kinds the parser reads.
  */
 export async function documentKind(bytes: Uint8Array): Promise<DocumentKind | null> {
-  const type = await fileTypeFromBuffer(bytes);
+  const type = await fileTypeOf(bytes);
   if (type) return OFFICE.has(type.ext) ? (type.ext as DocumentKind) : null;
   return plainText(bytes) === null ? null : 'text';
 }
