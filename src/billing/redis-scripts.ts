@@ -163,54 +163,71 @@ return {2, 0, 0, rq, tk, 0, unpack(bals)}
 `);
 
 /**
- * KEYS: hsum, hreq, hexp, done marker, mirror, the account's unwritten-charges hash, then the
- * key counter (only with a counter TTL argument), then the rate-limit window's hash (only
- * with a token correction).
- * ARGV: requestId, currency, amount, the counter's TTL ms ('' without a counter, '0' for none),
- * settledTtlMs, onlyIfHeld '1'/'0', token correction ('0' for none), unwritten ttl ms ('0': no
- * ledger row), the unwritten mark's value (the charge and its journal's name).
- * Exactly once per request id. Returns {1, "currency|amount"} when this call charged, {0, the
- * earlier result} otherwise. A charge with a ledger row is marked unwritten in the same step
- * (until the writer that queued it commits it), so an account deletion on any instance sees
- * charges still queued anywhere. With onlyIfHeld (a settlement replayed after an outage) the
- * mirror and counter change only while the hold is still there: without it, Redis lost its
- * data, and the mirror is rebuilt from the database, where the outbox writes the charge.
- * The token correction (actual tokens less those reserved) goes to the window the tokens
- * were reserved in (never below 0).
+ * One or more settlements of one account (a batch: the settlements of its requests that
+ * ended within a few ms on this instance, src/billing/settle-batcher.ts), in one round trip.
+ * KEYS: hsum, hreq, hexp, the account's unwritten-charges hash, then per settlement: its done
+ * marker, its mirror, its key counter (only with a counter TTL argument), its rate-limit
+ * window's hash (only with a token correction other than '0').
+ * ARGV, 9 per settlement: requestId, currency, amount, the counter's TTL ms ('' without a
+ * counter, '0' for none), settledTtlMs, onlyIfHeld '1'/'0', token correction ('0' for none),
+ * unwritten ttl ms ('0': no ledger row), the unwritten mark's value (the charge and its
+ * journal's name).
+ * Exactly once per request id. Returns, per settlement, 1 and "currency|amount" when this
+ * call charged, 0 and the earlier result otherwise. A charge with a ledger row is marked
+ * unwritten in the same step (until the writer that queued it commits it), so an account
+ * deletion on any instance sees charges still queued anywhere. With onlyIfHeld (a settlement
+ * replayed after an outage) the mirror and counter change only while the hold is still there:
+ * without it, Redis lost its data, and the mirror is rebuilt from the database, where the
+ * outbox writes the charge. The token correction (actual tokens less those reserved) goes to
+ * the window the tokens were reserved in (never below 0).
  */
 export const SETTLE = luaScript(`${DROP_REC}
 local call = redis.call
--- The done marker and the mirror in one read (dropping the hold leaves the mirror alone).
-local read = call('MGET', KEYS[4], KEYS[5])
-if read[1] then return {0, read[1]} end
-local rid, amt, cttl = ARGV[1], ARGV[3], ARGV[4]
-local res = ARGV[2]..'|'..amt
-local rec = call('HGET', KEYS[2], rid)
-if rec or ARGV[6] ~= '1' then
-  drop_rec(KEYS[1], KEYS[2], KEYS[3], rid, rec)
-  if read[2] then call('DECRBY', KEYS[5], amt) end
-  if cttl ~= '' then
-    local v = call('INCRBY', KEYS[7], amt)
-    if v == amt + 0 and cttl + 0 > 0 then call('PEXPIRE', KEYS[7], cttl) end
+local hs, hr, he, unw = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local out, k, mark = {}, 5, '0'
+for a = 0, #ARGV - 9, 9 do
+  local kdone, kbal = KEYS[k], KEYS[k + 1]
+  local rid, amt, cttl, delta = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 7]
+  local kctr = cttl ~= '' and KEYS[k + 2] or nil
+  local krate = delta ~= '0' and KEYS[k + (kctr and 3 or 2)] or nil
+  k = k + 2 + (kctr and 1 or 0) + (krate and 1 or 0)
+  -- The done marker and the mirror in one read (dropping the hold leaves the mirror alone).
+  local read = call('MGET', kdone, kbal)
+  if read[1] then
+    out[#out + 1] = 0
+    out[#out + 1] = read[1]
+  else
+    local res = ARGV[a + 2]..'|'..amt
+    local rec = call('HGET', hr, rid)
+    if rec or ARGV[a + 6] ~= '1' then
+      drop_rec(hs, hr, he, rid, rec)
+      if read[2] then call('DECRBY', kbal, amt) end
+      if kctr then
+        local v = call('INCRBY', kctr, amt)
+        if v == amt + 0 and cttl + 0 > 0 then call('PEXPIRE', kctr, cttl) end
+      end
+    end
+    if krate then
+      -- One command where EXISTS and HINCRBY were two: the meter corrects only the current
+      -- window, whose hash exists unless Redis lost it. Then the increment created it without a
+      -- TTL, and the count equals the correction: it gets the window's TTL (as it does when the
+      -- count was 0, which only lets a finished window's hash live a minute longer).
+      local t = call('HINCRBY', krate, 't', delta)
+      if t == delta + 0 then call('PEXPIRE', krate, '${rateTtl(WINDOW_MS)}') end
+      if t < 0 then call('HSET', krate, 't', '0') end
+    end
+    call('SET', kdone, res, 'PX', ARGV[a + 5])
+    if ARGV[a + 8] ~= '0' then
+      call('HSET', unw, rid, ARGV[a + 9])
+      mark = ARGV[a + 8]
+    end
+    out[#out + 1] = 1
+    out[#out + 1] = res
   end
 end
-local delta = ARGV[7]
-if delta ~= '0' then
-  -- One command where EXISTS and HINCRBY were two: the meter corrects only the current
-  -- window, whose hash exists unless Redis lost it. Then the increment created it without a
-  -- TTL, and the count equals the correction: it gets the window's TTL (as it does when the
-  -- count was 0, which only lets a finished window's hash live a minute longer).
-  local rk = KEYS[cttl ~= '' and 8 or 7]
-  local t = call('HINCRBY', rk, 't', delta)
-  if t == delta + 0 then call('PEXPIRE', rk, '${rateTtl(WINDOW_MS)}') end
-  if t < 0 then call('HSET', rk, 't', '0') end
-end
-call('SET', KEYS[4], res, 'PX', ARGV[5])
-if ARGV[8] ~= '0' then
-  call('HSET', KEYS[6], rid, ARGV[9])
-  call('PEXPIRE', KEYS[6], ARGV[8])
-end
-return {1, res}
+-- One TTL for the batch's marks (every settlement gives the same one).
+if mark ~= '0' then call('PEXPIRE', unw, mark) end
+return out
 `);
 
 /**

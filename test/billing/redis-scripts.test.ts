@@ -164,7 +164,7 @@ test('a replayed settlement (onlyIfHeld) charges the mirror only while its hold 
   const { accountId, k } = await account({ USD: 1_000, DIEM: 0 });
   const t0 = Date.now();
   const replay = (requestId: string, amount: number) => {
-    const { keys, args } = settleCall(PREFIX, k, { ...settlement(accountId, requestId, amount) }, true, null);
+    const { keys, args } = settleCall(PREFIX, k, [settlement(accountId, requestId, amount)], true, null);
     return runScript(kv.redis!, SETTLE, keys, args);
   };
   await hold(accountId, 'held', [usd(300)], t0, t0 + 60_000);
