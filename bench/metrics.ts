@@ -1,4 +1,5 @@
 import { cacheRows } from './lib/cache-rows';
+import { systemRows } from './lib/system-rows';
 import { familyRows, rssAroundLoadRows } from './lib/family-rows';
 import type { RunData } from './lib/run-data';
 import type { ImagesResult } from './phases/images';
@@ -38,6 +39,7 @@ export function buildRows(data: RunData): MetricRow[] {
       (v) => v <= GOALS.redisUs,
     ),
     row(data, 'pg_cpu_per_request', "Postgres CPU per JSON request (svc's database)", 'µs', (t) => tp(t)?.backingPerRequest?.pgUs),
+    ...systemRows(data),
     row(
       data,
       'redis_commands_per_request',
