@@ -69,7 +69,7 @@ export function reserveCall(k: AccountKeys, input: ReserveInput, rateHash: strin
 }
 
 /**
- * Appends one settlement's KEYS and ARGV to a SETTLE call (see the script): the counter only
+ * Appends one settlement's KEYS and ARGV to a SETTLE call (see the script; `journaled`: in the journal already, so its unwritten mark need not carry it): the counter only
  * with one, the rate window's hash only with a correction to apply.
  */
 export function pushSettle(
@@ -80,6 +80,7 @@ export function pushSettle(
   input: SettleInput,
   onlyIfHeld: boolean,
   writerId: string | null,
+  journaled = false,
 ) {
   const tokens = current(input.tokens);
   const delta = tokens && tokens.delta !== 0 ? String(tokens.delta) : '0';
@@ -96,15 +97,24 @@ export function pushSettle(
     delta,
     // A replayed settlement's row went to the outbox long ago (maybe written already): no mark.
     input.charge.lines.length > 0 && !onlyIfHeld ? String(UNWRITTEN_TTL_MS) : '0',
-    writerId ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
+    // The mark carries the charge for a start after a crash between Redis and the journal; a
+    // deferred settlement was journaled before Redis saw it, so a bare mark does.
+    writerId && !journaled ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
   );
 }
 
 /** SETTLE's KEYS and ARGV for settlements of one account. */
-export function settleCall(prefix: string, k: AccountKeys, inputs: readonly SettleInput[], onlyIfHeld: boolean, writerId: string | null) {
+export function settleCall(
+  prefix: string,
+  k: AccountKeys,
+  inputs: readonly SettleInput[],
+  onlyIfHeld: boolean,
+  writerId: string | null,
+  journaled = false,
+) {
   const keys = [k.hsum, k.hreq, k.hexp, k.unwritten];
   const args: string[] = [];
-  for (const input of inputs) pushSettle(keys, args, prefix, k, input, onlyIfHeld, writerId);
+  for (const input of inputs) pushSettle(keys, args, prefix, k, input, onlyIfHeld, writerId, journaled);
   return { keys, args };
 }
 
@@ -255,10 +265,10 @@ export function createRedisBillingStore(
   const delta = (t: TokenCorrection | null) => (t ? String(t.delta) : '0');
 
   /** Applies settlements of one account in one script; per settlement, whether this call charged and the outcome. */
-  async function settleScript(accountId: string, inputs: readonly SettleInput[], onlyIfHeld: boolean) {
+  async function settleScript(accountId: string, inputs: readonly SettleInput[], onlyIfHeld: boolean, journaled = false) {
     const k = keysOf(accountId);
     if (writerId) indexAccount(accountId);
-    const { keys, args } = settleCall(prefix, k, inputs, onlyIfHeld, writerId);
+    const { keys, args } = settleCall(prefix, k, inputs, onlyIfHeld, writerId, journaled);
     const reply = (await runScript(redis, SETTLE, keys, args)) as (number | string)[];
     const out: { applied: boolean; charged: Charged }[] = [];
     for (let i = 0; i + 1 < reply.length; i += 2)
@@ -277,6 +287,7 @@ export function createRedisBillingStore(
         accountId,
         group.map((d) => d.input),
         false,
+        true,
       );
       for (let i = 0; i < group.length; i++)
         if (!outcomes[i]?.applied)
