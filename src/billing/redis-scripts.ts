@@ -181,52 +181,91 @@ return {2, 0, 0, rq, tk, 0, unpack(bals)}
  * outbox writes the charge. The token correction (actual tokens less those reserved) goes to
  * the window the tokens were reserved in (never below 0).
  */
-export const SETTLE = luaScript(`${DROP_REC}
+export const SETTLE = luaScript(`
 local call = redis.call
 local hs, hr, he, unw = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local out, k, mark = {}, 5, '0'
+-- First pass: each settlement's keys, and one read of all done markers and mirrors, and one of
+-- all hold records: a command per batch, not per settlement.
+local items, reads, rids, k = {}, {}, {}, 5
 for a = 0, #ARGV - 9, 9 do
-  local kdone, kbal = KEYS[k], KEYS[k + 1]
-  local rid, amt, cttl, delta = ARGV[a + 1], ARGV[a + 3], ARGV[a + 4], ARGV[a + 7]
-  local kctr = cttl ~= '' and KEYS[k + 2] or nil
-  local krate = delta ~= '0' and KEYS[k + (kctr and 3 or 2)] or nil
-  k = k + 2 + (kctr and 1 or 0) + (krate and 1 or 0)
-  -- The done marker and the mirror in one read (dropping the hold leaves the mirror alone).
-  local read = call('MGET', kdone, kbal)
-  if read[1] then
+  local cttl, delta = ARGV[a + 4], ARGV[a + 7]
+  local it = {a = a, done = KEYS[k], bal = KEYS[k + 1]}
+  it.ctr = cttl ~= '' and KEYS[k + 2] or nil
+  it.rate = delta ~= '0' and KEYS[k + (it.ctr and 3 or 2)] or nil
+  k = k + 2 + (it.ctr and 1 or 0) + (it.rate and 1 or 0)
+  items[#items + 1] = it
+  reads[#reads + 1] = it.done
+  reads[#reads + 1] = it.bal
+  rids[#rids + 1] = ARGV[a + 1]
+end
+local read = call('MGET', unpack(reads))
+local recs = call('HMGET', hr, unpack(rids))
+-- What the batch takes off, summed: hsum fields, mirrors, rate windows; ids to drop.
+local held, mirrors, rates, dropped, marks, seen = {}, {}, {}, {}, {}, {}
+local out, mark = {}, '0'
+for i, it in ipairs(items) do
+  local a = it.a
+  local rid, amt = ARGV[a + 1], ARGV[a + 3]
+  local earlier = read[2 * i - 1] or seen[rid]
+  if earlier then
     out[#out + 1] = 0
-    out[#out + 1] = read[1]
+    out[#out + 1] = earlier
   else
     local res = ARGV[a + 2]..'|'..amt
-    local rec = call('HGET', hr, rid)
+    seen[rid] = res
+    local rec = recs[i]
     if rec or ARGV[a + 6] ~= '1' then
-      drop_rec(hs, hr, he, rid, rec)
-      if read[2] then call('DECRBY', kbal, amt) end
-      if kctr then
-        local v = call('INCRBY', kctr, amt)
-        if v == amt + 0 and cttl + 0 > 0 then call('PEXPIRE', kctr, cttl) end
+      dropped[#dropped + 1] = rid
+      if rec then
+        local cur, ramt, kf = string.match(rec, '^([^|]*)|([^|]*)|(.*)$')
+        if ramt ~= '0' then
+          held[cur] = (held[cur] or 0) + ramt
+          if kf ~= '' then held[kf] = (held[kf] or 0) + ramt end
+        end
+      end
+      if read[2 * i] then mirrors[it.bal] = (mirrors[it.bal] or 0) + amt end
+      if it.ctr then
+        local v = call('INCRBY', it.ctr, amt)
+        if v == amt + 0 and ARGV[a + 4] + 0 > 0 then call('PEXPIRE', it.ctr, ARGV[a + 4]) end
       end
     end
-    if krate then
-      -- One command where EXISTS and HINCRBY were two: the meter corrects only the current
-      -- window, whose hash exists unless Redis lost it. Then the increment created it without a
-      -- TTL, and the count equals the correction: it gets the window's TTL (as it does when the
-      -- count was 0, which only lets a finished window's hash live a minute longer).
-      local t = call('HINCRBY', krate, 't', delta)
-      if t == delta + 0 then call('PEXPIRE', krate, '${rateTtl(WINDOW_MS)}') end
-      if t < 0 then call('HSET', krate, 't', '0') end
-    end
-    call('SET', kdone, res, 'PX', ARGV[a + 5])
+    if it.rate then rates[it.rate] = (rates[it.rate] or 0) + ARGV[a + 7] end
+    call('SET', it.done, res, 'PX', ARGV[a + 5])
     if ARGV[a + 8] ~= '0' then
-      call('HSET', unw, rid, ARGV[a + 9])
+      marks[#marks + 1] = rid
+      marks[#marks + 1] = ARGV[a + 9]
       mark = ARGV[a + 8]
     end
     out[#out + 1] = 1
     out[#out + 1] = res
   end
 end
--- One TTL for the batch's marks (every settlement gives the same one).
-if mark ~= '0' then call('PEXPIRE', unw, mark) end
+-- Amounts go back to Redis as integers written in full (%d), never in exponent notation.
+for field, sum in pairs(held) do
+  local left = call('HINCRBY', hs, field, string.format('%d', -sum))
+  if string.sub(field, 1, 2) == 'k:' and left <= 0 then call('HDEL', hs, field) end
+end
+if #dropped > 0 then
+  call('HDEL', hr, unpack(dropped))
+  call('ZREM', he, unpack(dropped))
+end
+for key, sum in pairs(mirrors) do call('DECRBY', key, string.format('%d', sum)) end
+-- A token correction goes to the window the tokens were reserved in (never below 0). One
+-- command where EXISTS and HINCRBY were two: the meter corrects only the current window, whose
+-- hash exists unless Redis lost it; then the increment created it without a TTL, and the count
+-- equals the correction: it gets the window's TTL (as it does when the count was 0, which only
+-- lets a finished window's hash live a minute longer).
+for key, sum in pairs(rates) do
+  local d = string.format('%d', sum)
+  local t = call('HINCRBY', key, 't', d)
+  if t == sum then call('PEXPIRE', key, '${rateTtl(WINDOW_MS)}') end
+  if t < 0 then call('HSET', key, 't', '0') end
+end
+if #marks > 0 then
+  call('HSET', unw, unpack(marks))
+  -- One TTL for the batch's marks (every settlement gives the same one).
+  call('PEXPIRE', unw, mark)
+end
 return out
 `);
 
