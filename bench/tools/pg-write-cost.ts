@@ -1,5 +1,5 @@
 /**
- * `bun bench/pg-write-cost.ts [--rows 20000] [--batch 300] [--rounds 3]`: what svc's batched
+ * `bun bench/tools/pg-write-cost.ts [--rows 20000] [--batch 300] [--rounds 3]`: what svc's batched
  * writes cost Postgres per row, on a fresh database of DATABASE_URL's server: the CPU of the
  * Postgres backends serving it (/proc, so the server must run on this machine) and this
  * process's, per ledger row and per request-log row, written by COPY (what svc does) and by
@@ -7,17 +7,17 @@
  * `--batch` (about the ledger writer's 300 ms at 1,000 requests a second). The ways run
  * interleaved, round after round; prints each round and the medians.
  */
-import { createAccount } from '../src/auth/bootstrap';
-import { copyLedgerBatchPostgres } from '../src/billing/ledger-copy-postgres';
-import { insertLedgerBatch } from '../src/billing/ledger-writer';
-import { openPostgres } from '../src/db/open';
-import { postgresOf } from '../src/db/postgres-copy';
-import { copyRequestLogBatchPostgres } from '../src/request-log/copy-postgres';
-import { insertRecords } from '../src/request-log/writer';
-import { postgresCpu } from './lib/backing-cpu';
-import { benchCharge, ownCpuMicros } from './lib/ledger-charge';
-import { benchRecord } from './lib/request-record';
-import { freshDatabase } from './servers/svc';
+import { createAccount } from '../../src/auth/bootstrap';
+import { copyLedgerBatchPostgres } from '../../src/billing/ledger-copy-postgres';
+import { insertLedgerBatch } from '../../src/billing/ledger-writer';
+import { openPostgres } from '../../src/db/open';
+import { postgresOf } from '../../src/db/postgres-copy';
+import { copyRequestLogBatchPostgres } from '../../src/request-log/copy-postgres';
+import { insertRecords } from '../../src/request-log/writer';
+import { postgresCpu } from '../lib/backing-cpu';
+import { benchCharge, ownCpuMicros } from '../lib/ledger-charge';
+import { benchRecord } from '../lib/request-record';
+import { freshDatabase } from '../servers/svc';
 
 const argv = Bun.argv.slice(2);
 const opt = (name: string, dflt: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1]! : dflt);
