@@ -1,5 +1,6 @@
 import { cacheRows } from './lib/cache-rows';
 import { featureRows } from './lib/feature-rows';
+import { systemRows } from './lib/system-rows';
 import { familyRows, rssAroundLoadRows } from './lib/family-rows';
 import type { RunData } from './lib/run-data';
 import type { ImagesResult } from './phases/images';
@@ -47,6 +48,7 @@ export function buildRows(data: RunData): MetricRow[] {
       `<= ${GOALS.pgUs} µs`,
       (v) => v <= GOALS.pgUs,
     ),
+    ...systemRows(data),
     row(
       data,
       'redis_commands_per_request',

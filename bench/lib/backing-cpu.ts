@@ -24,6 +24,13 @@ function backendsOf(database: string): number[] {
   return pids;
 }
 
+/** CPU (µs) the Postgres backends serving `database` have used so far (those alive now). */
+export function postgresCpu(database: string): number {
+  let total = 0;
+  for (const pid of backendsOf(database)) total += processCpu(pid);
+  return total;
+}
+
 type CommandStats = Map<string, { calls: number; usec: number }>;
 
 function parseCommandStats(info: string): CommandStats {

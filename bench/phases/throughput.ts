@@ -67,6 +67,8 @@ export interface ThroughputResult {
   cpuPerRequest: MeasuredLoad;
   /** On Redis + Postgres: redis-server's and Postgres's CPU per request over the cpuPerRequest phase. */
   backingPerRequest?: BackingCpu | null;
+  /** The same over the cpuPerStream phase, per stream. */
+  backingPerStream?: BackingCpu | null;
   rps64: MeasuredLoad;
   rps256: MeasuredLoad;
   /** 50-chunk streams whose upstream reports usage when asked (svc asks: the zero-copy path). */
@@ -114,7 +116,11 @@ export async function throughputPhases(
   );
   const served = cpuPerRequest.requests - cpuPerRequest.non2xx;
   const backingPerRequest = backingBefore && served > 0 ? await target.backing!.perRequest(backingBefore, served) : null;
+  const streamBackingBefore = await target.backing?.read();
   const cpuPerStream = await measureLoad(target, bodies.stream, { connections: 16, durationS: d.phaseS, rate: 400 });
+  const streamsServed = cpuPerStream.requests - cpuPerStream.non2xx;
+  const backingPerStream =
+    streamBackingBefore && streamsServed > 0 ? await target.backing!.perRequest(streamBackingBefore, streamsServed) : null;
   let cpuPerStreamCounted: MeasuredLoad | undefined;
   if (upstream) {
     await upstream.shape(50, 0, 'never');
@@ -149,6 +155,7 @@ export async function throughputPhases(
   return {
     cpuPerRequest,
     backingPerRequest,
+    backingPerStream,
     rps64,
     rps256,
     cpuPerStream,

@@ -45,6 +45,14 @@ export const BillingConfigSchema = T.Object(
      * of the process loses none; unset, they wait in memory only. docs/operations.md "Faults and scaling out".
      */
     journalDir: T.Optional(T.String({ minLength: 1 })),
+    /**
+     * Redis only: how long settlements wait to go to Redis together, one script per account
+     * (0: each request's settlement goes alone, and the answer waits for it). The answer does
+     * not wait: its charge is journaled and known, and its hold covers it until it lands.
+     */
+    settleBatchMs: T.Number({ minimum: 0, maximum: 1000, default: 5 }),
+    /** Redis only: most settlements of one account in one script (its group goes at once then). */
+    settleBatchMax: T.Integer({ minimum: 1, maximum: 1000, default: 64 }),
     /** How often expired holds (of instances that died mid-request) are swept on Redis. */
     holdSweepIntervalMs: T.Integer({ minimum: 100, default: 30_000 }),
     /** Smallest wallet top-up, USD (402 bodies for wallet callers). */

@@ -4,16 +4,17 @@ import type { LedgerCharge } from './ledger-row';
 import type { SlicePacer } from './slice-pacer';
 import { csvText as text, IsoTimes } from '../db/csv';
 
-const COLUMNS =
+/** The columns a ledger COPY fills, in its CSV lines' order. */
+export const COLUMNS =
   'account_id, api_key_id, request_id, currency, model_id, lines, amount_micros, prompt_tokens, completion_tokens, execution_ms, created_at, notes';
 
 /** One charge as a CSV line in COLUMNS order. Numbers are integers, written as they are. */
-function csvLine(c: LedgerCharge, times: IsoTimes): string {
+export function csvLine(c: LedgerCharge, times: IsoTimes): string {
   return `${c.accountId},${c.apiKeyId ?? ''},${text(c.requestId)},${c.currency},${text(c.modelId)},${text(JSON.stringify(c.lines))},${c.amount},${c.promptTokens},${c.completionTokens},${c.executionMs},${times.of(c.at)},${text(c.notes ?? null)}`;
 }
 
 /** The sums a batch adds to `balances`, one per (account, currency), in lock order. */
-function balanceSums(rows: LedgerCharge[]) {
+export function balanceSums(rows: LedgerCharge[]) {
   const sums = new Map<string, { accountId: string; currency: LedgerCharge['currency']; amount: number }>();
   for (const r of rows) {
     const key = `${r.accountId}:${r.currency}`;
@@ -23,6 +24,11 @@ function balanceSums(rows: LedgerCharge[]) {
   }
   return [...sums.values()].sort((a, b) => (a.accountId + a.currency < b.accountId + b.currency ? -1 : 1));
 }
+
+/** The statement that adds a batch's `balanceSums` (one JSON parameter) to `balances`. */
+export const ADD_BALANCE_SUMS = `insert into balances (account_id, currency, amount_micros)
+  select s."accountId", s.currency, s.amount from json_to_recordset($1::json) as s("accountId" uuid, currency text, amount bigint)
+  on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`;
 
 /**
  * The embedded database's fast path for a ledger batch: COPY the charges in (PGlite reads
@@ -55,12 +61,7 @@ export async function copyLedgerBatch(pg: PGlite, rows: LedgerCharge[], pacer?: 
         await pacer?.pause();
       }
       // One statement for all accounts of the batch (a PGlite statement costs ~100 µs on its own).
-      await tx.query(
-        `insert into balances (account_id, currency, amount_micros)
-         select s."accountId", s.currency, s.amount from json_to_recordset($1::json) as s("accountId" uuid, currency text, amount bigint)
-         on conflict (account_id, currency) do update set amount_micros = balances.amount_micros + excluded.amount_micros, updated_at = now()`,
-        [JSON.stringify(sums)],
-      );
+      await tx.query(ADD_BALANCE_SUMS, [JSON.stringify(sums)]);
       // The batch's daily sums for usage analytics, grouped here: a few rows, not a JSON expansion per charge.
       await tx.query(APPEND_DAILY_SUMS, [JSON.stringify(dailySums(rows))]);
     });

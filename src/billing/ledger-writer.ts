@@ -5,6 +5,8 @@ import type { Logger } from '../log';
 import { countBilledCharges, countDeadLetters, reportLedgerBacklog, reportLedgerFailing } from '../metrics';
 import { pgliteOf } from '../db/embedded-client';
 import { copyLedgerBatch } from './ledger-copy';
+import { copyLedgerBatchPostgres } from './ledger-copy-postgres';
+import { postgresOf } from '../db/postgres-copy';
 import { describeDbError, isRowError, writeDeadLetter } from './ledger-dead-letters';
 import type { LedgerCharge } from './ledger-row';
 import { SlicePacer } from './slice-pacer';
@@ -50,9 +52,24 @@ export async function writeLedgerBatch(
     const copied = await copyLedgerBatch(pg, rows, opts.pacer);
     if (copied !== null) return copied;
   }
+  // Postgres: the same COPY, unless the batch is one row (the writer's row-by-row retry, which
+  // wants the error of the row itself) or read back from a journal.
+  const client = opts.replayed || rows.length === 1 ? null : postgresOf(db);
+  if (client) {
+    const copied = await copyLedgerBatchPostgres(client, rows);
+    if (copied !== null) return copied;
+  }
+  return insertLedgerBatch(db, rows, opts.replayed ?? false);
+}
+
+/**
+ * The batch as ONE JSON parameter expanded by `json_to_recordset` (see writeLedgerBatch): the
+ * way that skips charges already present and reports a refused row's error. Returns the number inserted.
+ */
+export async function insertLedgerBatch(db: Database, rows: LedgerCharge[], replayed: boolean): Promise<number> {
   const json = JSON.stringify(rows);
   // Only a journal read back can hold a charge an older version wrote per line: other batches skip the probe per row.
-  const olderCharges = opts.replayed
+  const olderCharges = replayed
     ? sql`where not exists (select 1 from ${ledgerEntries} e where e.request_id = r."requestId" and e.kind = 'CHARGE')`
     : sql``;
   const result = await db.execute(sql`

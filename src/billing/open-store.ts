@@ -25,7 +25,11 @@ export function openBillingStore(
   }
   // The billing scripts count the rate limits in the limiter's Redis keys: its counters must be there too.
   if (deps.limits?.backend === 'memory') throw new Error('billing: on Redis, the rate limits must be counted in Redis as well');
-  const store = createRedisBillingStore(deps.kv.redis, deps.kv.prefix, outbox);
+  const store = createRedisBillingStore(deps.kv.redis, deps.kv.prefix, outbox, {
+    settleBatchMs: cfg.settleBatchMs,
+    settleBatchMax: cfg.settleBatchMax,
+    log: deps.log,
+  });
   const sweeper = startHoldSweeper({
     redis: deps.kv.redis,
     prefix: deps.kv.prefix,

@@ -163,54 +163,110 @@ return {2, 0, 0, rq, tk, 0, unpack(bals)}
 `);
 
 /**
- * KEYS: hsum, hreq, hexp, done marker, mirror, the account's unwritten-charges hash, then the
- * key counter (only with a counter TTL argument), then the rate-limit window's hash (only
- * with a token correction).
- * ARGV: requestId, currency, amount, the counter's TTL ms ('' without a counter, '0' for none),
- * settledTtlMs, onlyIfHeld '1'/'0', token correction ('0' for none), unwritten ttl ms ('0': no
- * ledger row), the unwritten mark's value (the charge and its journal's name).
- * Exactly once per request id. Returns {1, "currency|amount"} when this call charged, {0, the
- * earlier result} otherwise. A charge with a ledger row is marked unwritten in the same step
- * (until the writer that queued it commits it), so an account deletion on any instance sees
- * charges still queued anywhere. With onlyIfHeld (a settlement replayed after an outage) the
- * mirror and counter change only while the hold is still there: without it, Redis lost its
- * data, and the mirror is rebuilt from the database, where the outbox writes the charge.
- * The token correction (actual tokens less those reserved) goes to the window the tokens
- * were reserved in (never below 0).
+ * One or more settlements of one account (a batch: the settlements of its requests that
+ * ended within a few ms on this instance, src/billing/settle-batcher.ts), in one round trip.
+ * KEYS: hsum, hreq, hexp, the account's unwritten-charges hash, then per settlement: its done
+ * marker, its mirror, its key counter (only with a counter TTL argument), its rate-limit
+ * window's hash (only with a token correction other than '0').
+ * ARGV, 9 per settlement: requestId, currency, amount, the counter's TTL ms ('' without a
+ * counter, '0' for none), settledTtlMs, onlyIfHeld '1'/'0', token correction ('0' for none),
+ * unwritten ttl ms ('0': no ledger row), the unwritten mark's value (the charge and its
+ * journal's name).
+ * Exactly once per request id. Returns, per settlement, 1 and "currency|amount" when this
+ * call charged, 0 and the earlier result otherwise. A charge with a ledger row is marked
+ * unwritten in the same step (until the writer that queued it commits it), so an account
+ * deletion on any instance sees charges still queued anywhere. With onlyIfHeld (a settlement
+ * replayed after an outage) the mirror and counter change only while the hold is still there:
+ * without it, Redis lost its data, and the mirror is rebuilt from the database, where the
+ * outbox writes the charge. The token correction (actual tokens less those reserved) goes to
+ * the window the tokens were reserved in (never below 0).
  */
-export const SETTLE = luaScript(`${DROP_REC}
+export const SETTLE = luaScript(`
 local call = redis.call
--- The done marker and the mirror in one read (dropping the hold leaves the mirror alone).
-local read = call('MGET', KEYS[4], KEYS[5])
-if read[1] then return {0, read[1]} end
-local rid, amt, cttl = ARGV[1], ARGV[3], ARGV[4]
-local res = ARGV[2]..'|'..amt
-local rec = call('HGET', KEYS[2], rid)
-if rec or ARGV[6] ~= '1' then
-  drop_rec(KEYS[1], KEYS[2], KEYS[3], rid, rec)
-  if read[2] then call('DECRBY', KEYS[5], amt) end
-  if cttl ~= '' then
-    local v = call('INCRBY', KEYS[7], amt)
-    if v == amt + 0 and cttl + 0 > 0 then call('PEXPIRE', KEYS[7], cttl) end
+local hs, hr, he, unw = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- First pass: each settlement's keys, and one read of all done markers and mirrors, and one of
+-- all hold records: a command per batch, not per settlement.
+local items, reads, rids, k = {}, {}, {}, 5
+for a = 0, #ARGV - 9, 9 do
+  local cttl, delta = ARGV[a + 4], ARGV[a + 7]
+  local it = {a = a, done = KEYS[k], bal = KEYS[k + 1]}
+  it.ctr = cttl ~= '' and KEYS[k + 2] or nil
+  it.rate = delta ~= '0' and KEYS[k + (it.ctr and 3 or 2)] or nil
+  k = k + 2 + (it.ctr and 1 or 0) + (it.rate and 1 or 0)
+  items[#items + 1] = it
+  reads[#reads + 1] = it.done
+  reads[#reads + 1] = it.bal
+  rids[#rids + 1] = ARGV[a + 1]
+end
+local read = call('MGET', unpack(reads))
+local recs = call('HMGET', hr, unpack(rids))
+-- What the batch takes off, summed: hsum fields, mirrors, rate windows; ids to drop.
+local held, mirrors, rates, dropped, marks, seen = {}, {}, {}, {}, {}, {}
+local out, mark = {}, '0'
+for i, it in ipairs(items) do
+  local a = it.a
+  local rid, amt = ARGV[a + 1], ARGV[a + 3]
+  local earlier = read[2 * i - 1] or seen[rid]
+  if earlier then
+    out[#out + 1] = 0
+    out[#out + 1] = earlier
+  else
+    local res = ARGV[a + 2]..'|'..amt
+    seen[rid] = res
+    local rec = recs[i]
+    if rec or ARGV[a + 6] ~= '1' then
+      dropped[#dropped + 1] = rid
+      if rec then
+        local cur, ramt, kf = string.match(rec, '^([^|]*)|([^|]*)|(.*)$')
+        if ramt ~= '0' then
+          held[cur] = (held[cur] or 0) + ramt
+          if kf ~= '' then held[kf] = (held[kf] or 0) + ramt end
+        end
+      end
+      if read[2 * i] then mirrors[it.bal] = (mirrors[it.bal] or 0) + amt end
+      if it.ctr then
+        local v = call('INCRBY', it.ctr, amt)
+        if v == amt + 0 and ARGV[a + 4] + 0 > 0 then call('PEXPIRE', it.ctr, ARGV[a + 4]) end
+      end
+    end
+    if it.rate then rates[it.rate] = (rates[it.rate] or 0) + ARGV[a + 7] end
+    call('SET', it.done, res, 'PX', ARGV[a + 5])
+    if ARGV[a + 8] ~= '0' then
+      marks[#marks + 1] = rid
+      marks[#marks + 1] = ARGV[a + 9]
+      mark = ARGV[a + 8]
+    end
+    out[#out + 1] = 1
+    out[#out + 1] = res
   end
 end
-local delta = ARGV[7]
-if delta ~= '0' then
-  -- One command where EXISTS and HINCRBY were two: the meter corrects only the current
-  -- window, whose hash exists unless Redis lost it. Then the increment created it without a
-  -- TTL, and the count equals the correction: it gets the window's TTL (as it does when the
-  -- count was 0, which only lets a finished window's hash live a minute longer).
-  local rk = KEYS[cttl ~= '' and 8 or 7]
-  local t = call('HINCRBY', rk, 't', delta)
-  if t == delta + 0 then call('PEXPIRE', rk, '${rateTtl(WINDOW_MS)}') end
-  if t < 0 then call('HSET', rk, 't', '0') end
+-- Amounts go back to Redis as integers written in full (%d), never in exponent notation.
+for field, sum in pairs(held) do
+  local left = call('HINCRBY', hs, field, string.format('%d', -sum))
+  if string.sub(field, 1, 2) == 'k:' and left <= 0 then call('HDEL', hs, field) end
 end
-call('SET', KEYS[4], res, 'PX', ARGV[5])
-if ARGV[8] ~= '0' then
-  call('HSET', KEYS[6], rid, ARGV[9])
-  call('PEXPIRE', KEYS[6], ARGV[8])
+if #dropped > 0 then
+  call('HDEL', hr, unpack(dropped))
+  call('ZREM', he, unpack(dropped))
 end
-return {1, res}
+for key, sum in pairs(mirrors) do call('DECRBY', key, string.format('%d', sum)) end
+-- A token correction goes to the window the tokens were reserved in (never below 0). One
+-- command where EXISTS and HINCRBY were two: the meter corrects only the current window, whose
+-- hash exists unless Redis lost it; then the increment created it without a TTL, and the count
+-- equals the correction: it gets the window's TTL (as it does when the count was 0, which only
+-- lets a finished window's hash live a minute longer).
+for key, sum in pairs(rates) do
+  local d = string.format('%d', sum)
+  local t = call('HINCRBY', key, 't', d)
+  if t == sum then call('PEXPIRE', key, '${rateTtl(WINDOW_MS)}') end
+  if t < 0 then call('HSET', key, 't', '0') end
+end
+if #marks > 0 then
+  call('HSET', unw, unpack(marks))
+  -- One TTL for the batch's marks (every settlement gives the same one).
+  call('PEXPIRE', unw, mark)
+end
+return out
 `);
 
 /**

@@ -5,7 +5,10 @@ import { pushRateArgs, rateKey, rateResult, rateTtl } from '../limits/redis-scri
 import { WINDOW_MS, type TokenCorrection } from '../limits/store';
 import type { Currency } from './credit';
 import { CURRENCIES } from './mirror-init';
-import type { LedgerOutbox } from './ledger-outbox';
+import type { LedgerOutbox, OutboxItem } from './ledger-outbox';
+import type { Logger } from '../log';
+import { SettleBatcher } from './settle-batcher';
+import { PendingCharges } from './pending-charges';
 import type { LedgerCharge } from './ledger-row';
 import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { SettleReplays } from './settle-replays';
@@ -19,6 +22,16 @@ const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
  */
 const UNWRITTEN_TTL_MS = 24 * 3_600_000;
 const RATE_TTL = rateTtl(WINDOW_MS);
+/** How long the done marker of a settlement applied at start (read back from the journal) lives. */
+const RECOVERED_SETTLED_TTL_MS = 60_000;
+
+/** A deferred settlement waiting for its group: its input and its outbox entry (null: no ledger row). */
+interface Deferred {
+  input: SettleInput;
+  item: OutboxItem | null;
+  /** The rate-limit window hash its token correction goes to, or null. */
+  window: string | null;
+}
 /** The ARGV of RESERVE's rate part when it has none. */
 const NO_RATE = ['', '', '0', '0'] as const;
 
@@ -55,24 +68,53 @@ export function reserveCall(k: AccountKeys, input: ReserveInput, rateHash: strin
   return { keys, args };
 }
 
-/** SETTLE's KEYS and ARGV (see the script): the counter and the rate window's hash only when used. */
-export function settleCall(prefix: string, k: AccountKeys, input: SettleInput, onlyIfHeld: boolean, writerId: string | null) {
+/**
+ * Appends one settlement's KEYS and ARGV to a SETTLE call (see the script; `journaled`: in the journal already, so its unwritten mark need not carry it): the counter only
+ * with one, the rate window's hash only with a correction to apply.
+ */
+export function pushSettle(
+  keys: string[],
+  args: string[],
+  prefix: string,
+  k: AccountKeys,
+  input: SettleInput,
+  onlyIfHeld: boolean,
+  writerId: string | null,
+  journaled = false,
+) {
   const tokens = current(input.tokens);
-  const keys = [k.hsum, k.hreq, k.hexp, k.done(input.requestId), k.bal(input.currency), k.unwritten];
+  const delta = tokens && tokens.delta !== 0 ? String(tokens.delta) : '0';
+  keys.push(k.done(input.requestId), k.bal(input.currency));
   if (input.counter) keys.push(prefix + input.counter);
-  if (tokens) keys.push(rateKey(prefix, tokens.key, tokens.window));
-  const args = [
+  if (delta !== '0') keys.push(rateKey(prefix, tokens!.key, tokens!.window));
+  args.push(
     input.requestId,
     input.currency,
     String(input.amount),
     input.counter ? String(input.counterTtlMs) : '',
     String(input.settledTtlMs),
     onlyIfHeld ? '1' : '0',
-    tokens ? String(tokens.delta) : '0',
+    delta,
     // A replayed settlement's row went to the outbox long ago (maybe written already): no mark.
     input.charge.lines.length > 0 && !onlyIfHeld ? String(UNWRITTEN_TTL_MS) : '0',
-    writerId ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
-  ];
+    // The mark carries the charge for a start after a crash between Redis and the journal; a
+    // deferred settlement was journaled before Redis saw it, so a bare mark does.
+    writerId && !journaled ? JSON.stringify({ writer: writerId, charge: input.charge }) : '1',
+  );
+}
+
+/** SETTLE's KEYS and ARGV for settlements of one account. */
+export function settleCall(
+  prefix: string,
+  k: AccountKeys,
+  inputs: readonly SettleInput[],
+  onlyIfHeld: boolean,
+  writerId: string | null,
+  journaled = false,
+) {
+  const keys = [k.hsum, k.hreq, k.hexp, k.unwritten];
+  const args: string[] = [];
+  for (const input of inputs) pushSettle(keys, args, prefix, k, input, onlyIfHeld, writerId, journaled);
   return { keys, args };
 }
 
@@ -161,7 +203,13 @@ export const holdIndexKey = (prefix: string) => `${prefix}bill:holds`;
  * account's earliest hold (its first hold, an earlier one, or the marker is due), about once
  * per account per hold lifetime; that write is sent after the reply, not waited for.
  */
-export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox: LedgerOutbox): BillingStore & { close(): void } {
+export function createRedisBillingStore(
+  redis: RedisLink,
+  prefix: string,
+  outbox: LedgerOutbox,
+  opts: { settleBatchMs: number; settleBatchMax: number; log?: Logger } = { settleBatchMs: 0, settleBatchMax: 1 },
+): BillingStore & { close(): void } {
+  const log = opts.log;
   const index = holdIndexKey(prefix);
   const names = new Map<string, AccountKeys>();
   const writerId = outbox.writerId;
@@ -187,6 +235,7 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
    */
   async function recoverUnjournaled(): Promise<number> {
     if (!writerId) return 0;
+    const landed = await landRecovered();
     const accounts = (await redis.send('SMEMBERS', [writerIndex])) as string[];
     let found = 0;
     for (const accountId of accounts) {
@@ -199,7 +248,7 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         found++;
       }
     }
-    return found;
+    return found + landed;
   }
 
   /** The account's key names, built once per account (a request needs up to a dozen). */
@@ -215,12 +264,84 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
   const rateHash = (k: AccountKeys, t: TokenCorrection | null) => (t ? rateKey(prefix, t.key, t.window) : k.hsum);
   const delta = (t: TokenCorrection | null) => (t ? String(t.delta) : '0');
 
-  async function settleScript(input: SettleInput, onlyIfHeld: boolean) {
-    const k = keysOf(input.accountId);
-    if (writerId) indexAccount(input.accountId);
-    const { keys, args } = settleCall(prefix, k, input, onlyIfHeld, writerId);
-    const reply = (await runScript(redis, SETTLE, keys, args)) as [number, string];
-    return { applied: Number(reply[0]) === 1, charged: parseCharged(reply[1]) as Charged };
+  /** Applies settlements of one account in one script; per settlement, whether this call charged and the outcome. */
+  async function settleScript(accountId: string, inputs: readonly SettleInput[], onlyIfHeld: boolean, journaled = false) {
+    const k = keysOf(accountId);
+    if (writerId) indexAccount(accountId);
+    const { keys, args } = settleCall(prefix, k, inputs, onlyIfHeld, writerId, journaled);
+    const reply = (await runScript(redis, SETTLE, keys, args)) as (number | string)[];
+    const out: { applied: boolean; charged: Charged }[] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2)
+      out.push({ applied: Number(reply[i]) === 1, charged: parseCharged(reply[i + 1]) as Charged });
+    return out;
+  }
+
+  /**
+   * Lands a deferred group (one account's settlements, already journaled and answered): one
+   * script. A group Redis cannot take (down, or a failure that would repeat) is replayed
+   * like an outage's settlements. Either way the ledger may then write the rows.
+   */
+  async function land(accountId: string, group: Deferred[]): Promise<void> {
+    try {
+      const outcomes = await settleScript(
+        accountId,
+        group.map((d) => d.input),
+        false,
+        true,
+      );
+      for (let i = 0; i < group.length; i++)
+        if (!outcomes[i]?.applied)
+          log?.warn('billing: a deferred settlement found its request settled already', { requestId: group[i]!.input.requestId });
+    } catch (error) {
+      if (!(error instanceof KvUnavailableError))
+        log?.error('billing: deferred settlements failed in Redis; replayed', { count: group.length, error: String(error) });
+      for (const d of group) replays.settle(d.input);
+    }
+    const items: OutboxItem[] = [];
+    for (const d of group) {
+      if (d.item) items.push(d.item);
+      pending.remove(accountId, d.input.currency, d.input.amount);
+      if (d.window) pending.removeTokens(d.window, d.input.tokens!.delta);
+    }
+    outbox.landed(items);
+  }
+
+  const pending = new PendingCharges();
+  const batcher = opts.settleBatchMs > 0 ? new SettleBatcher<Deferred>(opts.settleBatchMs, opts.settleBatchMax, land) : null;
+
+  /**
+   * Applies the settlements a crash took between their journal line and Redis (read back
+   * from the journal, not landed): before the ledger writes them, so a mirror Redis has now
+   * was made from a database without them, and the charge is applied even without its hold
+   * (expired meanwhile). The done marker keeps one that did land from counting twice.
+   */
+  async function landRecovered(): Promise<number> {
+    const byAccount = new Map<string, { input: SettleInput; item: OutboxItem }[]>();
+    for (const item of outbox.unlanded()) {
+      const c = item.charge;
+      const input: SettleInput = {
+        accountId: c.accountId,
+        requestId: c.requestId,
+        currency: c.currency,
+        amount: -c.amount,
+        counter: item.intent!.counter,
+        counterTtlMs: item.intent!.counterTtlMs,
+        charge: c,
+        settledTtlMs: RECOVERED_SETTLED_TTL_MS,
+      };
+      const group = byAccount.get(c.accountId);
+      if (group) group.push({ input, item });
+      else byAccount.set(c.accountId, [{ input, item }]);
+    }
+    for (const [accountId, group] of byAccount) {
+      await settleScript(
+        accountId,
+        group.map((g) => g.input),
+        false,
+      );
+      outbox.landed(group.map((g) => g.item));
+    }
+    return byAccount.size === 0 ? 0 : [...byAccount.values()].reduce((n, g) => n + g.length, 0);
   }
 
   async function releaseScript(accountId: string, requestId: string, settledTtlMs: number, correction?: TokenCorrection | null) {
@@ -236,9 +357,33 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
   }
 
   const replays = new SettleReplays(redis, {
-    settle: (input) => settleScript(input, true),
+    settle: (input) => settleScript(input.accountId, [input], true),
     release: (a, r, ttl) => releaseScript(a, r, ttl),
   });
+
+  /**
+   * Lands the account's deferred settlements first when it has any: a settlement or release
+   * of a request id that may be among them (a retry from elsewhere) then meets its outcome,
+   * and this instance's reads of the account's holds and marks see its own settlements.
+   */
+  async function landFirst(accountId: string) {
+    if (batcher && pending.has(accountId)) await batcher.flush();
+  }
+
+  async function settleNow(input: SettleInput): Promise<Charged> {
+    await landFirst(input.accountId);
+    try {
+      const [outcome] = await settleScript(input.accountId, [input], false);
+      if (outcome!.applied) outbox.push(input.charge);
+      return outcome!.charged;
+    } catch (error) {
+      if (!(error instanceof KvUnavailableError)) throw error;
+      // Served, so charged: the ledger gets the charge now, Redis gets the script when it is back.
+      outbox.push(input.charge);
+      replays.settle(input);
+      return { currency: input.currency, amount: input.amount };
+    }
+  }
 
   return {
     backend: 'redis',
@@ -255,29 +400,37 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       else {
         const balances: number[] = [];
         for (let i = 6; i < reply.length; i++) balances.push(Number(reply[i]));
+        if (pending.has(input.accountId))
+          for (let i = 0; i < balances.length; i++) balances[i] = pending.less(input.accountId, input.report[i]!, balances[i]!)!;
         result = status === 'insufficient' ? { status, balances } : { status, index: Number(reply[1]), balances };
       }
-      if (rate) result.rate = rateResult(reply, 2, at, window, WINDOW_MS);
+      if (rate) {
+        result.rate = rateResult(reply, 2, at, window, WINDOW_MS);
+        if (batcher) result.rate.tokens += pending.tokens(keys[4]!);
+      }
       if (status === 'held' && reply[5] !== 0 && reply[5] !== '0') indexHold(k, input.accountId, String(reply[5]), input.now);
       return result;
     },
-    async settle(input) {
-      try {
-        const { applied, charged } = await settleScript(input, false);
-        if (applied) outbox.push(input.charge);
-        return charged;
-      } catch (error) {
-        if (!(error instanceof KvUnavailableError)) throw error;
-        // Served, so charged: the ledger gets the charge now, Redis gets the script when it is back.
-        outbox.push(input.charge);
-        replays.settle(input);
+    settle(input) {
+      if (batcher && input.deferrable) {
+        // Journaled now (a crash loses nothing), answered now from the known charge; the hold
+        // covers the call in Redis until its group lands, so nothing can be overspent.
+        const item = outbox.push(input.charge, { counter: input.counter, counterTtlMs: input.counterTtlMs });
+        pending.add(input.accountId, input.currency, input.amount);
+        const tokens = current(input.tokens);
+        const window = tokens && tokens.delta !== 0 ? rateKey(prefix, tokens.key, tokens.window) : null;
+        if (window) pending.addTokens(window, tokens!.delta);
+        batcher.add(input.accountId, { input, item, window });
         return { currency: input.currency, amount: input.amount };
       }
+      return settleNow(input);
     },
     async hasHold(accountId, requestId) {
+      await landFirst(accountId);
       return Number(await redis.send('HEXISTS', [keysOf(accountId).hreq, requestId])) === 1;
     },
     async release(accountId, requestId, settledTtlMs, tokens) {
+      await landFirst(accountId);
       try {
         return await releaseScript(accountId, requestId, settledTtlMs, tokens);
       } catch (error) {
@@ -322,13 +475,15 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
         'MGET',
         currencies.map((c) => k.bal(c)),
       )) as (string | null)[];
-      return reply.map((v) => (v === null ? null : Number(v)));
+      return reply.map((v, i) => pending.less(accountId, currencies[i]!, v === null ? null : Number(v)));
     },
     recoverUnjournaled,
     async liveHolds(accountId) {
+      await landFirst(accountId);
       return Number(await redis.send('HLEN', [keysOf(accountId).hreq]));
     },
     async unwritten(accountId) {
+      await landFirst(accountId);
       return Number(await redis.send('HLEN', [keysOf(accountId).unwritten]));
     },
     async written(charges) {
@@ -358,12 +513,15 @@ export function createRedisBillingStore(redis: RedisLink, prefix: string, outbox
       await Promise.all([redis.send('DEL', keys), redis.send('ZREM', [index, accountId])]);
     },
     async takeBatch(max) {
+      // Deferred settlements reach the ledger once landed: land the waiting ones now.
+      if (batcher && batcher.size > 0) await batcher.flush();
       return outbox.takeBatch(max);
     },
     async queued() {
       return outbox.size;
     },
     close() {
+      batcher?.close();
       replays.close();
     },
   };

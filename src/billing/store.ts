@@ -63,6 +63,12 @@ export interface SettleInput {
   settledTtlMs: number;
   /** The rate limiter's token correction, applied with the settlement (once), or none. */
   tokens?: TokenCorrection | null;
+  /**
+   * The request id is this call's alone and its ticket settles once (not a kept reservation
+   * another instance may also settle or refund): the store may answer from the known charge
+   * at once and apply it later, in a batch (the hold covers the call until then).
+   */
+  deferrable?: boolean;
 }
 
 /** What a settlement or release charged: the first call's result, whichever call asks. */

@@ -152,6 +152,7 @@ class Ticket implements MeterTicket {
       charge,
       settledTtlMs: deps.settledTtlMs,
       tokens: r.admission.tokenCorrection(usage.limitTokens ?? usage.promptTokens + usage.completionTokens),
+      deferrable: !r.durable,
     });
     if (r.durable) return this.forgotten(settled);
     return settled instanceof Promise ? settled.then(costOf) : Promise.resolve(costOf(settled));

@@ -3,14 +3,15 @@ import { csvNumber as num, csvText, IsoTimes } from '../db/csv';
 import { storableText } from './storable';
 import type { RequestRecord } from './record';
 
-const COLUMNS =
+/** The request log's columns, in its CSV lines' order. */
+export const COLUMNS =
   'request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, stages, upstream_ms, cache, guardrails, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent';
 
 /** A text field of a record, storable (no NUL, no lone surrogate) and quoted. */
 const text = (v: string | null): string => (v === null ? '' : csvText(storableText(v)));
 
 /** One record as a CSV line in COLUMNS order. */
-function csvLine(r: RequestRecord, times: IsoTimes): string {
+export function csvLine(r: RequestRecord, times: IsoTimes): string {
   return `${text(r.requestId)},${times.of(r.at)},${r.accountId ?? ''},${r.apiKeyId ?? ''},${text(r.method)},${text(r.route)},${text(r.model)},${text(r.replica)},${r.status},${text(r.error)},${num(r.latencyMs)},${num(r.ttfbMs)},${text(r.stream)},${r.stages ? csvText(JSON.stringify(r.stages)) : ''},${num(r.upstreamMs)},${text(r.cache)},${text(r.guardrails)},${num(r.promptTokens)},${num(r.completionTokens)},${num(r.costMicros)},${text(r.currency)},${text(r.clientIp)},${text(r.userAgent)}`;
 }
 

@@ -9,6 +9,8 @@ import type { RequestRecord } from './record';
 import { storable } from './storable';
 import { copyRequestLogBatch } from './copy';
 import { pgliteOf } from '../db/embedded-client';
+import { postgresOf } from '../db/postgres-copy';
+import { copyRequestLogBatchPostgres } from './copy-postgres';
 
 export type { RequestRecord } from './record';
 
@@ -36,14 +38,22 @@ function isDataError(error: unknown): boolean {
 }
 
 /**
- * Inserts a batch: on the embedded database by COPY when the whole batch goes in that way
- * (src/request-log/copy.ts), else as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
+ * Inserts a batch: by COPY when the whole batch goes in that way (on the embedded database
+ * src/request-log/copy.ts, on Postgres copy-postgres.ts), else as ONE JSON parameter expanded by `json_to_recordset` (the ledger writer's
  * reason: a builder binding 23 parameters per row costs more CPU than the insert). A request id
  * already logged is skipped, so a batch retried after a lost answer doubles nothing.
  */
 async function writeBatch(db: Database, rows: RequestRecord[]): Promise<void> {
   const pg = pgliteOf(db);
   if (pg && (await copyRequestLogBatch(pg, rows))) return;
+  // On Postgres the same COPY, but for one row (the row-by-row retry, which wants its own error).
+  const client = pg || rows.length === 1 ? null : postgresOf(db);
+  if (client && (await copyRequestLogBatchPostgres(client, rows))) return;
+  await insertRecords(db, rows);
+}
+
+/** The batch as ONE JSON parameter expanded by `json_to_recordset`, skipping request ids already logged. */
+export async function insertRecords(db: Database, rows: RequestRecord[]): Promise<void> {
   await db.execute(sql`
     insert into ${requestLog} (request_id, at, account_id, api_key_id, method, route, model, replica, status, error, latency_ms, ttfb_ms, stream, stages, upstream_ms, cache, guardrails, prompt_tokens, completion_tokens, cost_micros, currency, client_ip, user_agent)
     select r."requestId", to_timestamp(r.at / 1000.0), r."accountId", r."apiKeyId", r.method, r.route, r.model, r.replica, r.status, r.error, r."latencyMs", r."ttfbMs", r.stream, r.stages, r."upstreamMs", r.cache, r.guardrails, r."promptTokens", r."completionTokens", r."costMicros", r.currency, r."clientIp", r."userAgent"

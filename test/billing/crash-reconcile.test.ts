@@ -7,12 +7,15 @@ import type { Storage } from '../../src/db/database';
 import { balances } from '../../src/db/schema';
 import type { KeyValueStore } from '../../src/kv/store';
 import { createRedisStore } from '../../src/kv/redis';
+import { accountKeys } from '../../src/billing/redis-store';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
 import { backendPair, charges, closeInstance, COST, instance, newAccount, type MeterInstance } from './meter-helpers';
 
-// Redis applies a settlement (mirror charged) before the process journals it: a kill -9 in
-// between used to leave the live balance below the ledger for good.
+// A settlement that waits for Redis (settleBatchMs 0, and kept reservations) is applied there
+// (mirror charged) before the process journals it: a kill -9 in between used to leave the live
+// balance below the ledger for good. A deferred one is journaled first and applied a few ms
+// later: a kill -9 in between must leave neither the mirror above the ledger nor a hold behind.
 let up: FixtureUpstream;
 const dirs: string[] = [];
 beforeAll(() => {
@@ -64,7 +67,7 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the j
     const journalDir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
     dirs.push(journalDir);
     const crashedKv = await connection();
-    const crashed = await instance({ storage, kv: crashedKv, upstreamUrl: up.url, billing: { journalDir } });
+    const crashed = await instance({ storage, kv: crashedKv, upstreamUrl: up.url, billing: { journalDir, settleBatchMs: 0 } });
     const { accountId, secret } = await newAccount(storage);
     await crashed.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${accountId}` });
     for (let i = 0; i < 2; i++) {
@@ -87,5 +90,49 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the j
     expect(db!.amountMicros).toBe(1_000_000 - 2 * COST);
     expect((await next.meter.balances(accountId)).USD).toBe(db!.amountMicros);
     expect(await next.meter.unwrittenCharges(accountId)).toBe(0);
+  }, 30_000);
+
+  test('applies deferred settlements a kill -9 took between their journal line and Redis: mirror, hold and ledger agree', async () => {
+    const journalDir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
+    const leftBehind = mkdtempSync(join(tmpdir(), 'svc-crash-'));
+    dirs.push(journalDir, leftBehind);
+    const crashed = await instance({ storage, kv: await connection(), upstreamUrl: up.url, billing: { journalDir, settleBatchMs: 1000 } });
+    const { accountId, secret } = await newAccount(storage);
+    await crashed.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${accountId}` });
+    for (let i = 0; i < 2; i++) {
+      const res = await crashed.chat(secret);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    // Answered, journaled, not in Redis yet: the holds are still there, the mirror not charged.
+    expect(await kv.redis!.send('HLEN', [accountKeys(kv.prefix, accountId).hreq])).toBe(2);
+    // kill -9 now: what the directory holds at this moment is what the next start finds.
+    for (const name of readdirSync(journalDir))
+      if (name !== 'owner.pid') writeFileSync(join(leftBehind, name), readFileSync(join(journalDir, name)));
+    expect(
+      readFileSync(
+        join(
+          leftBehind,
+          readdirSync(leftBehind).find((n) => n.endsWith('.jsonl'))!,
+        ),
+        'utf8',
+      ),
+    ).not.toContain('"landed"');
+
+    next = await instance({ storage, kv: await connection(), upstreamUrl: up.url, billing: { journalDir: leftBehind } });
+    await next.meter.flush();
+    expect(new Set((await charges(storage, accountId)).map((r) => r.requestId)).size).toBe(2);
+    const [db] = await storage.db
+      .select()
+      .from(balances)
+      .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
+    expect(db!.amountMicros).toBe(1_000_000 - 2 * COST);
+    expect((await next.meter.balances(accountId)).USD).toBe(db!.amountMicros);
+    expect(await next.meter.liveHolds(accountId)).toBe(0);
+    expect(await next.meter.unwrittenCharges(accountId)).toBe(0);
+    // The crashed process's own timer lands them again later: the done markers keep them once.
+    await crashed.meter.flush();
+    expect((await next.meter.balances(accountId)).USD).toBe(1_000_000 - 2 * COST);
+    await closeInstance(crashed);
   }, 30_000);
 });

@@ -118,6 +118,9 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))(
       const { secret } = await createApiKey(storage.db, { accountId: account.id, type: 'INFERENCE' });
       await one.meter.credit({ accountId: account.id, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${account.id}` });
       await chatOk(two, secret);
+      // Its settlement reaches Redis a few ms after the answer (its hold covers it meanwhile):
+      // instance two's own read waits for it.
+      expect(await two.meter.unwrittenCharges(account.id)).toBe(1);
       expect(await one.meter.unwrittenCharges(account.id)).toBe(1);
 
       const refused = await remove(account.id);

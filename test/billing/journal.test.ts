@@ -104,6 +104,41 @@ describe('ledger journal', () => {
     }
   });
 
+  test('a deferred settlement is held back from the ledger until it lands; a start after a crash finds the ones that had not', () => {
+    const dir = tempDir();
+    const crashed = new LedgerOutbox(dir);
+    const intent = { counter: 'kc:k:DAY:0:usd', counterTtlMs: 1000 };
+    const landed = crashed.push(charge('d1', line(2)), intent)!;
+    crashed.push(charge('d2', line(3)), intent);
+    crashed.push(charge('p3', line(4)));
+    // Nothing before the first one in flight goes to the ledger, so the queue's order stays.
+    expect(crashed.takeBatch(10)).toBeNull();
+    crashed.landed([landed]);
+    const batch = crashed.takeBatch(10)!;
+    expect(batch.charges.map((c) => c.requestId)).toEqual(['d1']);
+    // kill -9: d2 was journaled (and answered) but never landed.
+    const next = new LedgerOutbox(dir);
+    expect(next.size).toBe(3);
+    expect(next.unlanded().map((i) => [i.charge.requestId, i.intent])).toEqual([['d2', intent]]);
+    expect(next.takeBatch(10)!.charges.map((c) => c.requestId)).toEqual(['d1']);
+  });
+
+  test('a landed line stays in the journal while its segment holds settlements not yet written', () => {
+    const dir = tempDir();
+    const outbox = new LedgerOutbox(dir);
+    const first = outbox.push(charge('s1', line(1)), { counter: '', counterTtlMs: 0 })!;
+    outbox.push(charge('s2', line(1)));
+    outbox.landed([first]);
+    const batch = outbox.takeBatch(1)!;
+    expect(batch.charges.map((c) => c.requestId)).toEqual(['s1']);
+    return batch.ack().then(() => {
+      // s2 is still queued in the same segment: the segment and s1's landed line stay.
+      const next = new LedgerOutbox(dir);
+      expect(next.unlanded()).toEqual([]);
+      expect(next.size).toBe(2);
+    });
+  });
+
   test('an abandoned batch stays queued and in the journal', async () => {
     const dir = tempDir();
     const outbox = new LedgerOutbox(dir);

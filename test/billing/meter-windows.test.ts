@@ -73,6 +73,9 @@ describe.each(BACKENDS)('key limit windows and hold expiry on $name (injected cl
     const { accountId, secret } = await newAccount(storage, { limitPeriod: 'MONTH', usd: COST });
     await m.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `f-${accountId}` });
     expect(await status(secret)).toBe(200);
+    // The settlement lands in Redis a few ms after the answer, while its hold covers the
+    // call; this clock jumps past the hold's life first, so it waits for the landing.
+    await m.meter.flush();
     clock.now = Date.UTC(2026, 0, 31, 23);
     expect(await status(secret)).toBe('402 API key USD spend limit exceeded');
     clock.now = Date.UTC(2026, 1, 1, 0, 0, 1);

@@ -164,7 +164,7 @@ test('a replayed settlement (onlyIfHeld) charges the mirror only while its hold 
   const { accountId, k } = await account({ USD: 1_000, DIEM: 0 });
   const t0 = Date.now();
   const replay = (requestId: string, amount: number) => {
-    const { keys, args } = settleCall(PREFIX, k, { ...settlement(accountId, requestId, amount) }, true, null);
+    const { keys, args } = settleCall(PREFIX, k, [settlement(accountId, requestId, amount)], true, null);
     return runScript(kv.redis!, SETTLE, keys, args);
   };
   await hold(accountId, 'held', [usd(300)], t0, t0 + 60_000);
@@ -184,4 +184,36 @@ test('a replayed settlement (onlyIfHeld) charges the mirror only while its hold 
   await send('DEL', [k.bal('USD')]);
   await store.settle(settlement(accountId, 'gone', 50));
   expect(await send('EXISTS', [k.bal('USD')])).toBe(0);
+});
+
+test('settlements of one account in one SETTLE call: each charged once, holds and key-limit holds dropped, one result each', async () => {
+  const { accountId, k } = await account({ USD: 10_000, DIEM: 0 });
+  const t0 = Date.now();
+  const counter = `kc:{${accountId}}:k:DAY:0:usd`;
+  await send('SET', [PREFIX + counter, '0']);
+  const limited = { ...usd(1_000), counter, limit: 5_000 };
+  await hold(accountId, 'b1', [usd(1_000)], t0, t0 + 60_000);
+  await hold(accountId, 'b2', [limited], t0, t0 + 60_000);
+  await hold(accountId, 'b3', [usd(1_000)], t0, t0 + 60_000);
+  expect(await send('HGET', [k.hsum, 'USD'])).toBe('3000');
+  expect(await send('HGET', [k.hsum, `k:${PREFIX}${counter}`])).toBe('1000');
+  const withCounter = { ...settlement(accountId, 'b2', 400), counter, counterTtlMs: 60_000 };
+  // b1 twice in the batch (the second is the first's outcome), b3 settled earlier on its own.
+  expect(await store.settle(settlement(accountId, 'b3', 300))).toEqual({ currency: 'USD', amount: 300 });
+  const { keys, args } = settleCall(
+    PREFIX,
+    k,
+    [settlement(accountId, 'b1', 100), withCounter, settlement(accountId, 'b1', 999), settlement(accountId, 'b3', 777)],
+    false,
+    null,
+  );
+  expect(await runScript(kv.redis!, SETTLE, keys, args)).toEqual([1, 'USD|100', 1, 'USD|400', 0, 'USD|100', 0, 'USD|300']);
+  expect(await send('GET', [k.bal('USD')])).toBe(String(10_000 - 100 - 400 - 300));
+  expect(await send('HGET', [k.hsum, 'USD'])).toBe('0');
+  expect(await send('HEXISTS', [k.hsum, `k:${PREFIX}${counter}`])).toBe(0);
+  expect(await send('HLEN', [k.hreq])).toBe(0);
+  expect(await send('ZCARD', [k.hexp])).toBe(0);
+  expect(await send('GET', [PREFIX + counter])).toBe('400');
+  // Rows without line items: no unwritten marks.
+  expect(await send('EXISTS', [k.unwritten])).toBe(0);
 });
