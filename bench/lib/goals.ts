@@ -24,6 +24,8 @@ export const GOALS = {
   redisUs: 25,
   /** CPU of svc's Postgres backends per JSON request, µs. */
   pgUs: 10,
+  /** The whole system on Redis + Postgres (svc, redis-server, svc's Postgres backends) over the bare proxy. */
+  system: { jsonRatio: 3.0, streamRatio: 3.5 },
   /** CPU per response-cache hit (JSON and stream) over the bare proxy's call of the same kind: cheaper than proxying. */
   cacheHitRatio: 1.0,
   /** Embedded RSS right after start, MB. */
