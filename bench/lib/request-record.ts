@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../../src/request-log/writer';
+import type { RequestRecord } from '../../src/request-log/record';
 
 /** A JSON chat request's request-log record, as the request log keeps it under the bench. */
 export function benchRecord(accountId: string, requestId: string, at: number): RequestRecord {

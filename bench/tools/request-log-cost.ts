@@ -13,7 +13,8 @@ import { openPglite, openPostgres } from '../../src/db/open';
 import { createLogger } from '../../src/log';
 import { parseConfigSection } from '../../src/config';
 import { ObservabilityConfigSchema } from '../../src/request-log/config';
-import { startRequestRecorder, type RequestRecord } from '../../src/request-log/writer';
+import { startRequestRecorder } from '../../src/request-log/writer';
+import { benchRecord } from '../lib/request-record';
 import { ownCpuMicros } from '../lib/ledger-charge';
 import { freshDatabase } from '../servers/svc';
 
@@ -35,40 +36,11 @@ const config = parseConfigSection(
 ).requestLog;
 const recorder = startRequestRecorder({ db: storage.db, log: createLogger('error'), now: Date.now, config });
 
-/** A JSON chat request's record, as the request log keeps it. */
-function record(i: number, at: number): RequestRecord {
-  return {
-    requestId: `req_bench_${at}_${i}`,
-    at,
-    accountId,
-    apiKeyId: null,
-    method: 'POST',
-    route: '/api/v1/chat/completions',
-    model: 'bench-model',
-    replica: 'bench',
-    status: 200,
-    error: null,
-    latencyMs: 3,
-    ttfbMs: 3,
-    stream: null,
-    stages: { auth_ms: 0.01, admission_ms: 0.02, plugins_ms: 0.01, upstream_ttfb_ms: 1.2, upstream_ms: 1.3, settlement_ms: 0.05 },
-    upstreamMs: 1,
-    cache: 'MISS',
-    guardrails: null,
-    promptTokens: 12,
-    completionTokens: 50,
-    costMicros: 2,
-    currency: 'USD',
-    clientIp: '127.0.0.1',
-    userAgent: 'autocannon',
-  };
-}
-
 const figures: number[] = [];
 for (let round = 0; round < rounds; round++) {
   const at = Date.now();
   const before = ownCpuMicros();
-  for (let i = 0; i < rows; i++) recorder.add(record(i, at));
+  for (let i = 0; i < rows; i++) recorder.add(benchRecord(accountId, `req_bench_${at}_${i}`, at));
   await recorder.flush();
   const perRow = (ownCpuMicros() - before) / rows;
   figures.push(perRow);
