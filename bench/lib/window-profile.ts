@@ -35,7 +35,10 @@ export async function profileWindow(fn: () => Promise<void>, top = Number(proces
     for (const t of traces) {
       const i = t.frames.findIndex((f) => label(f).startsWith(callersOf));
       if (i < 0) continue;
-      const chain = t.frames.slice(i + 1, i + 4).map(label).join(' < ');
+      const chain = t.frames
+        .slice(i + 1, i + 4)
+        .map(label)
+        .join(' < ');
       callers.set(chain, (callers.get(chain) ?? 0) + 1);
     }
     print(`callers of ${callersOf}`, callers);
