@@ -41,6 +41,15 @@ function loseLastJournalLine(dir: string) {
   return lines.length;
 }
 
+/** The account's USD row of `balances` (what the ledger has written). */
+async function usdBalance(storage: Storage, accountId: string) {
+  const [row] = await storage.db
+    .select()
+    .from(balances)
+    .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
+  return row;
+}
+
 describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the journal after a kill -9', (backend) => {
   let storage: Storage;
   let kv: KeyValueStore;
@@ -83,10 +92,7 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the j
     await next.meter.flush();
     const rows = await charges(storage, accountId);
     expect(new Set(rows.map((r) => r.requestId)).size).toBe(2);
-    const [db] = await storage.db
-      .select()
-      .from(balances)
-      .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
+    const db = await usdBalance(storage, accountId);
     expect(db!.amountMicros).toBe(1_000_000 - 2 * COST);
     expect((await next.meter.balances(accountId)).USD).toBe(db!.amountMicros);
     expect(await next.meter.unwrittenCharges(accountId)).toBe(0);
@@ -122,10 +128,7 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the j
     next = await instance({ storage, kv: await connection(), upstreamUrl: up.url, billing: { journalDir: leftBehind } });
     await next.meter.flush();
     expect(new Set((await charges(storage, accountId)).map((r) => r.requestId)).size).toBe(2);
-    const [db] = await storage.db
-      .select()
-      .from(balances)
-      .where(and(eq(balances.accountId, accountId), eq(balances.currency, 'USD')));
+    const db = await usdBalance(storage, accountId);
     expect(db!.amountMicros).toBe(1_000_000 - 2 * COST);
     expect((await next.meter.balances(accountId)).USD).toBe(db!.amountMicros);
     expect(await next.meter.liveHolds(accountId)).toBe(0);
