@@ -50,6 +50,18 @@ async function usdBalance(storage: Storage, accountId: string) {
   return row;
 }
 
+/** A new account with 1 USD of credit, and two chats of its answered by `crashed`; the account's id. */
+async function twoChats(storage: Storage, crashed: MeterInstance): Promise<string> {
+  const { accountId, secret } = await newAccount(storage);
+  await crashed.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${accountId}` });
+  for (let i = 0; i < 2; i++) {
+    const res = await crashed.chat(secret);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  }
+  return accountId;
+}
+
 describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the journal after a kill -9', (backend) => {
   let storage: Storage;
   let kv: KeyValueStore;
@@ -77,13 +89,7 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the j
     dirs.push(journalDir);
     const crashedKv = await connection();
     const crashed = await instance({ storage, kv: crashedKv, upstreamUrl: up.url, billing: { journalDir, settleBatchMs: 0 } });
-    const { accountId, secret } = await newAccount(storage);
-    await crashed.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${accountId}` });
-    for (let i = 0; i < 2; i++) {
-      const res = await crashed.chat(secret);
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-    }
+    const accountId = await twoChats(storage, crashed);
     // kill -9: the process is gone with its queue; its journal holds the first charge only.
     expect(loseLastJournalLine(journalDir)).toBe(2);
     await crashedKv.close();
@@ -103,13 +109,7 @@ describe.each(BACKENDS.filter((b) => b.name === 'external'))('a restart on the j
     const leftBehind = mkdtempSync(join(tmpdir(), 'svc-crash-'));
     dirs.push(journalDir, leftBehind);
     const crashed = await instance({ storage, kv: await connection(), upstreamUrl: up.url, billing: { journalDir, settleBatchMs: 1000 } });
-    const { accountId, secret } = await newAccount(storage);
-    await crashed.meter.credit({ accountId, currency: 'USD', amountMicros: 1_000_000, requestId: `c-${accountId}` });
-    for (let i = 0; i < 2; i++) {
-      const res = await crashed.chat(secret);
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-    }
+    const accountId = await twoChats(storage, crashed);
     // Answered, journaled, not in Redis yet: the holds are still there, the mirror not charged.
     expect(await kv.redis!.send('HLEN', [accountKeys(kv.prefix, accountId).hreq])).toBe(2);
     // kill -9 now: what the directory holds at this moment is what the next start finds.
