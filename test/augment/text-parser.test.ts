@@ -117,7 +117,9 @@ for (const backend of BACKENDS) {
 
 describe('POST /augment/text-parser: the time bound', () => {
   test('a PDF of a million pages is refused at textParser.timeoutMs with a 400 naming file, svc still answering; nothing charged', async () => {
-    const a = await startAugmentApp({ config: { augment: { textParser: { timeoutMs: 1000 } } } });
+    // The memory bound far above what a second of parsing takes, so the time bound is the one met
+    // (at the default 256 MB the memory bound could come first on a fast machine).
+    const a = await startAugmentApp({ config: { augment: { textParser: { timeoutMs: 1000, workerMemoryBytes: 4 * 1024 ** 3 } } } });
     try {
       const before = await a.usd();
       const parsing = a.t.request('/augment/text-parser', { method: 'POST', key: a.key, body: form(await manyPagesPdf(1_000_000)) });
