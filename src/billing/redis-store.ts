@@ -8,7 +8,8 @@ import type { LedgerOutbox, OutboxItem } from './ledger-outbox';
 import type { Logger } from '../log';
 import { SettleBatcher } from './settle-batcher';
 import { PendingCharges } from './pending-charges';
-import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, RESERVE, SETTLE, UNDO_ADD } from './redis-scripts';
+import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, SETTLE, UNDO_ADD } from './redis-scripts';
+import { AdmissionGroups } from './redis-admissions';
 import { SettleReplays } from './settle-replays';
 import type { BillingStore, Charged, ReserveResult, SettleInput } from './store';
 import {
@@ -156,6 +157,7 @@ export function createRedisBillingStore(
   }
 
   const pending = new PendingCharges();
+  const admissions = new AdmissionGroups(redis);
   const batcher = opts.settleBatchMs > 0 ? new SettleBatcher<Deferred>(opts.settleBatchMs, opts.settleBatchMax, land) : null;
 
   /**
@@ -242,7 +244,7 @@ export function createRedisBillingStore(
       const at = rate ? Date.now() : 0;
       const window = Math.floor(at / WINDOW_MS);
       const { keys, args } = reserveCall(k, input, rate ? rateKey(prefix, rate.key, window) : null, prefix);
-      const reply = (await runScript(redis, RESERVE, keys, args)) as (number | string)[];
+      const reply = (await admissions.reserve(input.accountId, keys, args)) as (number | string)[];
       const status = STATUS[Number(reply[0])]!;
       let result: ReserveResult;
       if (status === 'missing' || status === 'rated') result = { status };
