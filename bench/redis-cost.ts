@@ -47,7 +47,9 @@ const redisPid = Number(((await admin.send('INFO', ['server'])) as string).match
 const config = parseConfig({ ...benchConfig('http://upstream.invalid'), logLevel: 'warn', bootstrapCreditUsd: '1000000000' });
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-redis-cost-'));
 const storage = await openPglite({ dataDir });
-const kv = await createRedisStore(server.url);
+// Under callgrind Redis runs ~50 times slower: a group of admissions (one script) can outlast the
+// command timeout's watchdog (1.5 s), which would close the connection.
+const kv = await createRedisStore(server.url, cgDir ? { redis: { commandTimeoutMs: 60_000 } } : {});
 const deps = await createDeps(config, { storage, kv, fetch });
 const key = (await bootstrapAdminKey(storage.db, config.bootstrapCreditUsd))!;
 const apiKey = (await deps.keys.lookup(hashSecret(key)))!;

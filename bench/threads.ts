@@ -1,6 +1,6 @@
 /**
  * `bun bench/threads.ts [--backend redis+postgres] [--seconds 10] [--rate 1000] [--stream [--no-usage] | --responses | --embeddings | --long-json] [--cache-hit] [--profile]
- * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis] [--warm S] [--config JSON]`:
+ * [--cwd DIR[,DIR...]] [--runs N] [--no-bare] [--own-redis] [--warm S] [--config JSON] [--connections N]`:
  * CPU per request of the bare proxy and svc under the system bench's fixed-rate load, split
  * by thread (from /proc/<pid>/task/<tid>/{comm,stat}): what the in-process harness cannot
  * see (Bun's HTTP server and fetch client, PGlite's and the JIT's threads, GC helpers). With
@@ -70,14 +70,16 @@ async function measure(name: string, pid: number, url: string, headers: Record<s
   const warmDrainMs = await ledgerSettled(metricsUrl);
   const before = threadCpu(pid);
   const backingBefore = await backing?.read();
-  const load = await runLoad({ url, headers, body, connections: 16, durationS: seconds, rate });
+  const load = await runLoad({ url, headers, body, connections: Number(opt('--connections', '16')), durationS: seconds, rate });
   const drainMs = await ledgerSettled(metricsUrl);
   const after = threadCpu(pid);
   const ok = load.requests - load.non2xx;
   const rows = [...after].map(([t, v]) => [t, (v - (before.get(t) ?? 0)) / ok] as const).filter(([, v]) => v > 0.5);
   rows.sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((s, [, v]) => s + v, 0);
-  console.log(`${name}: ${total.toFixed(1)} µs CPU per request (${ok} ok, ${load.non2xx} non-2xx, p99 ${load.latencyMs.p99} ms)`);
+  console.log(
+    `${name}: ${total.toFixed(1)} µs CPU per request (${ok} ok, ${load.non2xx} non-2xx, p50 ${load.latencyMs.p50} ms, p99 ${load.latencyMs.p99} ms)`,
+  );
   for (const [t, v] of rows) console.log(`  ${t.padEnd(20)} ${v.toFixed(1)}`);
   if (metricsUrl) console.log(`  ledger drain: ${warmDrainMs} ms after the warm-up (before the window), ${drainMs} ms after the window`);
   if (backing && backingBefore) await backing.report(backingBefore, ok);

@@ -3,7 +3,7 @@ import type { RedisLink } from '../kv/redis-link';
 import { runScript, type LuaScript } from '../kv/scripts';
 import type { Logger } from '../log';
 import { INDEX_HOLD, REINDEX_HOLDS, SWEEP_HOLDS, UNLOCK } from './redis-scripts';
-import { accountKeys, holdIndexKey } from './redis-store';
+import { accountKeys, holdIndexKey } from './redis-calls';
 
 /** Accounts visited per sweep round; the rest wait for the next round. */
 const ACCOUNTS_PER_ROUND = 1_000;

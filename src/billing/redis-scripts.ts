@@ -34,133 +34,13 @@ local function drop_rec(hs, hr, he, id, rec)
   return cur
 end
 `;
-const DROP_HOLD = `${DROP_REC}
+/** The hold-dropping helpers (Lua), defined only on the paths that need them. */
+export const DROP_HOLD = `${DROP_REC}
 local function drop_hold(hs, hr, he, id) return drop_rec(hs, hr, he, id, redis.call('HGET', hr, id)) end
 local function drop_expired(hs, hr, he, now)
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', he, '-inf', now)) do drop_hold(hs, hr, he, id) end
 end
 `;
-
-/*
- * What the two per-request scripts cost Redis (bench/redis-cost.ts, callgrind): every KEYS or
- * ARGV element is a string Redis parses and Lua interns (~1,000-1,800 instructions each), every
- * redis.call ~3,000-5,000, every tonumber of a string ~1,300 (strtod), every closure or table a
- * script builds adds to Lua's allocation and GC. So they take each key once, read
- * with unpack over KEYS/ARGV ranges instead of building tables, compare numbers through
- * arithmetic coercion (`x + 0`, no call), and define the hold-dropping helpers only on the
- * path that needs them.
- */
-
-/**
- * The meter's admission in one round trip: the request's rate-limit count, then its hold.
- * KEYS: hsum, hreq, hexp, the index marker `ix`, the rate-limit window's hash (hsum again
- * without a rate part), the n candidates' mirrors, the e mirrors of reported currencies that
- * are no candidate's, then the key counter of each candidate with a key limit, in order.
- * ARGV: requestId, now, expiresAt, the rate part (rpm or '' for none, tpm or '', tokens to
- * reserve, window ttl), n, e, the n currencies, the n amounts, the n floors (free balance the
- * hold must leave, '0' for none), the n key limits ('' for none;
- * only when some candidate has one, that is when KEYS has counters), then per reported
- * currency its mirror's position (1-based, among the n + e mirrors).
- * Returns {status, index, rate refusal, requests, tokens, index score, balances...}: status
- * 0 held, 1 a mirror or counter is missing, 2 insufficient, 3 key limit (index = the
- * candidate), 4 refused by the rate limit (nothing taken, no hold). A rate refusal wins. The
- * request is counted whenever the rate limit admits it; its tokens are kept only with a hold
- * (or a missing mirror: the meter initialises it and reserves again, and gives the tokens
- * back itself if that fails), but the reply counts them as the headers show them. The report
- * mirrors are checked first; a candidate's mirror or counter only when reached.
- * The index score, when not 0, is the account's earliest hold expiry, to be written to the
- * global hold index (INDEX_HOLD): only when the marker says the index may not cover it.
- */
-export const RESERVE = luaScript(`
-local call = redis.call
-local hs, rk, now, exp = KEYS[1], KEYS[5], ARGV[2], ARGV[3]
-local rpm, tpm = ARGV[4], ARGV[5]
-local n, e = ARGV[8] + 0, ARGV[9] + 0
--- The window's counts before (req, tok) and as the headers show them (rq, tk).
-local req, tok, tokens, rq, tk = 0, 0, '0', 0, 0
-if rpm ~= '' then
-  local c = call('HMGET', rk, 'r', 't')
-  req, tok = (c[1] or 0) + 0, (c[2] or 0) + 0
-  if req >= rpm + 0 then return {4, 0, 1, req, tok, 0} end
-  if tpm ~= '' then
-    tokens = ARGV[6]
-    local ask = tokens + 0
-    if ask < 1 then ask = 1 end
-    if tok + ask > tpm + 0 then return {4, 0, 2, req, tok, 0} end
-  end
-  rq, tk = req + 1, tok + tokens
-end
-local function counted(t)
-  if rpm == '' then return end
-  if t == '0' then
-    call('HSET', rk, 'r', string.format('%d', rq))
-  else
-    call('HSET', rk, 'r', string.format('%d', rq), 't', string.format('%d', tk))
-  end
-  if req == 0 then call('PEXPIRE', rk, ARGV[7]) end
-end
--- Every string the script may read, in one MGET: the index marker, the mirrors, the key
--- counters. Reads only, so a value read here but never reached changes nothing.
-local v = call('MGET', KEYS[4], unpack(KEYS, 6, #KEYS))
--- The marker is never later than the account's earliest hold (it is only ever set to the
--- earliest, a hold earlier than it moves it, a dropped hold only makes the earliest later),
--- so while it is not due no hold is, and none needs dropping.
-local ix = v[1]
-local due = not ix or ix + 0 <= now + 0
-if due then
-  ${DROP_HOLD}
-  drop_expired(hs, KEYS[2], KEYS[3], now)
-end
--- Currencies, amounts and floors, then the limits block only when some candidate has a key counter.
-local blocks = #KEYS > 5 + n + e and 4 or 3
-local bals = {}
-for r = 1, #ARGV - 9 - blocks * n do
-  local b = v[1 + ARGV[9 + blocks * n + r]]
-  if not b then counted(tokens) return {1, 0, 0, rq, tk, 0} end
-  bals[r] = b
-end
-local held = n > 0 and call('HMGET', hs, unpack(ARGV, 10, 9 + n)) or {}
-local limited, kc = -1, 1 + n + e
-for c = 1, n do
-  local bal, lim, ck = v[1 + c], blocks == 4 and ARGV[9 + 3 * n + c] or '', nil
-  if lim ~= '' then
-    kc = kc + 1
-    ck = kc
-  end
-  if not bal then counted(tokens) return {1, 0, 0, rq, tk, 0} end
-  local amt = ARGV[9 + n + c]
-  if bal - (held[c] or 0) >= amt + ARGV[9 + 2 * n + c] then
-    local fits, kf = true, ''
-    if ck then
-      local spent = v[ck]
-      if not spent then counted(tokens) return {1, 0, 0, rq, tk, 0} end
-      kf = 'k:'..KEYS[ck + 4]
-      if spent + (call('HGET', hs, kf) or 0) + amt > lim + 0 then
-        fits = false
-        if limited < 0 then limited = c - 1 end
-      end
-    end
-    if fits then
-      local cur = ARGV[9 + c]
-      if ck then call('HINCRBY', hs, kf, amt) end
-      call('HINCRBY', hs, cur, amt)
-      call('HSET', KEYS[2], ARGV[1], cur..'|'..amt..'|'..kf)
-      call('ZADD', KEYS[3], exp, ARGV[1])
-      counted(tokens)
-      local index = 0
-      -- Not due, this hold is the new earliest exactly when it is earlier than the marker.
-      if due or exp + 0 < ix + 0 then
-        index = call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')[2]
-        call('SET', KEYS[4], index)
-      end
-      return {0, c - 1, 0, rq, tk, index, unpack(bals)}
-    end
-  end
-end
-counted('0')
-if limited >= 0 then return {3, limited, 0, rq, tk, 0, unpack(bals)} end
-return {2, 0, 0, rq, tk, 0, unpack(bals)}
-`);
 
 /**
  * One or more settlements of one account (a batch: the settlements of its requests that

@@ -7,7 +7,7 @@ import type { Storage } from '../../src/db/database';
 import { balances } from '../../src/db/schema';
 import type { KeyValueStore } from '../../src/kv/store';
 import { createRedisStore } from '../../src/kv/redis';
-import { accountKeys } from '../../src/billing/redis-store';
+import { accountKeys } from '../../src/billing/redis-calls';
 import { startUpstream, type FixtureUpstream } from '../fixtures/openai-upstream';
 import { BACKENDS } from '../helpers/backends';
 import { backendPair, charges, closeInstance, COST, instance, newAccount, type MeterInstance } from './meter-helpers';
