@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { IsoTimes } from '../db/csv';
-import { copyCsv, refuseKnownIds } from '../db/postgres-copy';
+import { copyCsv } from '../db/postgres-copy';
 import { APPEND_DAILY_SUMS, dailySums } from './daily-rollup';
 import { ADD_BALANCE_SUMS, balanceSums, COLUMNS, csvLine } from './ledger-copy';
 import type { LedgerCharge } from './ledger-row';
@@ -11,8 +11,8 @@ import type { LedgerCharge } from './ledger-row';
  * transaction. What Postgres does per row is then the heap tuple and the two index entries:
  * no JSON to parse and no row to return to an outer statement, as `json_to_recordset`'s
  * insert has. All rows or none: COPY cannot skip a request id already there (a batch retried
- * after a commit whose answer was lost: looked up first, see refuseKnownIds), nor a value
- * Postgres refuses; any failure is `null`,
+ * after a commit whose answer was lost), nor a value Postgres refuses; either refuses the whole
+ * COPY at once (see copyCsv), so any failure is `null`,
  * and the caller writes the batch the slower way, which skips and sorts out such rows. Text
  * with NUL, which COPY cannot carry, goes that way at once.
  */
@@ -23,11 +23,6 @@ export async function copyLedgerBatchPostgres(sql: Sql, rows: LedgerCharge[]): P
   if (csv.includes('\u0000')) return null;
   try {
     await sql.begin(async (tx) => {
-      await refuseKnownIds(
-        tx,
-        'ledger_charges',
-        rows.map((r) => r.requestId),
-      );
       await copyCsv(tx, `copy ledger_charges (${COLUMNS}) from stdin with (format csv)`, csv);
       await tx.unsafe(ADD_BALANCE_SUMS, [JSON.stringify(balanceSums(rows))]);
       await tx.unsafe(APPEND_DAILY_SUMS, [JSON.stringify(dailySums(rows))]);

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { IsoTimes } from '../db/csv';
-import { copyCsv, refuseKnownIds } from '../db/postgres-copy';
+import { copyCsv } from '../db/postgres-copy';
 import { COLUMNS, csvLine } from './copy';
 import type { RequestRecord } from './record';
 
@@ -11,9 +11,9 @@ const int4OrNull = (v: number | null) => v === null || (Number.isInteger(v) && M
 
 /**
  * Whether COPY takes the record as the typed statement would: its ids are uuids and its
- * integers fit their columns (text is made storable by csvLine). A COPY refused by Postgres is
- * found out only by a timeout (see copyCsv), so a batch with a record that is not goes the
- * statement's way at once, which drops just that record.
+ * integers fit their columns (text is made storable by csvLine). A batch with a record that is
+ * not goes the statement's way at once (which drops just that record) rather than by a COPY the
+ * server refuses and rolls back.
  */
 function copyable(r: RequestRecord): boolean {
   return (
@@ -32,9 +32,9 @@ function copyable(r: RequestRecord): boolean {
 /**
  * Postgres's fast path for a request-log batch, as the embedded database's (copy.ts): one COPY
  * of the records as CSV, so Postgres parses no JSON and feeds no outer insert per row. All rows
- * or none: COPY cannot skip a request id already logged (a batch retried after a lost answer:
- * looked up first, see refuseKnownIds) nor a row whose data Postgres refuses, so any failure returns false and the caller writes the
- * batch the way that skips and sorts out such rows.
+ * or none: COPY cannot skip a request id already logged (a batch retried after a lost answer)
+ * nor a row whose data Postgres refuses; either refuses the whole COPY (see copyCsv), so any
+ * failure returns false and the caller writes the batch the way that skips and sorts out such rows.
  */
 export async function copyRequestLogBatchPostgres(sql: Sql, rows: RequestRecord[]): Promise<boolean> {
   for (const r of rows) if (!copyable(r)) return false;
@@ -42,14 +42,7 @@ export async function copyRequestLogBatchPostgres(sql: Sql, rows: RequestRecord[
   let csv = '';
   for (let i = 0; i < rows.length; i++) csv += (i === 0 ? '' : '\n') + csvLine(rows[i]!, times);
   try {
-    await sql.begin(async (tx) => {
-      await refuseKnownIds(
-        tx,
-        'request_log',
-        rows.map((r) => r.requestId),
-      );
-      await copyCsv(tx, `copy request_log (${COLUMNS}) from stdin with (format csv)`, csv);
-    });
+    await sql.begin((tx) => copyCsv(tx, `copy request_log (${COLUMNS}) from stdin with (format csv)`, csv));
     return true;
   } catch {
     return false;

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, ilike, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { ledgerCharges, requestLog, requestLogBodies } from '../db/schema';
 
@@ -48,8 +48,11 @@ export async function listRequests(db: Database, f: RequestFilters) {
     f.error ? ilike(requestLog.error, containing(f.error)) : undefined,
     f.cache ? ilike(requestLog.cache, literally(f.cache)) : undefined,
     f.guardrails ? ilike(requestLog.guardrails, containing(f.guardrails)) : undefined,
+    // A row comparison, which request_log_at_idx (at, request_id) takes as the start of its scan;
+    // written as `at < X or (at = X and id < Y)` it was a filter over every newer row (on 1M rows,
+    // a page 15 days back took 160-700 ms instead of a few). Text, cast: see the drizzle trap on Dates.
     f.after
-      ? or(lt(requestLog.at, f.after.at), and(eq(requestLog.at, f.after.at), lt(requestLog.requestId, f.after.requestId)))
+      ? sql`(${requestLog.at}, ${requestLog.requestId}) < (${f.after.at.toISOString()}::timestamptz, ${f.after.requestId})`
       : undefined,
   ];
   const rows = await db

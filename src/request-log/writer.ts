@@ -145,9 +145,12 @@ export function startRequestRecorder(opts: {
 
   function flush(): Promise<void> {
     const next = (running ?? Promise.resolve()).then(drain);
-    running = next.finally(() => {
-      if (running === next) running = null;
+    // `running` is the promise compared here, not `next`: were it `next`, it would never equal
+    // `running` and the timer would see a write running forever (rows then waited for close).
+    const tracked: Promise<void> = next.finally(() => {
+      if (running === tracked) running = null;
     });
+    running = tracked;
     return next;
   }
 

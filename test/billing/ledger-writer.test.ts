@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { pgliteOf } from '../../src/db/embedded-client';
 import type { LedgerCharge } from '../../src/billing/ledger-row';
+import { copyLedgerBatchPostgres } from '../../src/billing/ledger-copy-postgres';
 import { writeLedgerBatch } from '../../src/billing/ledger-writer';
+import { postgresOf } from '../../src/db/postgres-copy';
 import type { Storage } from '../../src/db/database';
 import { balances } from '../../src/db/schema';
 import { BACKENDS } from '../helpers/backends';
@@ -116,5 +118,22 @@ describe.each(BACKENDS)('ledger batch writes on $name', (backend) => {
     expect(await charges(storage, accountId)).toHaveLength(3);
     expect(await balanceOf(accountId)).toBe(-15_007);
     expect(await balanceOf(accountId, 'DIEM')).toBe(-(2 ** 40));
+  });
+
+  // postgres.js does not settle a COPY the server refuses after its last row (copyCsv hears the
+  // refusal elsewhere); before, a COPY went only after a probe of its keys, or waited 5 s.
+  test.if(backend.name === 'external')('a COPY of charges already there is refused at once and changes nothing', async () => {
+    const { accountId } = await newAccount(storage);
+    const client = postgresOf(storage.db)!;
+    const rows = [charge(accountId, 'again-1'), charge(accountId, 'again-2')];
+    expect(await copyLedgerBatchPostgres(client, rows)).toBe(2);
+    const started = performance.now();
+    expect(await copyLedgerBatchPostgres(client, [charge(accountId, 'again-3'), rows[1]!])).toBeNull();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(await charges(storage, accountId)).toHaveLength(2);
+    expect(await balanceOf(accountId)).toBe(-4);
+    // Every connection of the pool still answers (none is left inside the refused COPY).
+    await Promise.all(Array.from({ length: 30 }, (_, i) => writeLedgerBatch(storage.db, [charge(accountId, `after-${i}`)])));
+    expect(await charges(storage, accountId)).toHaveLength(32);
   });
 });
