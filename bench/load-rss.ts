@@ -34,6 +34,8 @@ const rate = arg('--rate') ? Number(arg('--rate')) : undefined;
 const probe = argv.includes('--probe');
 const backend = (arg('--backend') ?? 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
 const dirs = (arg('--cwd') ?? process.cwd()).split(',');
+// --config JSON: sections merged over the bench config (`{"observability":{"requestLog":{"enabled":false}}}`).
+const config = arg('--config') ? (JSON.parse(arg('--config')!) as Record<string, unknown>) : undefined;
 
 function freePort(): number {
   const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
@@ -83,7 +85,7 @@ try {
   for (let run = 0; run < runs; run++) {
     for (const cwd of dirs) {
       const extraArgs = probe ? ['--preload', join(import.meta.dir, 'lib/memory-probe.ts')] : [];
-      const svc = await startSvc({ port: freePort(), upstreamUrl, backend, cwd, extraArgs, env: svcEnvFromProcess() });
+      const svc = await startSvc({ port: freePort(), upstreamUrl, backend, cwd, extraArgs, env: svcEnvFromProcess(), config });
       probes = 0;
       try {
         const pid = svc.child.pid;
