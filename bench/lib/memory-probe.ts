@@ -29,13 +29,17 @@ function wasmMb(): number[] {
   return memories.map((r) => r.deref()).flatMap((m) => (m ? [mb(m.buffer.byteLength)] : []));
 }
 
-/** Resident anonymous MB of the mappings of at least 1 GB (JSC reserves a WASM memory that way, guard pages included). */
+/**
+ * Resident MB of the WASM memories' mappings: JSC maps a memory's bytes plus 4 KB to 4 MB
+ * read-write (then its guard region, unmapped), so the mapping is found by that size.
+ */
 function wasmResidentMb(): number {
+  const sizesKb = wasmMb().map((m) => Math.round(m * 1024));
   const blocks = readFileSync('/proc/self/smaps', 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
   let kb = 0;
   for (const b of blocks) {
     const size = Number(b.match(/^Size:\s+(\d+) kB/m)?.[1] ?? 0);
-    if (size >= 1024 * 1024) kb += Number(b.match(/^Anonymous:\s+(\d+) kB/m)?.[1] ?? 0);
+    if (sizesKb.some((s) => size > s && size <= s + 4096)) kb += Number(b.match(/^Rss:\s+(\d+) kB/m)?.[1] ?? 0);
   }
   return mb(kb * 1024);
 }
