@@ -11,7 +11,9 @@
  * interleaved run by run, for before/after), --probe (preloads bench/lib/memory-probe.ts: JS heap,
  * external and ArrayBuffer bytes before and after a full collection, at idle and at +10 s; the
  * probe's collection changes what follows, so its runs are for diagnosis, not for the figures),
- * --tail S (also read RSS S seconds after the load, default 0), --rate R (requests/s over all connections in
+ * --tail S (also read RSS S seconds after the load, default 0), --soak S (instead: the full run's soak phase,
+ * bench/phases/soak.ts, 10 s of warm-up then S s of alternating JSON and streams at 1,500 and 300 req/s,
+ * RSS 2 s after each, target: within 10 %; then RSS again 10 s after the soak), --rate R (requests/s over all connections in
  * each half; full speed when absent: a fixed rate gives every variant the same load). Environment variables (MIMALLOC_*,
  * ...) pass through to svc; `SVC_ENV='SVC_LOG_LEVEL=debug'` sets svc's own (its lines go to
  * BENCH_LOG_DIR when set).
@@ -20,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { delayBetween, scrapeDelay } from './lib/event-loop';
 import { measureLoad } from './phases/throughput';
+import { soakPhase } from './phases/soak';
 import { rssBytes, settledRss, startChild } from './lib/proc';
 import { BODIES, type Target } from './lib/targets';
 import { startSvc, svcEnvFromProcess } from './servers/svc';
@@ -32,8 +35,11 @@ const loadS = Number(arg('--load-s') ?? 10);
 const tailS = Number(arg('--tail') ?? 0);
 const rate = arg('--rate') ? Number(arg('--rate')) : undefined;
 const probe = argv.includes('--probe');
+const soakS = Number(arg('--soak') ?? 0);
 const backend = (arg('--backend') ?? 'memory+pglite') as 'memory+pglite' | 'redis+postgres';
 const dirs = (arg('--cwd') ?? process.cwd()).split(',');
+// --config JSON: sections merged over the bench config (`{"observability":{"requestLog":{"enabled":false}}}`).
+const config = arg('--config') ? (JSON.parse(arg('--config')!) as Record<string, unknown>) : undefined;
 
 function freePort(): number {
   const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
@@ -79,11 +85,12 @@ const upstream = startChild('upstream', [process.execPath, 'bench/servers/upstre
 const [, upPort] = await upstream.waitFor(/upstream listening on (\d+)/, 10_000);
 const upstreamUrl = `http://127.0.0.1:${upPort}/v1`;
 const rows: { cwd: string; idle: number; peak: number; after: number }[] = [];
+const soaks: { cwd: string; growth: number }[] = [];
 try {
   for (let run = 0; run < runs; run++) {
     for (const cwd of dirs) {
       const extraArgs = probe ? ['--preload', join(import.meta.dir, 'lib/memory-probe.ts')] : [];
-      const svc = await startSvc({ port: freePort(), upstreamUrl, backend, cwd, extraArgs, env: svcEnvFromProcess() });
+      const svc = await startSvc({ port: freePort(), upstreamUrl, backend, cwd, extraArgs, env: svcEnvFromProcess(), config });
       probes = 0;
       try {
         const pid = svc.child.pid;
@@ -94,6 +101,16 @@ try {
           headers: { authorization: `Bearer ${svc.key}` },
           pid,
         };
+        if (soakS > 0) {
+          const soak = await soakPhase(target, BODIES, { warmupS: 10, soakS });
+          process.stdout.write(`${cwd}: soak ${JSON.stringify(soak)}\n`);
+          // The phase reads RSS 2 s after the load; a later reading says whether that was still the load's.
+          await Bun.sleep(8_000);
+          process.stdout.write(`  +10 s: ${Math.round(rssBytes(pid) / MB)} MB (${mappings(pid)})\n`);
+          if (probe) process.stdout.write(`  +10 s ${await probeLine(svc)}\n`);
+          soaks.push({ cwd, growth: soak.growth });
+          continue;
+        }
         const idle = await settledRss(pid, 500, 10_000);
         process.stdout.write(`${cwd}: idle ${Math.round(idle / MB)} MB (${mappings(pid)})\n`);
         if (probe) process.stdout.write(`  idle ${await probeLine(svc)}\n`);
@@ -131,7 +148,11 @@ try {
 } finally {
   await upstream.stop();
 }
-for (const cwd of dirs) {
+for (const cwd of soakS > 0 ? dirs : []) {
+  const growth = soaks.filter((r) => r.cwd === cwd).map((r) => `${Math.round(r.growth * 1000) / 10} %`);
+  process.stdout.write(`${cwd}: RSS growth over a ${soakS} s soak ${growth.join(' / ')} (target <= 10 %)\n`);
+}
+for (const cwd of soakS > 0 ? [] : dirs) {
   const mine = rows.filter((r) => r.cwd === cwd);
   const pct = mine.map((r) => Math.round((r.after / r.idle) * 100));
   process.stdout.write(

@@ -143,14 +143,19 @@ export function startRequestRecorder(opts: {
     }
   }
 
+  /**
+   * Drains the queue after any drain already under way. `running` is the very promise whose end
+   * clears it (it never rejects, so a failed drain does not skip the next): were it another one,
+   * it would never clear, and the timer, seeing a drain forever under way, would write nothing
+   * more: every record held in the heap until close or `maxQueued`.
+   */
   function flush(): Promise<void> {
     const next = (running ?? Promise.resolve()).then(drain);
-    // `running` is the promise compared here, not `next`: were it `next`, it would never equal
-    // `running` and the timer would see a write running forever (rows then waited for close).
-    const tracked: Promise<void> = next.finally(() => {
-      if (running === tracked) running = null;
-    });
-    running = tracked;
+    const cleared: Promise<void> = next.then(clear, clear);
+    function clear(): void {
+      if (running === cleared) running = null;
+    }
+    running = cleared;
     return next;
   }
 
