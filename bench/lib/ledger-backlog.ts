@@ -1,6 +1,7 @@
 /**
- * Waits until svc's ledger has written every settlement it holds (`svc_ledger_backlog` 0 on its
- * /metrics), so a measured phase is charged for its own ledger rows and for no earlier phase's:
+ * Waits until svc's ledger has written every settlement it holds and its request log every
+ * record (`svc_ledger_backlog` and `svc_request_log_backlog` 0 on its /metrics), so a measured
+ * phase is charged for its own rows and for no earlier phase's:
  * at full speed svc can serve requests faster than the embedded ledger writes them (the writer
  * gets about a third of the thread, src/billing/slice-pacer.ts), and a backlog left by one phase
  * would be written, and counted, in the next. Measured on the bench's own sequence, the wait
@@ -20,11 +21,13 @@ export async function ledgerSettled(metricsUrl: string | undefined, timeoutMs = 
   }
 }
 
-/** The `svc_ledger_backlog` gauge, or null when the target does not report it. */
+/** The `svc_ledger_backlog` gauge plus `svc_request_log_backlog`, or null when the target reports neither. */
 export async function scrapeBacklog(metricsUrl: string): Promise<number | null> {
   const text = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })
     .then((r) => r.text())
     .catch(() => '');
-  const m = /^svc_ledger_backlog (\S+)$/m.exec(text);
-  return m ? Number(m[1]) : null;
+  const ledger = /^svc_ledger_backlog (\S+)$/m.exec(text);
+  const requestLog = /^svc_request_log_backlog (\S+)$/m.exec(text);
+  if (!ledger && !requestLog) return null;
+  return Number(ledger?.[1] ?? 0) + Number(requestLog?.[1] ?? 0);
 }

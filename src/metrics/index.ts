@@ -105,6 +105,16 @@ new Gauge({
   },
 });
 
+let requestLogBacklog: (() => number) | null = null;
+new Gauge({
+  name: 'svc_request_log_backlog',
+  help: 'Request-log records queued or being written, not yet in the database',
+  registers: [metricsRegistry],
+  collect() {
+    this.set(requestLogBacklog ? requestLogBacklog() : 0);
+  },
+});
+
 const deadLetters = new Counter({
   name: 'svc_ledger_dead_letters_total',
   help: 'Settlements the database refused, moved to ledger_dead_letters so later ones are written',
@@ -305,6 +315,11 @@ export function countAbuseBlock(): void {
 /** Where the open-streams gauge reads its value (src/stream/open-streams.ts). */
 export function reportOpenStreams(count: () => number): void {
   openStreamCount = count;
+}
+
+/** Where the request-log backlog gauge reads its value; null when no writer runs. */
+export function reportRequestLogBacklog(queued: (() => number) | null): void {
+  requestLogBacklog = queued;
 }
 
 /** Where the ledger backlog gauge reads its value; null when no writer runs. */

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database';
 import { requestLog, requestLogBodies } from '../db/schema';
 import type { Logger } from '../log';
-import { countRequestLogDropped } from '../metrics';
+import { countRequestLogDropped, reportRequestLogBacklog } from '../metrics';
 import type { ObservabilityConfig } from './config';
 import { bodyRow, type BodyRow, type CapturedBodies } from './bodies';
 import type { RequestRecord } from './record';
@@ -103,6 +103,9 @@ export function startRequestRecorder(opts: {
   const { db, log, config } = opts;
   let queue: Queued[] = [];
   let running: Promise<void> | null = null;
+  /** Records taken from the queue whose batch is being written. */
+  let writing = 0;
+  reportRequestLogBacklog(() => queue.length + writing);
 
   function dropBatch(rows: number, error: unknown): void {
     countRequestLogDropped(rows);
@@ -130,6 +133,7 @@ export function startRequestRecorder(opts: {
       const taken = queue.length <= config.batchSize ? queue : queue.slice(0, config.batchSize);
       queue = taken === queue ? [] : queue.slice(taken.length);
       const batch = taken.map(completed);
+      writing = batch.length;
       try {
         await writeBatch(db, batch);
       } catch (error) {
@@ -137,6 +141,8 @@ export function startRequestRecorder(opts: {
         // deadline per row (500 × 1.5 s), so the batch is dropped and the next one tried.
         if (isDataError(error)) await writeEach(batch);
         else dropBatch(batch.length, error);
+      } finally {
+        writing = 0;
       }
       // Bodies are dropped as a batch, never retried: the next batch goes in regardless.
       await writeBodies(db, taken).catch((e) => log.warn('request log: captured bodies were dropped', { error: String(e) }));
@@ -187,6 +193,7 @@ export function startRequestRecorder(opts: {
     flush,
     sweep,
     async close() {
+      reportRequestLogBacklog(null);
       clearInterval(writer);
       clearInterval(sweeper);
       // Bounded: a shutdown must not wait on a database that stopped answering for rows nobody pays for.

@@ -48,3 +48,50 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+/** `svc_request_log_backlog` on the app's /metrics. */
+async function backlog(t: TestApp): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  const text = await (await t.app.handle(new Request('http://localhost/metrics'))).text();
+  const m = /^svc_request_log_backlog (\S+)$/m.exec(text);
+  if (!m) throw new Error('svc_request_log_backlog is missing from /metrics');
+  return Number(m[1]);
+}
+
+// The bench waits for this gauge before and after a measured window, so a window pays for its
+// own rows and no earlier phase's: it must count what is queued, and fall back to 0 once written.
+describe('svc_request_log_backlog', () => {
+  let upstream: FixtureUpstream;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    upstream = startUpstream('rlb');
+    t = await startTestApp({
+      config: {
+        providers: [fixtureProvider('rlb-up', upstream.url)],
+        models: [fixtureModel('rlb-model', ['rlb-up'])],
+        observability: { requestLog: { flushIntervalMs: 60_000 } },
+      },
+      fetch,
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await upstream.close();
+  });
+
+  test('counts the records queued, and 0 once they are written', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await t.request('/chat/completions', {
+        method: 'POST',
+        json: { model: 'rlb-model', messages: [{ role: 'user', content: 'hi' }] },
+      });
+      expect(res.status).toBe(200);
+    }
+    expect(await backlog(t)).toBe(2);
+    // The /metrics read above is logged too, once its response is handed over.
+    await new Promise((resolve) => setImmediate(resolve));
+    await t.deps.observability!.recorder!.flush();
+    expect(await backlog(t)).toBe(0);
+  });
+});
