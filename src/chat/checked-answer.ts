@@ -36,25 +36,15 @@ export interface CheckedAnswer {
   upstreamCalls: number;
 }
 
-/** The plugins' response transforms on `completion` (no promise when none is active); `shared` when a plugin answered (it may be served to others too). */
-async function transformed(
-  runner: PluginRunner,
-  active: readonly ActivePlugin[],
-  completion: ChatCompletion,
-  ctx: RequestPluginContext,
-  shared: boolean,
-) {
-  const out = runner.transformResponse(active, completion, ctx, shared);
-  return out instanceof Promise ? await out : out;
-}
-
 /**
  * Runs the plugins' `transformResponse` on an upstream's JSON answer. When one refuses with
  * `retry` (output_schema, when the operator allows it), the same request goes upstream once
  * more and the transforms run on the new answer; the caller settles both calls' usage. A
  * retry that cannot be made (the client left, the upstream failed) leaves the first refusal.
+ * With no transform active (most requests) the answer is checked at once: no promise, no
+ * async step.
  */
-export async function checkedAnswer(
+export function checkedAnswer(
   runner: PluginRunner,
   active: readonly ActivePlugin[],
   ctx: RequestPluginContext,
@@ -63,15 +53,51 @@ export async function checkedAnswer(
   request: UpstreamChatRequest,
   first: ChatCompletion,
   keep: (c: ChatCompletion) => ChatCompletion,
-): Promise<CheckedAnswer> {
+): CheckedAnswer | Promise<CheckedAnswer> {
   const out: CheckedAnswer = { body: first, kept: keep(first), usage: usageOf(first), answer: null, failure: null, upstreamCalls: 1 };
+  let answer: ChatCompletion | Promise<ChatCompletion>;
   try {
-    out.answer = await transformed(runner, active, first, ctx, call === null);
+    answer = runner.transformResponse(active, first, ctx, call === null);
+  } catch (error) {
+    return refused(runner, active, ctx, call, request, keep, out, error);
+  }
+  if (answer instanceof Promise) return transformedLater(runner, active, ctx, call, request, keep, out, answer);
+  out.answer = answer;
+  return out;
+}
+
+/** `checkedAnswer` once the transforms answered with a promise. */
+async function transformedLater(
+  runner: PluginRunner,
+  active: readonly ActivePlugin[],
+  ctx: RequestPluginContext,
+  call: ModelCall | null,
+  request: UpstreamChatRequest,
+  keep: (c: ChatCompletion) => ChatCompletion,
+  out: CheckedAnswer,
+  answer: Promise<ChatCompletion>,
+): Promise<CheckedAnswer> {
+  try {
+    out.answer = await answer;
     return out;
   } catch (error) {
-    out.failure = error;
-    if (!call || !(error instanceof PluginStop) || !error.retry || call.signal.aborted) return out;
+    return refused(runner, active, ctx, call, request, keep, out, error);
   }
+}
+
+/** The transforms of the first answer threw `error`: the refusal, or the retry it asked for and its answer checked. */
+async function refused(
+  runner: PluginRunner,
+  active: readonly ActivePlugin[],
+  ctx: RequestPluginContext,
+  call: ModelCall | null,
+  request: UpstreamChatRequest,
+  keep: (c: ChatCompletion) => ChatCompletion,
+  out: CheckedAnswer,
+  error: unknown,
+): Promise<CheckedAnswer> {
+  out.failure = error;
+  if (!call || !(error instanceof PluginStop) || !error.retry || call.signal.aborted) return out;
   let second: ChatCompletion;
   try {
     const routed = await call.route('chat', (provider, options) => provider.chat(request, options), call.cacheKey);
@@ -88,7 +114,7 @@ export async function checkedAnswer(
   out.kept = keep(second);
   out.failure = null;
   try {
-    out.answer = await transformed(runner, active, second, ctx, false);
+    out.answer = await runner.transformResponse(active, second, ctx, false);
   } catch (error) {
     out.failure = error;
   }

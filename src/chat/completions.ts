@@ -209,7 +209,7 @@ export function createChatHandler(
       // leaves the upstream's work charged: the settlement comes before any error is thrown.
       const firstByteAt = observing ? performance.now() : null;
       const retryWith = responded ? null : call;
-      const checked = await checkedAnswer(
+      const checking = checkedAnswer(
         runner,
         active,
         ctx,
@@ -218,6 +218,8 @@ export function createChatHandler(
         result.result.body,
         keepFor(observing, responded !== null, runner.changesResponse(active)),
       );
+      // Awaited only when a transform made it a promise: an `await` of a value still suspends.
+      const checked = checking instanceof Promise ? await checking : checking;
       const { usage, upstreamCalls } = checked;
       const settled = await call.settle(
         responded

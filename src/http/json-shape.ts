@@ -38,6 +38,9 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
+/** The comma counts of the scan's open containers, by depth (grown to the deepest limit asked for). */
+let sharedCommas = new Int32Array(JSON_SHAPE_LIMITS.maxDepth + 1);
+
 /**
  * Checks the shape of a JSON text in one linear pass, without building anything: the depth of
  * nested arrays and objects and their element counts, counted outside strings. Returns the
@@ -45,8 +48,10 @@ function closingQuote(text: string, open: number): number {
  */
 export function jsonShapeProblem(text: string, limits: JsonShapeLimits = JSON_SHAPE_LIMITS): ServiceError | null {
   const { maxDepth, maxItems, maxValues } = limits;
-  // Commas seen in each open container: its element count less one.
-  const commas = new Int32Array(maxDepth + 1);
+  // Commas seen in each open container: its element count less one. One array for every
+  // body (the scan is synchronous, and a level's count is zeroed when it opens).
+  if (sharedCommas.length < maxDepth + 1) sharedCommas = new Int32Array(maxDepth + 1);
+  const commas = sharedCommas;
   let depth = 0;
   let values = 0;
   for (let i = 0, n = text.length; i < n; i++) {

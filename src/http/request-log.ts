@@ -21,12 +21,15 @@ interface Answered {
 
 type Usage = { prompt_tokens?: unknown; completion_tokens?: unknown };
 
-/** Token counts of a JSON answer that reports `usage` (chat, responses, embeddings). */
-function tokensOf(value: unknown): { promptTokens: number | null; completionTokens: number | null } {
-  const usage = value && typeof value === 'object' && !(value instanceof Response) ? (value as { usage?: Usage }).usage : undefined;
-  const count = (n: unknown) => (typeof n === 'number' ? n : null);
-  return { promptTokens: count(usage?.prompt_tokens), completionTokens: count(usage?.completion_tokens) };
+/** The `usage` a JSON answer reports (chat, responses, embeddings), if any. */
+function usageOf(value: unknown): Usage | undefined {
+  return value && typeof value === 'object' && !(value instanceof Response) ? (value as { usage?: Usage }).usage : undefined;
 }
+
+/** A token count of `usage`, or null. */
+const promptTokensOf = (usage: Usage | undefined): number | null => (typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : null);
+const completionTokensOf = (usage: Usage | undefined): number | null =>
+  typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : null;
 
 /** The path of an absolute URL, without its query (which may carry values that do not belong in a log). */
 function pathOf(url: string): string {
@@ -78,24 +81,19 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
       const pattern = route || 'unmatched';
       observeRequest(request.method, pattern, status, start === undefined ? null : (performance.now() - start) / 1000);
       if (!accessLog && !sink) return;
-      const line = {
-        method: request.method,
-        route: pattern,
-        path: pathOf(request.url),
-        status,
-        requestId: set.headers['cf-ray'],
-        // Undefined (left out of the line) when tracing is off.
-        traceId: svc?.trace?.traceId,
-        accountId: svc?.caller?.accountId ?? null,
-        model: (set.headers['x-svc-model-id'] as string | undefined) ?? null,
-      };
-      const record = sink && recordOf(sink, request, line, set.headers, svc, errorOf(status, responseValue ?? error));
+      const requestId = set.headers['cf-ray'];
+      const accountId = svc?.caller?.accountId ?? null;
+      const model = (set.headers['x-svc-model-id'] as string | undefined) ?? null;
       const stream = responseValue instanceof Response ? openStreamOf(responseValue.body) : undefined;
       const ms = start === undefined ? null : elapsedMs(start);
       const capture = svc?.capture;
+      const error_ = sink && errorOf(status, responseValue ?? error);
       if (!stream || start === undefined) {
-        if (record) {
-          const done = finished(record, svc, ms, null, tokensOf(responseValue), null, set.headers);
+        const usage = usageOf(responseValue);
+        if (sink) {
+          // Built once, complete: the answer is in hand.
+          const done = recordOf(sink, request, pattern, status, requestId, accountId, model, set.headers, svc, error_);
+          finish(done, svc, ms, null, promptTokensOf(usage), completionTokensOf(usage), null, set.headers);
           const bodies = capture && {
             request: capture.request,
             response: answerBody(capture.response ?? responseValue ?? error),
@@ -104,14 +102,23 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
           sink.recorder?.add(done, undefined, bodies);
           if (svc?.trace) sink.tracing?.add(svc, done, performance.now(), finishReasonsOf(responseValue));
         }
-        if (accessLog) log.info('request', { ...line, ms, ...tokensOf(responseValue) });
+        if (accessLog)
+          log.info('request', {
+            ...accessLine(request, pattern, status, requestId, svc, accountId, model),
+            ms,
+            promptTokens: promptTokensOf(usage),
+            completionTokens: completionTokensOf(usage),
+          });
         return;
       }
+      // The parts known when the headers leave; the rest when the stream ends (the record is this request's alone, so completed in place).
+      const record = sink && recordOf(sink, request, pattern, status, requestId, accountId, model, set.headers, svc, error_);
       stream.onEnd(function logStreamEnd(end: StreamEnd) {
         const outcome = end.aborted ? 'client_gone' : end.error ? 'error' : 'complete';
         const total = elapsedMs(start);
         if (record) {
-          const done = finished({ ...record, error: record.error ?? end.error }, svc, total, ms, end, outcome, set.headers);
+          record.error ??= end.error ?? null;
+          const done = finish(record, svc, total, ms, end.promptTokens, end.completionTokens, outcome, set.headers);
           // The settlement (its tokens, cost and time) lands after the end is reported: read when the row is written.
           const late = svc ? () => lateFields(svc, done, set.headers) : undefined;
           const text = capture && end.text?.();
@@ -121,7 +128,7 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
         }
         if (!accessLog) return;
         log.info('request', {
-          ...line,
+          ...accessLine(request, pattern, status, requestId, svc, accountId, model),
           ms: total,
           headersMs: ms,
           promptTokens: end.promptTokens,
@@ -133,8 +140,28 @@ export function requestLog(log: Logger, opts: { accessLog: boolean; records?: Re
   );
 }
 
-type Line = { method: string; route: string; status: number; requestId: unknown; accountId: string | null; model: string | null };
-type Tokens = { promptTokens: number | null; completionTokens: number | null };
+/** The access line's fields (its times and tokens added by the caller); built only when the access log is on. */
+function accessLine(
+  request: Request,
+  route: string,
+  status: number,
+  requestId: unknown,
+  svc: RequestContext | undefined,
+  accountId: string | null,
+  model: string | null,
+) {
+  return {
+    method: request.method,
+    route,
+    path: pathOf(request.url),
+    status,
+    requestId,
+    // Undefined (left out of the line) when tracing is off.
+    traceId: svc?.trace?.traceId,
+    accountId,
+    model,
+  };
+}
 
 /** The answer as a captured body: a JSON value, or a thrown error's body; nothing for bytes (audio, images, files). */
 function answerBody(value: unknown): unknown {
@@ -142,26 +169,30 @@ function answerBody(value: unknown): unknown {
   return value instanceof Error ? (value as { body?: unknown }).body : value;
 }
 
-/** The parts of a record known when the headers leave. */
+/** The parts of a record known when the headers leave; `finish` completes it. */
 function recordOf(
   sink: RecordSink,
   request: Request,
-  line: Line,
+  route: string,
+  status: number,
+  requestId: unknown,
+  accountId: string | null,
+  model: string | null,
   headers: Record<string, unknown>,
   svc: RequestContext | undefined,
   error: string | null,
 ): RequestRecord {
   return {
-    requestId: String(line.requestId),
+    requestId: String(requestId),
     // When the request arrived: `now` less the time it took to answer.
     at: svc ? Math.round(sink.now() - (performance.now() - svc.startedAt)) : sink.now(),
-    accountId: line.accountId,
+    accountId,
     apiKeyId: svc?.caller?.apiKey?.id ?? null,
-    method: line.method,
-    route: line.route,
-    model: line.model,
+    method: request.method,
+    route,
+    model,
     replica: (headers['x-svc-model-router'] as string | undefined) ?? null,
-    status: line.status,
+    status,
     error,
     latencyMs: 0,
     ttfbMs: null,
@@ -179,43 +210,47 @@ function recordOf(
   };
 }
 
-/** The record once the answer is complete: its times, and the settlement's tokens and cost (else the answer's own counts). */
-function finished(
+/**
+ * Completes `record` in place once the answer is complete (it is this request's alone): its
+ * times, stages and outcomes, and the settlement's tokens and cost (else the answer's own counts).
+ */
+function finish(
   record: RequestRecord,
   svc: RequestContext | undefined,
   ms: number | null,
   ttfbMs: number | null,
-  tokens: Tokens,
+  promptTokens: number | null,
+  completionTokens: number | null,
   stream: string | null,
   headers: Record<string, unknown>,
 ): RequestRecord {
   const settled = svc?.settled;
-  return {
-    ...record,
-    latencyMs: Math.round(ms ?? 0),
-    ttfbMs: ttfbMs === null ? null : Math.round(ttfbMs),
-    stream,
-    ...stagesOf(svc),
-    ...outcomesOf(headers),
-    promptTokens: settled?.promptTokens ?? tokens.promptTokens,
-    completionTokens: settled?.completionTokens ?? tokens.completionTokens,
-    costMicros: settled?.costMicros ?? null,
-    currency: settled?.currency ?? null,
-  };
+  record.latencyMs = Math.round(ms ?? 0);
+  record.ttfbMs = ttfbMs === null ? null : Math.round(ttfbMs);
+  record.stream = stream;
+  writeStages(record, svc);
+  writeOutcomes(record, headers);
+  record.promptTokens = settled?.promptTokens ?? promptTokens;
+  record.completionTokens = settled?.completionTokens ?? completionTokens;
+  record.costMicros = settled?.costMicros ?? null;
+  record.currency = settled?.currency ?? null;
+  return record;
 }
 
-/** The stage durations of a request and its upstream time. */
-function stagesOf(svc: RequestContext | undefined): Pick<RequestRecord, 'stages' | 'upstreamMs'> {
-  if (!svc) return { stages: null, upstreamMs: null };
+/** Writes the stage durations of a request and its upstream time. */
+function writeStages(into: Partial<Pick<RequestRecord, 'stages' | 'upstreamMs'>>, svc: RequestContext | undefined): void {
+  if (!svc) return;
   const stages = stageDurations(svc);
-  return { stages, upstreamMs: stages.upstream_ms === null ? null : Math.round(stages.upstream_ms) };
+  into.stages = stages;
+  into.upstreamMs = stages.upstream_ms === null ? null : Math.round(stages.upstream_ms);
 }
 
-/** What the cache and the guardrails said (their plugins' headers), when they ran. */
-function outcomesOf(headers: Record<string, unknown>): Pick<RequestRecord, 'cache' | 'guardrails'> {
+/** Writes what the cache and the guardrails said (their plugins' headers), when they ran. */
+function writeOutcomes(into: Partial<Pick<RequestRecord, 'cache' | 'guardrails'>>, headers: Record<string, unknown>): void {
   const cache = headers['x-svc-cache'];
   const guardrails = headers['x-svc-guardrails'];
-  return { cache: typeof cache === 'string' ? cache : null, guardrails: typeof guardrails === 'string' ? guardrails : null };
+  into.cache = typeof cache === 'string' ? cache : null;
+  into.guardrails = typeof guardrails === 'string' ? guardrails : null;
 }
 
 /** `finish_reason` of each choice of a JSON chat answer (the traces' gen_ai.response.finish_reasons); null for any other answer. */
@@ -235,13 +270,15 @@ function finishReasonsOf(value: unknown): string[] | null {
  */
 function lateFields(svc: RequestContext, record: RequestRecord, headers: Record<string, unknown>): Partial<RequestRecord> {
   const s = svc.settled;
-  const settled = s
+  const late: Partial<RequestRecord> = s
     ? {
         promptTokens: s.promptTokens ?? record.promptTokens,
         completionTokens: s.completionTokens,
         costMicros: s.costMicros,
         currency: s.currency,
       }
-    : null;
-  return { ...settled, ...stagesOf(svc), ...outcomesOf(headers) };
+    : {};
+  writeStages(late, svc);
+  writeOutcomes(late, headers);
+  return late;
 }
