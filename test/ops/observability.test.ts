@@ -73,7 +73,13 @@ describe('metrics, access log, request id', () => {
     expect(sample(after, 'svc_charged_micros_total', { currency: 'USD' })).toBeGreaterThan(
       sample(before, 'svc_charged_micros_total', { currency: 'USD' }),
     );
-    for (const name of ['svc_open_streams', 'svc_ledger_backlog', 'svc_request_log_backlog', 'svc_rate_limit_refusals_total', 'svc_abuse_blocks_total'])
+    for (const name of [
+      'svc_open_streams',
+      'svc_ledger_backlog',
+      'svc_request_log_backlog',
+      'svc_rate_limit_refusals_total',
+      'svc_abuse_blocks_total',
+    ])
       expect(after).toContain(`# TYPE ${name} `);
     expect(sample(after, 'svc_open_streams')).toBe(0);
   });
