@@ -137,10 +137,20 @@ export function createResponseStore(
     return flushing;
   }
 
-  const flushTimer = setInterval(function flushStoredResponses() {
-    void flush();
-  }, opts.flushIntervalMs);
-  flushTimer.unref?.();
+  // Armed by the first response queued, not an interval: a 100 ms interval woke an idle svc 10
+  // times a second with nothing to write. A batch that failed is queued again and re-arms it.
+  let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  let closed = false;
+  function armFlush() {
+    if (flushTimer || closed) return;
+    flushTimer = setTimeout(function flushStoredResponses() {
+      flushTimer = null;
+      void flush()
+        .catch(() => {})
+        .then(() => queued.size > 0 && armFlush());
+    }, opts.flushIntervalMs);
+    flushTimer.unref?.();
+  }
 
   async function sweep(): Promise<number> {
     const gone = await db
@@ -159,6 +169,7 @@ export function createResponseStore(
       const entry = queued.get(response.id);
       if (entry) entry.response = response;
       else queued.set(response.id, { response, attempts: 0 });
+      armFlush();
     },
 
     async get(accountId, id) {
@@ -195,7 +206,8 @@ export function createResponseStore(
     sweep,
 
     async close() {
-      clearInterval(flushTimer);
+      closed = true;
+      if (flushTimer) clearTimeout(flushTimer);
       clearInterval(sweepTimer);
       await flush();
     },
