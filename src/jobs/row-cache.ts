@@ -19,6 +19,7 @@ const MAX_ROWS = 4096;
 export class JobRowCache {
   private readonly rows = new Map<string, Row>();
   private writes = 0;
+  private idle = 0;
 
   /** Counts writes: a read's row is kept only if the count did not move while it was read. */
   get generation(): number {
@@ -29,9 +30,20 @@ export class JobRowCache {
     return this.rows.get(id);
   }
 
-  /** Marks a write to the table begun or ended. */
+  /** Marks a write to the table begun or ended: what was known of the next due job no longer holds. */
   wrote(): void {
     this.writes++;
+    this.idle = 0;
+  }
+
+  /** No job can fall due before this time (ms; Infinity with none running, 0 when not known). */
+  get idleUntil(): number {
+    return this.idle;
+  }
+
+  /** Keeps when the next job falls due, read since generation `since`, unless a write began or ended meanwhile. */
+  noteIdleUntil(at: number, since: number): void {
+    if (since === this.writes) this.idle = at;
   }
 
   /**

@@ -8,7 +8,7 @@ import { hasCapability, type CallOptions, type MediaJobStatus, type MediaKind } 
 import type { JobsConfig } from './config';
 import type { MediaStorage } from './media-storage';
 import { chargeJob, refundJob } from './settlement';
-import { claimDue, finishJob, renewLease, reschedule, type JobEnd, type MediaJob } from './store';
+import { claimDue, finishJob, noteNextDue, nothingDueBefore, renewLease, reschedule, type JobEnd, type MediaJob } from './store';
 
 /** A media job (video, audio): polled at its provider. */
 type MediaTask = MediaJob & { kind: MediaKind };
@@ -179,6 +179,7 @@ export function startJobRunner(d: JobRunnerDeps): JobRunner {
 
   async function round(): Promise<number> {
     const jobs = await claimDue(d.db, owner, d.now(), c.leaseMs, c.batch);
+    if (jobs.length === 0) await noteNextDue(d.db);
     for (const r of await Promise.allSettled(jobs.map(runOne)))
       if (r.status === 'rejected') d.log.warn('jobs: a job round failed, will retry', { error: String(r.reason) });
     return jobs.length;
@@ -198,7 +199,9 @@ export function startJobRunner(d: JobRunnerDeps): JobRunner {
     const now = d.now();
     lastLag = Math.max(0, now - scheduledAt);
     scheduledAt = now + c.pollIntervalMs;
-    if (running) return;
+    // Embedded: no job due before a known time, so no claim until then (an idle svc ran one
+    // query on PGlite a second for nothing). Any write to the jobs table forgets that time.
+    if (running || now < nothingDueBefore(d.db)) return;
     tick().catch((error) => d.log.warn('jobs: runner round failed, will retry', { error: String(error) }));
   }, c.pollIntervalMs);
   timer.unref?.();

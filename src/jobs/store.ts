@@ -119,6 +119,35 @@ const claimStatement = perDatabase((db) => {
     .prepare('svc_claim_jobs');
 });
 
+// A job falls due at its next poll time, or when its lease runs out if that is later (greatest() skips a null).
+const nextDueStatement = perDatabase((db) =>
+  db
+    .select({
+      at: sql<number | null>`(extract(epoch from min(greatest(${mediaJobs.nextPollAt}, ${mediaJobs.leaseUntil}))) * 1000)::float8`,
+    })
+    .from(mediaJobs)
+    .where(eq(mediaJobs.status, 'PROCESSING'))
+    .prepare('svc_next_due_job'),
+);
+
+/**
+ * On the embedded database, after a claim found nothing: reads when the next running job falls
+ * due, which holds until the next write to `media_jobs` (all go through this file, in this one
+ * process). On Postgres other instances write the table: nothing is kept.
+ */
+export async function noteNextDue(db: Database): Promise<void> {
+  const cache = jobRowCacheOf(db);
+  if (!cache) return;
+  const since = cache.generation;
+  const [row] = await nextDueStatement(db).execute();
+  cache.noteIdleUntil(row?.at ?? Number.POSITIVE_INFINITY, since);
+}
+
+/** The time before which no job can fall due (ms): known on the embedded database after an empty claim, else 0. */
+export function nothingDueBefore(db: Database): number {
+  return jobRowCacheOf(db)?.idleUntil ?? 0;
+}
+
 const rescheduleStatement = perDatabase((db) =>
   db
     .update(mediaJobs)

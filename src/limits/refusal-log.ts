@@ -3,6 +3,7 @@ import type { Database } from '../db/database';
 import { rateLimitLogs } from '../db/schema';
 import type { Logger } from '../log';
 import { countRateLimitRefusal } from '../metrics';
+import { armedFlush } from '../lifecycle/armed-flush';
 import type { RateLimitLog, RateLimitRefusal, RefusalEntry } from './types';
 
 /** The refusal log plus what the routes and shutdown need. */
@@ -51,10 +52,8 @@ export function createRefusalLog(deps: { db: Database; now: () => number; log: L
     return writing;
   }
 
-  const timer = setInterval(function flushRefusals() {
-    if (pending.length > 0) void flush();
-  }, deps.flushMs);
-  timer.unref?.();
+  // Armed by the first refusal queued, not an interval, so an idle svc is not woken for nothing.
+  const timer = armedFlush(deps.flushMs, flush, () => pending.length > 0);
 
   return {
     record(refusal: RateLimitRefusal) {
@@ -71,6 +70,7 @@ export function createRefusalLog(deps: { db: Database; now: () => number; log: L
         type: refusal.type,
         createdAt: new Date(deps.now()),
       });
+      timer.arm();
     },
     flush,
     async recent(accountId, limit) {
@@ -90,7 +90,7 @@ export function createRefusalLog(deps: { db: Database; now: () => number; log: L
       }));
     },
     async close() {
-      clearInterval(timer);
+      timer.stop();
       await flush();
     },
   };

@@ -79,7 +79,7 @@ const abuseBlocks = new Counter({
 const eventLoopDelay = new HotHistogram(
   metricsRegistry,
   'svc_event_loop_delay_seconds',
-  'How late a 20 ms timer fires: how long the event loop was busy before it could run a ready callback (a stall counts every tick it swallowed)',
+  'How late a 20 ms timer fires (200 ms while the process is quiet): how long the event loop was busy before it could run a ready callback (one sample per 20 ms; a stall counts every tick it swallowed)',
   EVENT_LOOP_DELAY_BUCKETS,
 );
 const NO_LABELS = () => ({});

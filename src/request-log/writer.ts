@@ -10,6 +10,7 @@ import { storable } from './storable';
 import { copyRequestLogBatch } from './copy';
 import { pgliteOf } from '../db/embedded-client';
 import { postgresOf } from '../db/postgres-copy';
+import { armedFlush } from '../lifecycle/armed-flush';
 import { copyRequestLogBatchPostgres } from './copy-postgres';
 
 export type { RequestRecord } from './record';
@@ -175,11 +176,14 @@ export function startRequestRecorder(opts: {
     return Number(rows[0]?.n ?? 0);
   }
 
-  const writer = setInterval(function writeRequestLog() {
-    if (running || queue.length === 0) return;
-    flush().catch((error) => log.error('request log: write failed', { error: String(error) }));
-  }, config.flushIntervalMs);
-  writer.unref?.();
+  // Armed by the first row queued, not an interval, so an idle svc is not woken for nothing.
+  const writer = armedFlush(
+    config.flushIntervalMs,
+    function writeRequestLog() {
+      return flush().catch((error) => log.error('request log: write failed', { error: String(error) }));
+    },
+    () => queue.length > 0,
+  );
   const sweeper = setInterval(function sweepRequestLog() {
     sweep().catch((error) => log.warn('request log: sweep failed', { error: String(error) }));
   }, config.sweepIntervalMs);
@@ -189,12 +193,13 @@ export function startRequestRecorder(opts: {
     add(record, late, bodies) {
       if (queue.length >= config.maxQueued) return countRequestLogDropped(1);
       queue.push(late || bodies ? { record, late, bodies } : record);
+      writer.arm();
     },
     flush,
     sweep,
     async close() {
       reportRequestLogBacklog(null);
-      clearInterval(writer);
+      writer.stop();
       clearInterval(sweeper);
       // Bounded: a shutdown must not wait on a database that stopped answering for rows nobody pays for.
       const timer = Promise.withResolvers<void>();

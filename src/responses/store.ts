@@ -4,6 +4,7 @@ import { storedResponses } from '../db/schema';
 import { pgliteOf } from '../db/embedded-client';
 import type { Logger } from '../log';
 import { copyStoredResponses } from './store-copy';
+import { armedFlush } from '../lifecycle/armed-flush';
 
 /** A response item as stored: an input or output item of the Responses API, with its `id`. */
 export type StoredItem = Record<string, unknown> & { type?: string; id?: string };
@@ -137,10 +138,8 @@ export function createResponseStore(
     return flushing;
   }
 
-  const flushTimer = setInterval(function flushStoredResponses() {
-    void flush();
-  }, opts.flushIntervalMs);
-  flushTimer.unref?.();
+  // Armed by the first response queued: a 100 ms interval woke an idle svc 10 times a second.
+  const flushTimer = armedFlush(opts.flushIntervalMs, flush, () => queued.size > 0);
 
   async function sweep(): Promise<number> {
     const gone = await db
@@ -159,6 +158,7 @@ export function createResponseStore(
       const entry = queued.get(response.id);
       if (entry) entry.response = response;
       else queued.set(response.id, { response, attempts: 0 });
+      flushTimer.arm();
     },
 
     async get(accountId, id) {
@@ -195,7 +195,7 @@ export function createResponseStore(
     sweep,
 
     async close() {
-      clearInterval(flushTimer);
+      flushTimer.stop();
       clearInterval(sweepTimer);
       await flush();
     },

@@ -3,7 +3,17 @@ import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../src/db/database';
 import { mediaJobs } from '../../src/db/schema';
 import { JobRowCache } from '../../src/jobs/row-cache';
-import { cancelJob, claimDue, findJob, finishJob, insertJob, markDeleted, type MediaJob } from '../../src/jobs/store';
+import {
+  cancelJob,
+  claimDue,
+  findJob,
+  finishJob,
+  insertJob,
+  markDeleted,
+  noteNextDue,
+  nothingDueBefore,
+  type MediaJob,
+} from '../../src/jobs/store';
 import { BACKENDS } from '../helpers/backends';
 
 const row = (id: string, status: MediaJob['status'] = 'PROCESSING') => ({ id, status }) as MediaJob;
@@ -17,6 +27,19 @@ describe('the job row cache (embedded database)', () => {
     cache.wrote(); // a write to the table began while `a` was read again
     cache.put(row('a', 'COMPLETED'), since);
     expect(cache.get('a')).toBeUndefined();
+  });
+
+  test('when the next job falls due is kept until a write, and not kept when read across one', () => {
+    const cache = new JobRowCache();
+    expect(cache.idleUntil).toBe(0);
+    cache.noteIdleUntil(5000, cache.generation);
+    expect(cache.idleUntil).toBe(5000);
+    cache.wrote();
+    expect(cache.idleUntil).toBe(0);
+    const since = cache.generation;
+    cache.wrote(); // a write began while the next due time was read
+    cache.noteIdleUntil(5000, since);
+    expect(cache.idleUntil).toBe(0);
   });
 
   test('a write changes the kept row only, and the oldest row goes past the bound', () => {
@@ -83,5 +106,24 @@ for (const backend of BACKENDS)
       const [, cancelled] = await Promise.all([findJob(storage.db, id), cancelJob(storage.db, id, Date.now())]);
       expect(cancelled).not.toBeNull();
       expect((await findJob(storage.db, id))?.status).toBe('CANCELLED');
+    });
+
+    test('after an empty claim the embedded runner knows when the next job falls due, until the next write', async () => {
+      const now = Date.now();
+      const later = randomUUID();
+      await insertJob(storage.db, { ...queued(later), nextPollAt: new Date(now + 3_600_000) });
+      expect(nothingDueBefore(storage.db)).toBe(0);
+      expect(await claimDue(storage.db, 'owner-2', now, 60_000, 1000)).toEqual([]);
+      await noteNextDue(storage.db);
+      // On Postgres other instances write the table: nothing is known, every poll claims.
+      expect(nothingDueBefore(storage.db)).toBe(backend.name === 'embedded' ? now + 3_600_000 : 0);
+      const due = randomUUID();
+      await insertJob(storage.db, queued(due));
+      expect(nothingDueBefore(storage.db)).toBe(0);
+      const claimed = await claimDue(storage.db, 'owner-2', now, 60_000, 1000);
+      expect(claimed.map((j) => j.id)).toEqual([due]);
+      // The claimed job falls due again when its lease runs out, before the later one.
+      await noteNextDue(storage.db);
+      expect(nothingDueBefore(storage.db)).toBe(backend.name === 'embedded' ? now + 60_000 : 0);
     });
   });

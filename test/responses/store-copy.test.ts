@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
 import { createAccount } from '../../src/auth/bootstrap';
 import type { Storage } from '../../src/db/database';
 import { pgliteOf } from '../../src/db/embedded-client';
@@ -68,5 +69,25 @@ describe('stored responses on the embedded database go in by COPY', () => {
     await store.flush();
     const read = await store.get(accountId, 'resp_nul');
     expect(JSON.stringify(read?.response)).toContain('bad  text');
+  });
+
+  test('a saved response is written by the timer its save armed, and a failed write re-arms it', async () => {
+    const timed = createResponseStore(storage.db, { log: createLogger('error'), now, flushIntervalMs: 20, sweepIntervalMs: 3_600_000 });
+    const inTable = async (id: string) => {
+      const result = await storage.db.execute(sql`select response::text as response from stored_responses where id = ${id}`);
+      const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { response: string }[];
+      return rows[0]?.response ?? null;
+    };
+    try {
+      timed.save(stored('resp_t1', accountId, 'timed'));
+      // The first write of a NUL fails; its retry (without the NUL) needs a second, re-armed round.
+      timed.save(stored('resp_t2', accountId, 'bad \u0000 timed'));
+      const deadline = performance.now() + 5000;
+      while (performance.now() < deadline && !((await inTable('resp_t1')) && (await inTable('resp_t2')))) await Bun.sleep(20);
+      expect(await inTable('resp_t1')).toContain('timed');
+      expect(await inTable('resp_t2')).toContain('bad  timed');
+    } finally {
+      await timed.close();
+    }
   });
 });
