@@ -244,7 +244,15 @@ export function createRedisBillingStore(
       const at = rate ? Date.now() : 0;
       const window = Math.floor(at / WINDOW_MS);
       const { keys, args } = reserveCall(k, input, rate ? rateKey(prefix, rate.key, window) : null, prefix);
-      const reply = (await admissions.reserve(input.accountId, keys, args)) as (number | string)[];
+      let reply = (await admissions.reserve(input.accountId, keys, args)) as (number | string)[];
+      // A token-rate refusal may come from this instance's own settlements on their way: their
+      // token corrections (a cache hit's whole estimate, an answer shorter than max_tokens) are
+      // not in Redis's window yet. Land them and decide once more; a 'rated' refusal changed
+      // nothing in Redis, so the second decision counts the request once.
+      if (STATUS[Number(reply[0])] === 'rated' && batcher && rate && pending.tokens(keys[4]!) < 0) {
+        await batcher.flush();
+        reply = (await admissions.reserve(input.accountId, keys, args)) as (number | string)[];
+      }
       const status = STATUS[Number(reply[0])]!;
       let result: ReserveResult;
       if (status === 'missing' || status === 'rated') result = { status };
