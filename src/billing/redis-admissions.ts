@@ -2,11 +2,17 @@ import type { RedisCommands } from '../kv/redis-link';
 import { runScript } from '../kv/scripts';
 import { RESERVE, RESERVE_GROUP } from './redis-reserve-script';
 
-/** One admission waiting for its turn: its RESERVE keys and arguments, and its caller's answer. */
-interface Waiting {
+/** An admission's RESERVE reply, and the send number taken when its script was written (PendingCharges.stamp). */
+export interface Admitted {
+  reply: unknown;
+  stamp: number;
+}
+
+/** One admission waiting for its turn: its RESERVE keys and arguments, and its caller's answer (itself, once decided). */
+interface Waiting extends Admitted {
   keys: string[];
   args: string[];
-  resolve(reply: unknown): void;
+  resolve(admitted: Admitted): void;
   reject(error: unknown): void;
 }
 
@@ -26,13 +32,17 @@ export class AdmissionGroups {
   private waiting = new Map<string, Waiting[]>();
   private scheduled = false;
 
-  constructor(private readonly redis: RedisCommands) {}
+  constructor(
+    private readonly redis: RedisCommands,
+    /** The send number now, taken as a group's script is written (which settlements it already sees). */
+    private readonly stamp: () => number,
+  ) {}
 
   /** RESERVE's reply for this call, decided after the calls of the account queued before it. */
-  reserve(accountId: string, keys: string[], args: string[]): Promise<unknown> {
+  reserve(accountId: string, keys: string[], args: string[]): Promise<Admitted> {
     return new Promise((resolve, reject) => {
       const group = this.waiting.get(accountId);
-      const call = { keys, args, resolve, reject };
+      const call: Waiting = { keys, args, resolve, reject, reply: null, stamp: 0 };
       if (group === undefined) this.waiting.set(accountId, [call]);
       else if (group.push(call) >= GROUP_MAX) {
         this.waiting.delete(accountId);
@@ -53,9 +63,14 @@ export class AdmissionGroups {
   };
 
   private send(group: Waiting[]) {
+    const stamp = this.stamp();
     if (group.length === 1) {
       const [call] = group as [Waiting];
-      runScript(this.redis, RESERVE, call.keys, call.args).then(call.resolve, call.reject);
+      call.stamp = stamp;
+      runScript(this.redis, RESERVE, call.keys, call.args).then((reply) => {
+        call.reply = reply;
+        call.resolve(call);
+      }, call.reject);
       return;
     }
     const keys: string[] = [];
@@ -67,7 +82,12 @@ export class AdmissionGroups {
     }
     runScript(this.redis, RESERVE_GROUP, keys, args).then(
       (replies) => {
-        for (let i = 0; i < group.length; i++) group[i]!.resolve((replies as unknown[])[i]);
+        for (let i = 0; i < group.length; i++) {
+          const call = group[i]!;
+          call.reply = (replies as unknown[])[i];
+          call.stamp = stamp;
+          call.resolve(call);
+        }
       },
       (error) => {
         for (const call of group) call.reject(error);

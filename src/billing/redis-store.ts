@@ -7,7 +7,7 @@ import { CURRENCIES } from './mirror-init';
 import type { LedgerOutbox, OutboxItem } from './ledger-outbox';
 import type { Logger } from '../log';
 import { SettleBatcher } from './settle-batcher';
-import { PendingCharges } from './pending-charges';
+import { PendingCharges, type PendingItem } from './pending-charges';
 import { ADD_IF_MIRRORED, INDEX_HOLD, INIT_BALANCES, RELEASE, SETTLE, UNDO_ADD } from './redis-scripts';
 import { AdmissionGroups } from './redis-admissions';
 import { SettleReplays } from './settle-replays';
@@ -30,12 +30,10 @@ const APPLIED_TTL_MS = 7 * 24 * 3_600_000;
 /** How long the done marker of a settlement applied at start (read back from the journal) lives. */
 const RECOVERED_SETTLED_TTL_MS = 60_000;
 
-/** A deferred settlement waiting for its group: its input and its outbox entry (null: no ledger row). */
-interface Deferred {
+/** A deferred settlement waiting for its group: its input, its outbox entry (null: no ledger row) and its pending sums. */
+interface Deferred extends PendingItem {
   input: SettleInput;
   item: OutboxItem | null;
-  /** The rate-limit window hash its token correction goes to, or null. */
-  window: string | null;
 }
 
 /**
@@ -132,6 +130,8 @@ export function createRedisBillingStore(
    * like an outage's settlements. Either way the ledger may then write the rows.
    */
   async function land(accountId: string, group: Deferred[]): Promise<void> {
+    // Stamped in the tick its script is written: reads written after it hold these charges.
+    const sent = pending.sent(accountId, group);
     try {
       const outcomes = await settleScript(
         accountId,
@@ -148,16 +148,13 @@ export function createRedisBillingStore(
       for (const d of group) replays.settle(d.input);
     }
     const items: OutboxItem[] = [];
-    for (const d of group) {
-      if (d.item) items.push(d.item);
-      pending.remove(accountId, d.input.currency, d.input.amount);
-      if (d.window) pending.removeTokens(d.window, d.input.tokens!.delta);
-    }
+    for (const d of group) if (d.item) items.push(d.item);
+    pending.landed(accountId, sent);
     outbox.landed(items);
   }
 
   const pending = new PendingCharges();
-  const admissions = new AdmissionGroups(redis);
+  const admissions = new AdmissionGroups(redis, () => pending.stamp());
   const batcher = opts.settleBatchMs > 0 ? new SettleBatcher<Deferred>(opts.settleBatchMs, opts.settleBatchMax, land) : null;
 
   /**
@@ -244,15 +241,16 @@ export function createRedisBillingStore(
       const at = rate ? Date.now() : 0;
       const window = Math.floor(at / WINDOW_MS);
       const { keys, args } = reserveCall(k, input, rate ? rateKey(prefix, rate.key, window) : null, prefix);
-      let reply = (await admissions.reserve(input.accountId, keys, args)) as (number | string)[];
+      let admitted = await admissions.reserve(input.accountId, keys, args);
       // A token-rate refusal may come from this instance's own settlements on their way: their
       // token corrections (a cache hit's whole estimate, an answer shorter than max_tokens) are
       // not in Redis's window yet. Land them and decide once more; a 'rated' refusal changed
       // nothing in Redis, so the second decision counts the request once.
-      if (STATUS[Number(reply[0])] === 'rated' && batcher && rate && pending.tokens(keys[4]!) < 0) {
+      if (batcher && rate && STATUS[Number((admitted.reply as unknown[])[0])] === 'rated' && pending.tokens(keys[4]!, admitted.stamp) < 0) {
         await batcher.flush();
-        reply = (await admissions.reserve(input.accountId, keys, args)) as (number | string)[];
+        admitted = await admissions.reserve(input.accountId, keys, args);
       }
+      const reply = admitted.reply as (number | string)[];
       const status = STATUS[Number(reply[0])]!;
       let result: ReserveResult;
       if (status === 'missing' || status === 'rated') result = { status };
@@ -260,12 +258,13 @@ export function createRedisBillingStore(
         const balances: number[] = [];
         for (let i = 6; i < reply.length; i++) balances.push(Number(reply[i]));
         if (pending.has(input.accountId))
-          for (let i = 0; i < balances.length; i++) balances[i] = pending.less(input.accountId, input.report[i]!, balances[i]!)!;
+          for (let i = 0; i < balances.length; i++)
+            balances[i] = pending.less(input.accountId, input.report[i]!, balances[i]!, admitted.stamp)!;
         result = status === 'insufficient' ? { status, balances } : { status, index: Number(reply[1]), balances };
       }
       if (rate) {
         result.rate = rateResult(reply, 2, at, window, WINDOW_MS);
-        if (batcher) result.rate.tokens += pending.tokens(keys[4]!);
+        if (batcher) result.rate.tokens += pending.tokens(keys[4]!, admitted.stamp);
       }
       if (status === 'held' && reply[5] !== 0 && reply[5] !== '0') indexHold(k, input.accountId, String(reply[5]), input.now);
       return result;
@@ -275,11 +274,18 @@ export function createRedisBillingStore(
         // Journaled now (a crash loses nothing), answered now from the known charge; the hold
         // covers the call in Redis until its group lands, so nothing can be overspent.
         const item = outbox.push(input.charge, { counter: input.counter, counterTtlMs: input.counterTtlMs });
-        pending.add(input.accountId, input.currency, input.amount);
         const tokens = current(input.tokens);
         const window = tokens && tokens.delta !== 0 ? rateKey(prefix, tokens.key, tokens.window) : null;
-        if (window) pending.addTokens(window, tokens!.delta);
-        batcher.add(input.accountId, { input, item, window });
+        const deferred: Deferred = {
+          input,
+          item,
+          currency: input.currency,
+          amount: input.amount,
+          window,
+          tokens: window ? tokens!.delta : 0,
+        };
+        pending.add(deferred, input.accountId);
+        batcher.add(input.accountId, deferred);
         return { currency: input.currency, amount: input.amount };
       }
       return settleNow(input);
@@ -330,11 +336,12 @@ export function createRedisBillingStore(
     },
     async balances(accountId, currencies) {
       const k = keysOf(accountId);
+      const stamp = pending.stamp();
       const reply = (await redis.send(
         'MGET',
         currencies.map((c) => k.bal(c)),
       )) as (string | null)[];
-      return reply.map((v, i) => pending.less(accountId, currencies[i]!, v === null ? null : Number(v)));
+      return reply.map((v, i) => pending.less(accountId, currencies[i]!, v === null ? null : Number(v), stamp));
     },
     recoverUnjournaled,
     async liveHolds(accountId) {
