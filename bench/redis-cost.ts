@@ -1,7 +1,7 @@
 /**
- * `bun bench/redis-cost.ts [--requests 20000] [--rounds 3] [--callgrind] [--release]`: what one
+ * `bun bench/redis-cost.ts [--requests 20000] [--rounds 3] [--in-flight 16] [--callgrind] [--release]`: what one
  * metered request costs Redis. The usage meter alone (no HTTP), over a redis-server of its own
- * (bench/lib/private-redis.ts), 16 requests at a time: open (the reserve script, with the rate
+ * (bench/lib/private-redis.ts), 16 requests at a time (--in-flight N): open (the reserve script, with the rate
  * limit folded in) and settle (the settle script, its ledger row flushed to PGlite, and the
  * unwritten mark cleared), or open + release with --release. Prints, per request:
  * redis-server's CPU (/proc/<pid>/stat; noisy on a shared machine), `INFO commandstats` calls
@@ -32,6 +32,8 @@ const requests = Number(opt('--requests', '20000'));
 const rounds = Number(opt('--rounds', '3'));
 const callgrind = argv.includes('--callgrind');
 const settle = !argv.includes('--release');
+// --in-flight 1: every admission alone in its turn (RESERVE, not a group), as on a quiet machine.
+const inFlight = Number(opt('--in-flight', '16'));
 
 const cgDir = callgrind ? mkdtempSync(join(tmpdir(), 'svc-callgrind-')) : null;
 // --redis-url: a Redis already running (on this machine: its CPU is read through /proc).
@@ -66,8 +68,8 @@ async function one() {
 
 async function drive(count: number) {
   await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      for (let i = 0; i < count / 16; i++) await one();
+    Array.from({ length: inFlight }, async () => {
+      for (let i = 0; i < count / inFlight; i++) await one();
     }),
   );
   await deps.meter.flush();

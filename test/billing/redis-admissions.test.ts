@@ -97,3 +97,59 @@ test('a group that fails in Redis fails each of its callers with its error', asy
   expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'rejected']);
   expect(String((settled[0] as PromiseRejectedResult).reason)).toContain('WRONGTYPE');
 });
+
+test('a group reads what its earlier calls changed: a hold dropped as expired, the key limit and the balance held', async () => {
+  const a = `acct-d-${Date.now()}`;
+  await store.initBalances(a, { USD: 1_000, DIEM: 0 });
+  const counter = `bill:{${a}}:kc:test`; // in the account's slot, as the meter names them
+  await kv.redis!.send('SET', [PREFIX + counter, '100']);
+  const now = Date.now();
+  const hold = (requestId: string, amount: number, at: number, expiresAt: number, limited = false) =>
+    store.reserve({
+      accountId: a,
+      requestId,
+      candidates: [limited ? { currency: 'USD', amount, counter, limit: 500 } : usd(amount)],
+      report: ['USD'],
+      now: at,
+      expiresAt,
+      counterTtlMs: 0,
+    });
+  // A hold of a call that never settled, expired by the time of the group.
+  expect((await hold('old', 700, now - 10_000, now - 5_000)).status).toBe('held');
+  scripts.length = 0;
+  const replies = await Promise.all([
+    hold('d1', 300, now, now + 60_000, true),
+    hold('d2', 300, now, now + 60_000, true),
+    hold('d3', 300, now, now + 60_000),
+    hold('d4', 300, now, now + 60_000),
+    hold('d5', 300, now, now + 60_000),
+  ]);
+  expect(scripts).toEqual([7 + 7 + 6 + 6 + 6]);
+  // d1 frees the expired 700; the key limit (100 spent of 500) takes d1's 300 and refuses d2;
+  // d3 and d4 take the rest of the balance, d5 finds 100 free.
+  expect(replies.map((r) => r.status)).toEqual(['held', 'limit', 'held', 'held', 'insufficient']);
+  expect(replies.map((r) => ('balances' in r ? r.balances : null))).toEqual([[1_000], [1_000], [1_000], [1_000], [1_000]]);
+  const k = accountKeys(PREFIX, a);
+  expect(await kv.redis!.send('HGET', [k.hsum, 'USD'])).toBe('900');
+  expect(await kv.redis!.send('HGET', [k.hsum, `k:${PREFIX}${counter}`])).toBe('300');
+  expect(((await kv.redis!.send('HKEYS', [k.hreq])) as string[]).sort()).toEqual(['d1', 'd3', 'd4']);
+});
+
+test('a hold that expires between two calls of a group is dropped by the later one, which sees the balance it freed', async () => {
+  const a = `acct-e-${Date.now()}`;
+  await store.initBalances(a, { USD: 1_000, DIEM: 0 });
+  const now = Date.now();
+  const hold = (requestId: string, amount: number, at: number, expiresAt: number) =>
+    store.reserve({ accountId: a, requestId, candidates: [usd(amount)], report: ['USD'], now: at, expiresAt, counterTtlMs: 0 });
+  expect((await hold('old', 700, now - 10_000, now + 1)).status).toBe('held');
+  // e1 is decided before the old hold expires (it reads 700 held), e2 and e3 after it.
+  const replies = await Promise.all([
+    hold('e1', 200, now, now + 60_000),
+    hold('e2', 500, now + 2, now + 60_000),
+    hold('e3', 300, now + 2, now + 60_000),
+  ]);
+  expect(replies.map((r) => r.status)).toEqual(['held', 'held', 'held']);
+  const k = accountKeys(PREFIX, a);
+  expect(await kv.redis!.send('HGET', [k.hsum, 'USD'])).toBe('1000');
+  expect(((await kv.redis!.send('HKEYS', [k.hreq])) as string[]).sort()).toEqual(['e1', 'e2', 'e3']);
+});
