@@ -54,7 +54,8 @@ export class PendingCharges {
     return this.lastSent;
   }
 
-  add(item: PendingItem, accountId: string) {
+  /** A deferred settlement of the account, waiting for its group. */
+  add(accountId: string, item: PendingItem) {
     let account = this.byAccount.get(accountId);
     if (account === undefined) this.byAccount.set(accountId, (account = { count: 0, sums: new Map(), sent: [] }));
     account.count++;

@@ -22,6 +22,20 @@ import { DROP_HOLD } from './redis-scripts';
  */
 const GROUP_READS = `
 local strs, fields = {}, {}
+-- Appends to miss (made when needed) the names src[from .. to] that t does not know yet.
+local function unknown(t, src, from, to, miss)
+  for i = from, to do
+    if t[src[i]] == nil then
+      miss = miss or {}
+      miss[#miss + 1] = src[i]
+    end
+  end
+  return miss
+end
+-- Keeps in t each name of miss with its value read (false when missing).
+local function remember(t, miss, got)
+  for i = 1, #miss do t[miss[i]] = got[i] or false end
+end
 -- The fields of hash h named src[from .. to], reading in one HMGET those not known yet.
 local function hfields(h, src, from, to)
   local t = fields[h]
@@ -29,33 +43,14 @@ local function hfields(h, src, from, to)
     t = {}
     fields[h] = t
   end
-  local miss
-  for i = from, to do
-    if t[src[i]] == nil then
-      miss = miss or {}
-      miss[#miss + 1] = src[i]
-    end
-  end
-  if miss then
-    local got = call('HMGET', h, unpack(miss))
-    for i = 1, #miss do t[miss[i]] = got[i] or false end
-  end
+  local miss = unknown(t, src, from, to, nil)
+  if miss then remember(t, miss, call('HMGET', h, unpack(miss))) end
   return t
 end
 -- The strings at the keys first, KEYS[from .. to], as one list, reading in one MGET those not known yet.
 local function strings(first, from, to)
-  local miss
-  if strs[first] == nil then miss = {first} end
-  for i = from, to do
-    if strs[KEYS[i]] == nil then
-      miss = miss or {}
-      miss[#miss + 1] = KEYS[i]
-    end
-  end
-  if miss then
-    local got = call('MGET', unpack(miss))
-    for i = 1, #miss do strs[miss[i]] = got[i] or false end
-  end
+  local miss = unknown(strs, KEYS, from, to, strs[first] == nil and {first} or nil)
+  if miss then remember(strs, miss, call('MGET', unpack(miss))) end
   local v = {strs[first]}
   for i = from, to do v[#v + 1] = strs[KEYS[i]] end
   return v

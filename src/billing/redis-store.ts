@@ -284,7 +284,7 @@ export function createRedisBillingStore(
           window,
           tokens: window ? tokens!.delta : 0,
         };
-        pending.add(deferred, input.accountId);
+        pending.add(input.accountId, deferred);
         batcher.add(input.accountId, deferred);
         return { currency: input.currency, amount: input.amount };
       }

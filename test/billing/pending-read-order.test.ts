@@ -128,12 +128,12 @@ const item = (amount: number, window: string | null = null, tokens = 0): Pending
 test('PendingCharges: a read subtracts what is unsent and what was sent after it, never what was sent before it', () => {
   const pending = new PendingCharges();
   const first = [item(10, 'w', -5), item(20)];
-  for (const i of first) pending.add(i, 'a');
+  for (const i of first) pending.add('a', i);
   const before = pending.stamp();
   const sentFirst = pending.sent('a', first);
   const afterFirst = pending.stamp();
   const second = [item(7, 'w', -3)];
-  for (const i of second) pending.add(i, 'a');
+  for (const i of second) pending.add('a', i);
   // A read written before the group: both groups are missing from it.
   expect(pending.less('a', 'USD', 1_000, before)).toBe(963);
   expect(pending.tokens('w', before)).toBe(-8);
